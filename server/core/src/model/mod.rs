@@ -1,0 +1,317 @@
+//! Typed views of the Kubernetes objects found in a file: just what policylens reasons about,
+//! each field with the span that diagnostics point at. Secrets are never read beyond metadata.
+
+mod extract;
+mod labels;
+mod refs;
+mod time;
+
+pub use extract::extract_objects;
+pub use labels::{LabelExpr, LabelSelector};
+pub use refs::{GroupKind, ObjectKey, Spanned, normalize_group};
+pub use time::Timestamp;
+
+use std::sync::Arc;
+
+use crate::syntax::{Node, Span};
+
+/// A Kubernetes object read from one YAML document (or one item of a `kind: List`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Object {
+    pub api_version: Spanned<String>,
+    /// The API group from `apiVersion` (`""` for the core group).
+    pub group: String,
+    pub kind: Spanned<String>,
+    pub name: Spanned<String>,
+    /// `metadata.namespace` as written; the workspace supplies the default.
+    pub namespace: Option<Spanned<String>>,
+    /// `metadata.labels`, sorted by key.
+    pub labels: Vec<(String, String)>,
+    pub creation_timestamp: Option<Timestamp>,
+    /// The object's whole mapping.
+    pub span: Span,
+    /// Index of the document in its file.
+    pub doc: u32,
+    pub body: Body,
+}
+
+impl Object {
+    pub fn group_kind(&self) -> GroupKind {
+        GroupKind::new(&self.group, &self.kind.value)
+    }
+
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .binary_search_by(|(k, _)| k.as_str().cmp(key))
+            .ok()
+            .map(|i| self.labels[i].1.as_str())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    GatewayClass(GatewayClass),
+    Gateway(Gateway),
+    ListenerSet(ListenerSet),
+    Route(Route),
+    Service(Service),
+    Namespace,
+    ReferenceGrant(ReferenceGrant),
+    Crd(Crd),
+    /// Any other kind: a policy candidate when it has reference fields or its kind is in the
+    /// catalog.
+    Other(Other),
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct GatewayClass {
+    pub controller_name: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Gateway {
+    pub class_name: Option<Spanned<String>>,
+    pub listeners: Vec<Listener>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listener {
+    pub name: Spanned<String>,
+    pub port: Option<i64>,
+    pub protocol: Option<String>,
+    pub hostname: Option<Spanned<String>>,
+    pub allowed_routes: AllowedRoutes,
+    /// The listener's list item.
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct AllowedRoutes {
+    pub namespaces: FromNamespaces,
+    /// Empty: the kinds the listener's protocol supports.
+    pub kinds: Vec<RouteGroupKind>,
+    pub span: Option<Span>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum FromNamespaces {
+    #[default]
+    Same,
+    All,
+    Selector(LabelSelector),
+    /// A value the API does not define; admits nothing.
+    Unknown(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RouteGroupKind {
+    /// `None` when absent: defaults to `gateway.networking.k8s.io`.
+    pub group: Option<String>,
+    pub kind: String,
+}
+
+/// `ListenerSet` / `XListenerSet`: listeners attached to a parent Gateway.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ListenerSet {
+    pub parent_ref: Option<ParentRef>,
+    pub listeners: Vec<Listener>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RouteKind {
+    Http,
+    Grpc,
+    Tls,
+    Tcp,
+    Udp,
+}
+
+impl RouteKind {
+    pub fn from_kind(kind: &str) -> Option<RouteKind> {
+        Some(match kind {
+            "HTTPRoute" => RouteKind::Http,
+            "GRPCRoute" => RouteKind::Grpc,
+            "TLSRoute" => RouteKind::Tls,
+            "TCPRoute" => RouteKind::Tcp,
+            "UDPRoute" => RouteKind::Udp,
+            _ => return None,
+        })
+    }
+
+    pub fn kind(self) -> &'static str {
+        match self {
+            RouteKind::Http => "HTTPRoute",
+            RouteKind::Grpc => "GRPCRoute",
+            RouteKind::Tls => "TLSRoute",
+            RouteKind::Tcp => "TCPRoute",
+            RouteKind::Udp => "UDPRoute",
+        }
+    }
+
+    /// Whether the route kind carries `spec.hostnames`.
+    pub fn has_hostnames(self) -> bool {
+        matches!(self, RouteKind::Http | RouteKind::Grpc | RouteKind::Tls)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Route {
+    pub kind: RouteKind,
+    pub parent_refs: Vec<ParentRef>,
+    pub hostnames: Vec<Spanned<String>>,
+    pub rules: Vec<Rule>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rule {
+    /// Only named rules are targetable (GEP-995).
+    pub name: Option<Spanned<String>>,
+    pub backend_refs: Vec<BackendRef>,
+    pub span: Span,
+}
+
+/// A reference field as written. Absent fields are `None`; `group: ""`, `group:` (null) and
+/// `group: core` all read as `Some("")` with the value's span.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct RefFields {
+    pub group: Option<Spanned<String>>,
+    pub kind: Option<Spanned<String>>,
+    pub name: Option<Spanned<String>>,
+    pub namespace: Option<Spanned<String>>,
+    pub section_name: Option<Spanned<String>>,
+    pub port: Option<Spanned<i64>>,
+    /// The whole reference (its mapping).
+    pub span: Span,
+    /// A field holds a template expression: the reference cannot be checked.
+    pub templated: bool,
+}
+
+/// A route's `parentRefs[]` item (defaults: group `gateway.networking.k8s.io`, kind `Gateway`).
+pub type ParentRef = RefFields;
+/// A rule's `backendRefs[]` item (defaults: group core, kind `Service`).
+pub type BackendRef = RefFields;
+/// A policy's `targetRef` or `targetRefs[]` item.
+pub type TargetRef = RefFields;
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Service {
+    pub ports: Vec<ServicePort>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServicePort {
+    pub name: Option<Spanned<String>>,
+    pub port: Option<i64>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ReferenceGrant {
+    pub from: Vec<GrantFrom>,
+    pub to: Vec<GrantTo>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GrantFrom {
+    pub group: String,
+    pub kind: String,
+    pub namespace: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GrantTo {
+    pub group: String,
+    pub kind: String,
+    pub name: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CrdScope {
+    #[default]
+    Namespaced,
+    Cluster,
+}
+
+/// A CustomResourceDefinition: what kind it defines and whether it is labelled as a policy.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Crd {
+    pub group: String,
+    pub kind: String,
+    pub plural: String,
+    pub scope: CrdScope,
+    /// The value of the `gateway.networking.k8s.io/policy` label, as written.
+    pub policy_label: Option<String>,
+    pub versions: Vec<CrdVersion>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrdVersion {
+    pub name: String,
+    pub served: bool,
+    pub storage: bool,
+    /// `schema.openAPIV3Schema`, kept for list-map merge keys and field docs.
+    pub schema: Option<Arc<Node>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Other {
+    pub policy: PolicyFields,
+}
+
+/// The attachment fields of a (candidate) policy.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct PolicyFields {
+    /// `spec`, kept whole when the object has any reference field (the effective-policy
+    /// computation merges it).
+    pub spec: Option<Arc<Node>>,
+    pub spec_span: Option<Span>,
+    /// `spec.targetRef`: the key's span and the reference (`None` when not a mapping).
+    pub target_ref: Option<(Span, Option<TargetRef>)>,
+    /// `spec.targetRefs`: the key's span and the items that are mappings.
+    pub target_refs: Option<RefList>,
+    /// `spec.targetSelectors`.
+    pub target_selectors: Option<SelectorList>,
+}
+
+impl PolicyFields {
+    pub fn has_ref_fields(&self) -> bool {
+        self.target_ref.is_some() || self.target_refs.is_some() || self.target_selectors.is_some()
+    }
+
+    /// Every reference of `targetRef` and `targetRefs`, in order of appearance.
+    pub fn refs(&self) -> impl Iterator<Item = &TargetRef> {
+        let one = self.target_ref.as_ref().and_then(|(_, r)| r.as_ref());
+        let many = self.target_refs.iter().flat_map(|l| l.items.iter());
+        one.into_iter().chain(many)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct RefList {
+    pub key_span: Span,
+    /// The value's span (the list, or the wrong-typed value).
+    pub span: Span,
+    pub items: Vec<TargetRef>,
+    /// The value is a sequence (an empty list is `is_list && items.is_empty()`).
+    pub is_list: bool,
+    /// Count of sequence items, including non-mapping ones.
+    pub len: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct SelectorList {
+    pub key_span: Span,
+    pub span: Span,
+    pub items: Vec<TargetSelector>,
+}
+
+/// A `targetSelectors[]` item (Envoy Gateway, kgateway, GEP-713).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TargetSelector {
+    pub group: Option<Spanned<String>>,
+    pub kind: Option<Spanned<String>>,
+    pub selector: LabelSelector,
+    /// `namespaces.from` (Envoy Gateway); `None` means the policy's own namespace.
+    pub namespaces: Option<FromNamespaces>,
+    pub span: Span,
+}

@@ -1,0 +1,10 @@
+//! YAML text → documents of span-carrying nodes. Parsing never fails: it returns what it could
+//! build plus errors.
+
+mod line_index;
+mod node;
+mod parse;
+
+pub use line_index::{LineIndex, Position, PositionEncoding};
+pub use node::{Document, Entry, Node, NodeKind, ParsedFile, Scalar, ScalarStyle, Span, SyntaxError};
+pub use parse::parse_file;
