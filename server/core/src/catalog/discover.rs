@@ -1,8 +1,416 @@
-//! Assembles the catalog for a workspace: built-in table, CRD labels, config entries.
+//! Assembles the catalog for a workspace: built-in table, CRD labels, config entries, shape.
+//!
+//! 1. The built-in table.
+//! 2. Workspace CRDs labelled `gateway.networking.k8s.io/policy` (`direct`, `inherited` or
+//!    `true`, any case) add the kinds the table lacks, with what their `openAPIV3Schema` tells:
+//!    reference fields, `maxItems`, `sectionName`/`namespace` in the ref, the default group,
+//!    allowed kinds from enums and simple CEL rules, the stanza and strategy values.
+//! 3. `.policylens.yaml` entries replace or add kinds (fields left out keep step 1-2 values).
+//! 4. Objects of a still unknown (group, kind) whose spec has `targetRef`, `targetRefs` or
+//!    `targetSelectors` make a kind of their own: Inherited when any of them has a
+//!    defaults/overrides stanza, else Direct; any target; the reference fields they use. An
+//!    unlabelled workspace CRD of that kind, if any, fills in what its schema says.
 
-use super::{Catalog, Config};
-use crate::model::Object;
+use std::collections::HashMap;
 
-pub fn build_catalog<'a>(_config: &Config, _objects: impl Iterator<Item = &'a Object>) -> Catalog {
-    Catalog::builtin()
+use super::{Catalog, Config, KindSource, PolicyClass, PolicyKind, Stanza, Strategy, TargetKind};
+use crate::model::{Body, Crd, GroupKind, Object};
+use crate::syntax::Node;
+
+pub fn build_catalog<'a>(config: &Config, objects: impl Iterator<Item = &'a Object>) -> Catalog {
+    let mut catalog = Catalog::builtin();
+    let mut crds: Vec<&Crd> = Vec::new();
+    let mut seen: HashMap<GroupKind, Observed> = HashMap::new();
+    let mut order: Vec<GroupKind> = Vec::new();
+    for o in objects {
+        match &o.body {
+            Body::Crd(c) => crds.push(c),
+            Body::Other(other) if other.policy.has_ref_fields() => {
+                let gk = o.group_kind();
+                let obs = seen.entry(gk.clone()).or_insert_with(|| {
+                    order.push(gk);
+                    Observed::default()
+                });
+                obs.add(&other.policy);
+            }
+            _ => {}
+        }
+    }
+
+    let mut unlabelled: HashMap<GroupKind, &Crd> = HashMap::new();
+    for crd in crds {
+        let gk = GroupKind::new(&crd.group, &crd.kind);
+        match crd.policy_label.as_deref().and_then(parse_label) {
+            Some(label) if catalog.get(&gk).is_none() => {
+                let class = match label {
+                    Label::Class(c) => Some(c),
+                    Label::True => None,
+                };
+                catalog.insert(kind_from_crd(crd, class, seen.get(&gk), KindSource::CrdLabel));
+            }
+            Some(_) => {}
+            None => {
+                unlabelled.entry(gk).or_insert(crd);
+            }
+        }
+    }
+
+    for entry in &config.policy_kinds {
+        let kind = entry.to_kind(catalog.get(&entry.group_kind()).map(|k| k.as_ref()));
+        catalog.insert(kind);
+    }
+
+    for gk in order {
+        if catalog.get(&gk).is_some() {
+            continue;
+        }
+        let Some(obs) = seen.get(&gk) else { continue };
+        let kind = match unlabelled.get(&gk) {
+            Some(crd) => kind_from_crd(crd, None, Some(obs), KindSource::Shape),
+            None => kind_from_shape(gk, obs),
+        };
+        catalog.insert(kind);
+    }
+    catalog
+}
+
+enum Label {
+    Class(PolicyClass),
+    /// `true`: a policy, class from its shape.
+    True,
+}
+
+/// The label's value, compared case-insensitively (real CRDs write `Direct`, `direct`,
+/// `inherited`; gwctl also accepts `true`). Other values do not make a policy.
+fn parse_label(v: &str) -> Option<Label> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "direct" => Some(Label::Class(PolicyClass::Direct)),
+        "inherited" => Some(Label::Class(PolicyClass::Inherited)),
+        "true" => Some(Label::True),
+        _ => None,
+    }
+}
+
+/// What the objects of one (group, kind) show.
+#[derive(Default)]
+struct Observed {
+    target_ref: bool,
+    target_refs: bool,
+    target_selectors: bool,
+    plural: bool,
+    singular: bool,
+}
+
+impl Observed {
+    fn add(&mut self, p: &crate::model::PolicyFields) {
+        self.target_ref |= p.target_ref.is_some();
+        self.target_refs |= p.target_refs.is_some();
+        self.target_selectors |= p.target_selectors.is_some();
+        if let Some(spec) = &p.spec {
+            self.plural |= spec.get("defaults").is_some() || spec.get("overrides").is_some();
+            self.singular |= spec.get("default").is_some() || spec.get("override").is_some();
+        }
+    }
+
+    fn stanza(&self) -> Option<Stanza> {
+        match (self.plural, self.singular) {
+            (true, _) => Some(Stanza::Plural),
+            (false, true) => Some(Stanza::Singular),
+            _ => None,
+        }
+    }
+}
+
+fn kind_from_shape(gk: GroupKind, obs: &Observed) -> PolicyKind {
+    let stanza = obs.stanza();
+    let class = if stanza.is_some() { PolicyClass::Inherited } else { PolicyClass::Direct };
+    let mut k = PolicyKind::new(gk, class, KindSource::Shape);
+    k.target_ref = obs.target_ref;
+    k.target_refs = obs.target_refs;
+    k.target_selectors = obs.target_selectors;
+    if let Some(s) = stanza {
+        k.stanza = s;
+    }
+    // Nothing says where refs may point: leave the namespace to ReferenceGrant checks.
+    k.cross_namespace = true;
+    k
+}
+
+/// A kind from a CRD's schema. `class`: from the label; `None`: from the schema's stanza or,
+/// failing that, the objects'.
+fn kind_from_crd(
+    crd: &Crd,
+    class: Option<PolicyClass>,
+    obs: Option<&Observed>,
+    source: KindSource,
+) -> PolicyKind {
+    let gk = GroupKind::new(&crd.group, &crd.kind);
+    let info = crd_schema(crd).map(|s| SchemaInfo::read(s)).unwrap_or_default();
+    let stanza = info.stanza.or_else(|| obs.and_then(Observed::stanza));
+    let class = class.unwrap_or(if stanza.is_some() {
+        PolicyClass::Inherited
+    } else {
+        PolicyClass::Direct
+    });
+    let mut k = PolicyKind::new(gk, class, source);
+    if info.target_ref || info.target_refs || info.target_selectors {
+        k.target_ref = info.target_ref;
+        k.target_refs = info.target_refs;
+        k.target_selectors = info.target_selectors;
+    } else if let Some(o) = obs {
+        k.target_ref = o.target_ref;
+        k.target_refs = o.target_refs;
+        k.target_selectors = o.target_selectors;
+    }
+    if let Some(n) = info.max_items {
+        k.max_refs = n;
+    }
+    k.cross_namespace = info.namespace;
+    k.default_ref_group = info.default_group.clone();
+    k.targets = info
+        .targets
+        .iter()
+        .map(|gk| TargetKind { gk: gk.clone(), section_name: info.section_name })
+        .collect();
+    match class {
+        PolicyClass::Direct => {
+            k.stanza = stanza.unwrap_or(Stanza::None);
+        }
+        PolicyClass::Inherited => {
+            k.stanza = stanza.unwrap_or(Stanza::Plural);
+            k.strategies = info.strategies();
+        }
+    }
+    k
+}
+
+/// The schema of the version the API server stores (else the first served one, else any).
+fn crd_schema(crd: &Crd) -> Option<&Node> {
+    let with_schema = || crd.versions.iter().filter(|v| v.schema.is_some());
+    with_schema()
+        .find(|v| v.storage)
+        .or_else(|| with_schema().find(|v| v.served))
+        .or_else(|| with_schema().next())
+        .and_then(|v| v.schema.as_deref())
+}
+
+/// What a policy CRD's `openAPIV3Schema` says about attachment.
+#[derive(Default)]
+struct SchemaInfo {
+    target_ref: bool,
+    target_refs: bool,
+    target_selectors: bool,
+    max_items: Option<u32>,
+    section_name: bool,
+    namespace: bool,
+    default_group: Option<String>,
+    targets: Vec<GroupKind>,
+    stanza: Option<Stanza>,
+    overrides: bool,
+    /// `strategy` enum values in the stanza (or at spec level).
+    strategy_values: Vec<String>,
+}
+
+impl SchemaInfo {
+    fn read(schema: &Node) -> SchemaInfo {
+        let mut info = SchemaInfo::default();
+        let Some(spec) = schema.at(&["properties", "spec"]) else {
+            return info;
+        };
+        let Some(props) = spec.get("properties") else {
+            return info;
+        };
+        let one = props.get("targetRef");
+        let many = props.get("targetRefs");
+        info.target_ref = one.is_some();
+        info.target_refs = many.is_some();
+        info.target_selectors = props.get("targetSelectors").is_some();
+        info.max_items = many
+            .and_then(|m| m.get("maxItems"))
+            .and_then(Node::as_i64)
+            .and_then(|n| u32::try_from(n).ok());
+
+        // Rules and enums that constrain the referenced kind and group.
+        let mut rules: Vec<&str> = Vec::new();
+        let mut kinds: Vec<String> = Vec::new();
+        let mut groups: Vec<String> = Vec::new();
+        collect_rules(spec, &mut rules, true);
+        let items = many.and_then(|m| m.get("items"));
+        for ref_schema in [one, items].into_iter().flatten() {
+            collect_rules(ref_schema, &mut rules, false);
+            let Some(rp) = ref_schema.get("properties") else { continue };
+            info.section_name |= rp.get("sectionName").is_some();
+            info.namespace |= rp.get("namespace").is_some();
+            if let Some(g) = rp.get("group") {
+                if info.default_group.is_none() {
+                    info.default_group = g.get("default").and_then(Node::as_scalar).map(|s| {
+                        crate::model::normalize_group(&s.value).to_owned()
+                    });
+                }
+                collect_rules(g, &mut rules, false);
+                push_enum(g, &mut groups);
+            }
+            if let Some(kn) = rp.get("kind") {
+                collect_rules(kn, &mut rules, false);
+                push_enum(kn, &mut kinds);
+            }
+        }
+        if let Some(m) = many {
+            collect_rules(m, &mut rules, false);
+        }
+        for rule in rules {
+            cel_values(rule, "kind", &mut kinds);
+            cel_values(rule, "group", &mut groups);
+        }
+        info.targets = kinds.iter().map(|k| GroupKind::new(&target_group(k, &groups), k)).collect();
+
+        let has = |k: &str| props.get(k).is_some();
+        info.overrides = has("overrides") || has("override");
+        info.stanza = if has("defaults") || has("overrides") {
+            Some(Stanza::Plural)
+        } else if has("default") || has("override") {
+            Some(Stanza::Singular)
+        } else {
+            None
+        };
+        for holder in ["defaults", "overrides", "default", "override"]
+            .iter()
+            .filter_map(|k| props.get(k))
+            .chain(std::iter::once(spec))
+        {
+            if let Some(s) = holder.at(&["properties", "strategy"]) {
+                push_enum(s, &mut info.strategy_values);
+            }
+        }
+        info
+    }
+
+    /// Strategies of an Inherited kind: its `strategy` enum read the GEP way (`atomic`,
+    /// `patch`/`merge`), defaults always, overrides when the schema has an overrides stanza.
+    fn strategies(&self) -> Vec<Strategy> {
+        let mut atomic = self.strategy_values.is_empty();
+        let mut patch = false;
+        for v in &self.strategy_values {
+            match v.to_ascii_lowercase().as_str() {
+                "atomic" => atomic = true,
+                "patch" | "merge" => patch = true,
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        if atomic {
+            out.push(Strategy::AtomicDefaults);
+            if self.overrides {
+                out.push(Strategy::AtomicOverrides);
+            }
+        }
+        if patch {
+            out.push(Strategy::PatchDefaults);
+            if self.overrides {
+                out.push(Strategy::PatchOverrides);
+            }
+        }
+        if out.is_empty() {
+            out.push(Strategy::AtomicDefaults);
+        }
+        out
+    }
+}
+
+/// `x-kubernetes-validations[].rule` strings of a schema node. At spec level only rules that
+/// talk about the reference fields count.
+fn collect_rules<'n>(node: &'n Node, out: &mut Vec<&'n str>, spec_level: bool) {
+    let Some(list) = node.get("x-kubernetes-validations").and_then(Node::as_sequence) else {
+        return;
+    };
+    for item in list {
+        if let Some(rule) = item.get("rule").and_then(Node::as_str) {
+            if !spec_level || rule.contains("targetRef") || rule.contains("targetSelectors") {
+                out.push(rule);
+            }
+        }
+    }
+}
+
+fn push_enum(node: &Node, out: &mut Vec<String>) {
+    for v in node.get("enum").and_then(Node::as_sequence).into_iter().flatten() {
+        if let Some(s) = v.as_scalar() {
+            push_unique(out, &s.value);
+        }
+    }
+}
+
+fn push_unique(out: &mut Vec<String>, v: &str) {
+    if !out.iter().any(|x| x == v) {
+        out.push(v.to_owned());
+    }
+}
+
+/// Best-effort reading of CEL comparisons on a ref field: `<x>.kind == 'A'` and
+/// `<x>.kind in ['A', 'B']` (either quote style). Negations and other forms are skipped.
+fn cel_values(rule: &str, field: &str, out: &mut Vec<String>) {
+    let needle = format!(".{field}");
+    let mut rest = rule;
+    while let Some(i) = rest.find(&needle) {
+        rest = &rest[i + needle.len()..];
+        // `.kinds`, `.groupName`: another field.
+        if rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let after = rest.trim_start();
+        if let Some(v) = after.strip_prefix("==") {
+            if let Some((s, _)) = quoted(v.trim_start()) {
+                push_unique(out, s);
+            }
+        } else if let Some(v) = after.strip_prefix("in").map(str::trim_start) {
+            let Some(mut list) = v.strip_prefix('[') else { continue };
+            loop {
+                list = list.trim_start().trim_start_matches(',').trim_start();
+                match quoted(list) {
+                    Some((s, tail)) => {
+                        push_unique(out, s);
+                        list = tail;
+                    }
+                    None => break,
+                }
+            }
+        }
+    }
+}
+
+/// A leading `'…'` or `"…"` literal and the text after it.
+fn quoted(s: &str) -> Option<(&str, &str)> {
+    let q = s.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let body = &s[1..];
+    let end = body.find(q)?;
+    Some((&body[..end], &body[end + 1..]))
+}
+
+/// The group of a target kind named by a CRD: the one group its rules pin, else the group a
+/// well-known kind lives in, else the single non-Gateway-API group mentioned, else Gateway
+/// API.
+fn target_group(kind: &str, groups: &[String]) -> String {
+    if let [only] = groups {
+        return only.clone();
+    }
+    let known = match kind {
+        "Gateway" | "GatewayClass" | "HTTPRoute" | "GRPCRoute" | "TCPRoute" | "TLSRoute"
+        | "UDPRoute" | "ListenerSet" => Some(GroupKind::new("gateway.networking.k8s.io", kind)),
+        "XListenerSet" | "XBackendTrafficPolicy" | "XBackend" => {
+            Some(GroupKind::new("gateway.networking.x-k8s.io", kind))
+        }
+        "Service" | "Namespace" => Some(GroupKind::new("", kind)),
+        _ => None,
+    };
+    if let Some(gk) = known {
+        return gk.group;
+    }
+    let others: Vec<&String> = groups
+        .iter()
+        .filter(|g| !matches!(g.as_str(), "" | "core" | "gateway.networking.k8s.io"))
+        .collect();
+    match others.as_slice() {
+        [one] => (*one).clone(),
+        _ => "gateway.networking.k8s.io".to_owned(),
+    }
 }

@@ -15,14 +15,30 @@ use std::sync::Arc;
 
 use crate::model::GroupKind;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// GEP-713 policy classes: a Direct policy affects exactly what it targets; an Inherited one
+/// also everything below its target in the hierarchy.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub enum PolicyClass {
     Direct,
     Inherited,
 }
 
 /// GEP-713 merge strategies (DESIGN §5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum Strategy {
     None,
     AtomicDefaults,
@@ -67,7 +83,9 @@ pub struct TargetKind {
 }
 
 /// Where a kind keeps defaults and overrides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub enum Stanza {
     /// `spec.defaults` / `spec.overrides` (GEP-713 current, Kuadrant).
     Plural,
@@ -78,7 +96,9 @@ pub enum Stanza {
 }
 
 /// Project-specific merge rules that differ from the generic GEP-713 fold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub enum Semantics {
     /// DESIGN §5 as written.
     Gep713,
@@ -114,7 +134,13 @@ pub struct PolicyKind {
     pub targets: Vec<TargetKind>,
     /// The level whose behaviour the policy finally changes (e.g. Service for a
     /// backend policy); `None`: where its targets are (Direct) or the leaves below (Inherited).
+    /// Always the first item of `effective_targets`.
     pub effective_target: Option<GroupKind>,
+    /// Every effective target kind, for kinds that act at one level made of several kinds
+    /// (e.g. Envoy Gateway's route policies: HTTPRoute, GRPCRoute, TCPRoute, ...). A route kind
+    /// here means its rules where they are named, else the route. Set both fields with
+    /// [`PolicyKind::set_effective_targets`].
+    pub effective_targets: Vec<GroupKind>,
     /// May a ref set `namespace`?
     pub cross_namespace: bool,
     /// Which reference fields the kind accepts.
@@ -140,7 +166,48 @@ pub struct PolicyKind {
     pub source: KindSource,
 }
 
+/// The GEP-713 reference limit (`targetRefs` maxItems in the upstream types).
+pub const DEFAULT_MAX_REFS: u32 = 16;
+
 impl PolicyKind {
+    /// A kind with the GEP-713 defaults for its class: `targetRef` or `targetRefs` (not both,
+    /// at most 16), any target, same namespace only, `defaults`/`overrides` and the four GEP
+    /// strategies for Inherited kinds, no stanza and `None` for Direct ones.
+    pub fn new(gk: GroupKind, class: PolicyClass, source: KindSource) -> PolicyKind {
+        let (stanza, strategies) = class_defaults(class);
+        PolicyKind {
+            project: gk.group.clone(),
+            gk,
+            class,
+            targets: Vec::new(),
+            effective_target: None,
+            effective_targets: Vec::new(),
+            cross_namespace: false,
+            target_ref: true,
+            target_refs: true,
+            target_selectors: false,
+            refs_exclusive: true,
+            max_refs: DEFAULT_MAX_REFS,
+            default_ref_group: None,
+            stanza,
+            strategies,
+            semantics: Semantics::Gep713,
+            shadows: Vec::new(),
+            source,
+        }
+    }
+
+    /// Sets `effective_targets` and keeps `effective_target` its first item.
+    pub fn set_effective_targets(&mut self, kinds: Vec<GroupKind>) {
+        self.effective_target = kinds.first().cloned();
+        self.effective_targets = kinds;
+    }
+
+    /// Whether `gk` is one of the kind's declared effective targets.
+    pub fn is_effective_target(&self, gk: &GroupKind) -> bool {
+        self.effective_targets.contains(gk) || self.effective_target.as_ref() == Some(gk)
+    }
+
     /// Looks up an allowed target kind. With no declared targets, any kind is allowed, with
     /// sections.
     pub fn target(&self, gk: &GroupKind) -> Option<TargetKind> {
@@ -150,12 +217,73 @@ impl PolicyKind {
         self.targets.iter().find(|t| &t.gk == gk).cloned()
     }
 
-    /// The strategy a policy gets when it names none (DESIGN §5 item 5).
+    /// The strategy a policy gets when it names none (DESIGN §5 item 5): `None` for Direct
+    /// kinds; for Inherited ones AtomicDefaults, or, when the kind does not support it, its
+    /// first non-override strategy (e.g. PatchDefaults for NGINX Gateway Fabric's field-wise
+    /// merge).
     pub fn default_strategy(&self) -> Strategy {
         match self.class {
             PolicyClass::Direct => Strategy::None,
-            PolicyClass::Inherited => Strategy::AtomicDefaults,
+            PolicyClass::Inherited => {
+                if self.strategies.is_empty() || self.strategies.contains(&Strategy::AtomicDefaults)
+                {
+                    return Strategy::AtomicDefaults;
+                }
+                self.strategies
+                    .iter()
+                    .copied()
+                    .find(|s| !matches!(s, Strategy::AtomicOverrides | Strategy::PatchOverrides))
+                    .unwrap_or(Strategy::AtomicDefaults)
+            }
         }
+    }
+
+    /// The spec field that names a strategy: Envoy Gateway spells it `mergeType`.
+    pub fn strategy_field(&self) -> &'static str {
+        match self.semantics {
+            Semantics::EnvoyGateway => "mergeType",
+            _ => "strategy",
+        }
+    }
+
+    /// Reads a strategy value as written in a policy (`atomic`, `patch`, `merge`, any case;
+    /// Envoy Gateway's `StrategicMerge`/`JSONMerge`), inside `overrides` or not. `None` when
+    /// the value is unknown or the kind does not support the strategy it names (the
+    /// `unknown-strategy` diagnostic). Kuadrant's `merge` is its per-rule merge: `Custom`.
+    pub fn strategy_for(&self, value: &str, overrides: bool) -> Option<Strategy> {
+        let v = value.trim().to_ascii_lowercase();
+        let strategy = match (v.as_str(), overrides) {
+            ("atomic", false) => Strategy::AtomicDefaults,
+            ("atomic", true) => Strategy::AtomicOverrides,
+            ("merge", _) if self.semantics == Semantics::Kuadrant => Strategy::Custom,
+            ("strategicmerge" | "jsonmerge", false) if self.semantics == Semantics::EnvoyGateway => {
+                Strategy::PatchDefaults
+            }
+            ("patch" | "merge", false) if self.semantics != Semantics::EnvoyGateway => {
+                Strategy::PatchDefaults
+            }
+            ("patch" | "merge", true) if self.semantics != Semantics::EnvoyGateway => {
+                Strategy::PatchOverrides
+            }
+            _ => return None,
+        };
+        self.strategies.contains(&strategy).then_some(strategy)
+    }
+}
+
+/// Stanza and strategies a kind has when nothing says otherwise.
+pub(crate) fn class_defaults(class: PolicyClass) -> (Stanza, Vec<Strategy>) {
+    match class {
+        PolicyClass::Direct => (Stanza::None, vec![Strategy::None]),
+        PolicyClass::Inherited => (
+            Stanza::Plural,
+            vec![
+                Strategy::AtomicDefaults,
+                Strategy::AtomicOverrides,
+                Strategy::PatchDefaults,
+                Strategy::PatchOverrides,
+            ],
+        ),
     }
 }
 

@@ -1,9 +1,99 @@
 //! Syntax tree → objects.
+//!
+//! Extraction is total: a value of the wrong type reads as absent, never as an error, because the
+//! diagnostics about such values are computed elsewhere from the syntax tree.
 
-use super::Object;
-use crate::syntax::ParsedFile;
+mod core_kinds;
+mod gateway;
+mod policy;
+mod read;
+mod route;
+
+use super::refs::GATEWAY_GROUP;
+use super::{Body, Object, Other, RouteKind, Timestamp, normalize_group};
+use crate::syntax::{Node, ParsedFile};
+
+/// Experimental copies of Gateway API kinds (XListenerSet, older xRoutes) live here.
+const GATEWAY_X_GROUP: &str = "gateway.networking.x-k8s.io";
+const CRD_GROUP: &str = "apiextensions.k8s.io";
 
 /// Every Kubernetes object of a parsed file (documents and `kind: List` items).
-pub fn extract_objects(_file: &ParsedFile) -> Vec<Object> {
-    Vec::new()
+pub fn extract_objects(file: &ParsedFile) -> Vec<Object> {
+    let mut out = Vec::with_capacity(file.documents.len());
+    for (i, doc) in file.documents.iter().enumerate() {
+        let Some(root) = &doc.root else { continue };
+        let doc = u32::try_from(i).unwrap_or(u32::MAX);
+        if let Some(items) = list_items(root) {
+            out.extend(items.iter().filter_map(|item| read_object(item, doc)));
+        } else if let Some(obj) = read_object(root, doc) {
+            out.push(obj);
+        }
+    }
+    out
+}
+
+/// The items of a `kind: List` (or `FooList`) document; `kubectl get -o yaml` writes these.
+fn list_items(root: &Node) -> Option<&[Node]> {
+    let kind = root.get("kind")?.as_str()?;
+    if !kind.ends_with("List") {
+        return None;
+    }
+    root.get("items")?.as_sequence()
+}
+
+fn read_object(root: &Node, doc: u32) -> Option<Object> {
+    root.as_mapping()?;
+    let api_version = read::spanned_str(root.get("apiVersion")?)?;
+    let kind = read::spanned_str(root.get("kind")?)?;
+    let meta = root.get("metadata")?;
+    let name = read::spanned_str(meta.get("name")?)?;
+    // `group/version`, or a bare version for the core group.
+    let group = match api_version.value.rsplit_once('/') {
+        Some((g, _)) => normalize_group(g).to_owned(),
+        None => String::new(),
+    };
+    // Kubernetes treats an empty namespace as unset; so does the workspace default.
+    let namespace =
+        meta.get("namespace").and_then(read::spanned_str).filter(|ns| !ns.value.is_empty());
+    let labels = read::labels(meta.get("labels"));
+    let creation_timestamp =
+        meta.get("creationTimestamp").and_then(Node::as_str).and_then(Timestamp::parse);
+    let body = read_body(root, &group, &kind.value, &labels);
+    Some(Object {
+        api_version,
+        group,
+        kind,
+        name,
+        namespace,
+        labels,
+        creation_timestamp,
+        span: root.span,
+        doc,
+        body,
+    })
+}
+
+fn read_body(root: &Node, group: &str, kind: &str, labels: &[(String, String)]) -> Body {
+    let spec = || root.get("spec");
+    if matches!(group, GATEWAY_GROUP | GATEWAY_X_GROUP) {
+        if let Some(rk) = RouteKind::from_kind(kind) {
+            return Body::Route(route::route(rk, spec()));
+        }
+    }
+    match (group, kind) {
+        (GATEWAY_GROUP, "GatewayClass") => Body::GatewayClass(gateway::gateway_class(spec())),
+        (GATEWAY_GROUP, "Gateway") => Body::Gateway(gateway::gateway(spec())),
+        (GATEWAY_GROUP | GATEWAY_X_GROUP, "ListenerSet" | "XListenerSet") => {
+            Body::ListenerSet(gateway::listener_set(spec()))
+        }
+        ("", "Service") => Body::Service(core_kinds::service(spec())),
+        ("", "Namespace") => Body::Namespace,
+        // DESIGN invariant 6: nothing below a Secret's metadata is read.
+        ("", "Secret") => Body::Other(Other::default()),
+        (GATEWAY_GROUP, "ReferenceGrant") => {
+            Body::ReferenceGrant(core_kinds::reference_grant(spec()))
+        }
+        (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(core_kinds::crd(spec(), labels)),
+        _ => Body::Other(Other { policy: policy::policy_fields(spec()) }),
+    }
 }

@@ -4,11 +4,13 @@
 mod extract;
 mod labels;
 mod refs;
+#[cfg(test)]
+mod tests;
 mod time;
 
 pub use extract::extract_objects;
 pub use labels::{LabelExpr, LabelSelector};
-pub use refs::{GroupKind, ObjectKey, Spanned, normalize_group};
+pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, normalize_group};
 pub use time::Timestamp;
 
 use std::sync::Arc;

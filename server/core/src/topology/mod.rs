@@ -1,1 +1,206 @@
-//! TODO
+//! The hierarchy DAG (DESIGN §4.3) and every resolved reference: route parentRefs and
+//! backendRefs, policy targetRefs and targetSelectors.
+//!
+//! Nodes are objects, their sections (listeners, named rules, named ports), Namespaces and
+//! virtual targets. Edges run from less to more specific: GatewayClass → Gateway → listener →
+//! route → rule → backend → port. Resolution results are kept per reference so that
+//! diagnostics, status and editor features read one answer.
+
+mod attach;
+mod backends;
+mod build;
+mod hostnames;
+mod paths;
+pub mod suggest;
+mod targets;
+mod validate;
+
+pub use paths::PathLimit;
+pub use targets::{PolicyResolution, RefProblem, TargetResolution};
+pub use validate::RefViolation;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::model::{GroupKind, ObjectKey};
+use crate::workspace::{ObjId, World};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Object(ObjId),
+    /// A listener (Gateway, ListenerSet), a named rule (route) or a named port (Service); the
+    /// index is into the object's listeners, rules or ports.
+    Section(ObjId, u32),
+    /// All objects of a namespace (a policy targeting a Namespace attaches here).
+    Namespace(Arc<str>),
+    /// A target of a kind the workspace cannot check (GEP-713 virtual types).
+    Virtual(ObjectKey),
+}
+
+/// How a route's parentRef resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParentResolution {
+    /// Attached to these listener nodes (or, for a mesh parent, the Service node).
+    Attached { parent: ObjId, nodes: Vec<NodeId> },
+    /// No such Gateway/ListenerSet/Service.
+    NotFound { suggestion: Option<String> },
+    /// The parent exists but has no listener named `sectionName` (or none on `port`).
+    SectionNotFound { parent: ObjId, available: Vec<String> },
+    /// Every candidate listener refused the route; one reason per listener.
+    Refused { parent: ObjId, reasons: Vec<String> },
+    /// Templated or of a kind policylens does not model.
+    Unchecked,
+}
+
+/// How a rule's backendRef resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BackendResolution {
+    /// The backend and, when the ref names a port that a Service declares, its index.
+    Found { target: ObjId, port: Option<u32> },
+    PortNotFound { target: ObjId, available: Vec<i64> },
+    NotFound { suggestion: Option<String> },
+    /// Cross-namespace with no ReferenceGrant admitting it.
+    NotPermitted { target: Option<ObjId> },
+    /// Not a Service, templated, or otherwise not checkable.
+    Unchecked,
+}
+
+#[derive(Debug, Default)]
+pub struct Topology {
+    nodes: Vec<Node>,
+    parents: Vec<Vec<NodeId>>,
+    children: Vec<Vec<NodeId>>,
+    /// The node of each object (by `ObjId`).
+    object_nodes: Vec<NodeId>,
+    /// Section nodes by (object, section name).
+    sections: HashMap<(ObjId, Box<str>), NodeId>,
+    namespace_nodes: HashMap<Arc<str>, NodeId>,
+    virtual_nodes: HashMap<ObjectKey, NodeId>,
+    /// For an edge into a Service node, the Service ports the referring rule/route uses
+    /// (`None`: the ref named no port). Paths to a port section only pass through parents that
+    /// use that port.
+    edge_ports: HashMap<(NodeId, NodeId), Vec<Option<i64>>>,
+    /// Per route: per parentRef.
+    pub parent_refs: HashMap<ObjId, Vec<ParentResolution>>,
+    /// Per route: per rule, per backendRef.
+    pub backend_refs: HashMap<ObjId, Vec<Vec<BackendResolution>>>,
+    /// Per ListenerSet: its parent Gateway, when found.
+    pub listener_set_parents: HashMap<ObjId, ParentResolution>,
+    /// Per policy.
+    pub policies: HashMap<ObjId, PolicyResolution>,
+    /// Policies attached to each node.
+    attached: HashMap<NodeId, Vec<ObjId>>,
+}
+
+impl Topology {
+    pub fn build(world: &World) -> Topology {
+        build::build(world)
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn parents(&self, id: NodeId) -> &[NodeId] {
+        &self.parents[id.0 as usize]
+    }
+
+    pub fn children(&self, id: NodeId) -> &[NodeId] {
+        &self.children[id.0 as usize]
+    }
+
+    pub fn object_node(&self, id: ObjId) -> NodeId {
+        self.object_nodes[id.0 as usize]
+    }
+
+    pub fn section_node(&self, id: ObjId, section: &str) -> Option<NodeId> {
+        self.sections.get(&(id, Box::from(section))).copied()
+    }
+
+    pub fn namespace_node(&self, ns: &str) -> Option<NodeId> {
+        self.namespace_nodes.get(ns).copied()
+    }
+
+    /// The object a node belongs to (the object itself for a section).
+    pub fn node_object(&self, id: NodeId) -> Option<ObjId> {
+        match self.node(id) {
+            Node::Object(o) | Node::Section(o, _) => Some(*o),
+            _ => None,
+        }
+    }
+
+    /// Policies whose targetRefs or targetSelectors resolve to `node`.
+    pub fn policies_at(&self, node: NodeId) -> &[ObjId] {
+        self.attached.get(&node).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Every node that has at least one policy attached.
+    pub fn attached_nodes(&self) -> impl Iterator<Item = (NodeId, &[ObjId])> {
+        self.attached.iter().map(|(n, p)| (*n, p.as_slice()))
+    }
+
+    pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.nodes.len() as u32).map(NodeId).filter(|&n| self.parents(n).is_empty())
+    }
+
+    /// The §2.1 reference of a node: `Gateway/infra/edge#https`, `Namespace/apps`.
+    pub fn node_key(&self, world: &World, id: NodeId) -> ObjectKey {
+        match self.node(id) {
+            Node::Object(o) => world.key(*o),
+            Node::Section(o, i) => {
+                let name = section_name(world, *o, *i).unwrap_or_default();
+                world.key(*o).with_section(Some(&name))
+            }
+            Node::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, ns),
+            Node::Virtual(k) => k.clone(),
+        }
+    }
+
+    /// The node of a §2.1 reference, if it exists.
+    pub fn find(&self, world: &World, key: &ObjectKey) -> Option<NodeId> {
+        if key.gk.is("", "Namespace") && key.section.is_none() {
+            if let Some(n) = self.namespace_node(&key.name) {
+                return Some(n);
+            }
+        }
+        if let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), &key.name) {
+            return match &key.section {
+                Some(s) => self.section_node(o, s),
+                None => Some(self.object_node(o)),
+            };
+        }
+        self.virtual_nodes.get(key).copied()
+    }
+}
+
+/// The name of section `index` of an object (listener, rule or port).
+pub fn section_name(world: &World, id: ObjId, index: u32) -> Option<String> {
+    use crate::model::Body;
+    let i = index as usize;
+    match &world.object(id).body {
+        Body::Gateway(g) => g.listeners.get(i).map(|l| l.name.value.clone()),
+        Body::ListenerSet(ls) => ls.listeners.get(i).map(|l| l.name.value.clone()),
+        Body::Route(r) => r.rules.get(i).and_then(|r| r.name.as_ref()).map(|n| n.value.clone()),
+        Body::Service(s) => s.ports.get(i).and_then(|p| p.name.as_ref()).map(|n| n.value.clone()),
+        _ => None,
+    }
+}
+
+/// The names of every section of an object, in order.
+pub fn section_names(world: &World, id: ObjId) -> Vec<String> {
+    use crate::model::Body;
+    match &world.object(id).body {
+        Body::Gateway(g) => g.listeners.iter().map(|l| l.name.value.clone()).collect(),
+        Body::ListenerSet(ls) => ls.listeners.iter().map(|l| l.name.value.clone()).collect(),
+        Body::Route(r) => r.rules.iter().filter_map(|r| r.name.as_ref()).map(|n| n.value.clone()).collect(),
+        Body::Service(s) => s.ports.iter().filter_map(|p| p.name.as_ref()).map(|n| n.value.clone()).collect(),
+        _ => Vec::new(),
+    }
+}

@@ -1,1 +1,171 @@
-//! TODO
+//! The set of files and the immutable snapshots analysis reads.
+//!
+//! Setting a file re-parses that file only; everything derived from all files (catalog,
+//! topology, diagnostics) is computed lazily, once per snapshot, and shared by every request
+//! that reads the snapshot.
+
+mod file;
+pub mod loader;
+mod world;
+
+pub use file::SourceFile;
+pub use world::{ObjId, World};
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use crate::analysis::diagnostics::{self, Diagnostic};
+use crate::catalog::{Config, ConfigError, load_config};
+
+/// The workspace config in force, with the file it came from.
+#[derive(Clone, Debug, Default)]
+pub struct ConfigState {
+    pub path: Option<Arc<str>>,
+    /// The config file's text, so its diagnostics have positions.
+    pub file: Option<Arc<SourceFile>>,
+    pub config: Config,
+    pub errors: Vec<ConfigError>,
+}
+
+/// The mutable workspace. Edits are applied in the order they are made; readers take
+/// [`Snapshot`]s, which never change.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    files: Arc<BTreeMap<Arc<str>, Arc<SourceFile>>>,
+    config: Arc<ConfigState>,
+    /// The last snapshot handed out, reused until the next edit so that its lazily computed
+    /// analysis is shared.
+    cached: Option<Snapshot>,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        Workspace::default()
+    }
+
+    /// Adds or replaces a file. Only this file is parsed.
+    pub fn set_file(&mut self, path: &str, text: impl Into<Arc<str>>) {
+        let file = SourceFile::parse(path.into(), text.into());
+        Arc::make_mut(&mut self.files).insert(file.path.clone(), Arc::new(file));
+        self.cached = None;
+    }
+
+    /// Records a file that could not be read as text (binary, not UTF-8): it contributes one
+    /// diagnostic and nothing else.
+    pub fn set_unreadable(&mut self, path: &str, reason: &str) {
+        let file = SourceFile::unreadable(path.into(), reason);
+        Arc::make_mut(&mut self.files).insert(file.path.clone(), Arc::new(file));
+        self.cached = None;
+    }
+
+    /// Adds or replaces many files, parsing them in parallel.
+    pub fn set_files(&mut self, files: Vec<(String, String)>) {
+        use rayon::prelude::*;
+        let parsed: Vec<SourceFile> = files
+            .into_par_iter()
+            .map(|(path, text)| SourceFile::parse(path.into(), text.into()))
+            .collect();
+        let map = Arc::make_mut(&mut self.files);
+        for f in parsed {
+            map.insert(f.path.clone(), Arc::new(f));
+        }
+        self.cached = None;
+    }
+
+    pub fn remove_file(&mut self, path: &str) -> bool {
+        let removed = Arc::make_mut(&mut self.files).remove(path).is_some();
+        if removed {
+            self.cached = None;
+        }
+        removed
+    }
+
+    pub fn contains(&self, path: &str) -> bool {
+        self.files.contains_key(path)
+    }
+
+    /// Sets the workspace config from the text of a `.policylens.yaml`.
+    pub fn set_config(&mut self, path: Option<&str>, text: &str) {
+        let (config, errors) = load_config(text);
+        let file = path.map(|p| Arc::new(SourceFile::unparsed(p.into(), text.into())));
+        self.config = Arc::new(ConfigState { path: path.map(Into::into), file, config, errors });
+        self.cached = None;
+    }
+
+    pub fn clear_config(&mut self) {
+        self.config = Arc::default();
+        self.cached = None;
+    }
+
+    pub fn config(&self) -> &ConfigState {
+        &self.config
+    }
+
+    pub fn snapshot(&mut self) -> Snapshot {
+        if let Some(s) = &self.cached {
+            return s.clone();
+        }
+        let s = Snapshot {
+            inner: Arc::new(SnapshotInner {
+                files: self.files.clone(),
+                config: self.config.clone(),
+                world: OnceLock::new(),
+                diagnostics: OnceLock::new(),
+            }),
+        };
+        self.cached = Some(s.clone());
+        s
+    }
+}
+
+/// An immutable view of the workspace. Cheap to clone; derived data is computed on first use.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    inner: Arc<SnapshotInner>,
+}
+
+#[derive(Debug)]
+struct SnapshotInner {
+    files: Arc<BTreeMap<Arc<str>, Arc<SourceFile>>>,
+    config: Arc<ConfigState>,
+    world: OnceLock<Arc<World>>,
+    diagnostics: OnceLock<Arc<BTreeMap<Arc<str>, Vec<Diagnostic>>>>,
+}
+
+impl Snapshot {
+    pub fn files(&self) -> impl ExactSizeIterator<Item = &Arc<SourceFile>> {
+        self.inner.files.values()
+    }
+
+    pub fn file(&self, path: &str) -> Option<&Arc<SourceFile>> {
+        self.inner.files.get(path)
+    }
+
+    pub fn config(&self) -> &ConfigState {
+        &self.inner.config
+    }
+
+    /// A workspace file or the config file, for turning spans into positions.
+    pub fn source(&self, path: &str) -> Option<&SourceFile> {
+        if let Some(f) = self.inner.files.get(path) {
+            return Some(f);
+        }
+        self.inner.config.file.as_deref().filter(|f| &*f.path == path)
+    }
+
+    /// The semantic model: objects, catalog, topology.
+    pub fn world(&self) -> &Arc<World> {
+        self.inner.world.get_or_init(|| {
+            Arc::new(World::build(self.inner.files.values().cloned().collect(), &self.inner.config))
+        })
+    }
+
+    /// Every diagnostic of the workspace, by file path (files without any are absent).
+    pub fn diagnostics(&self) -> &BTreeMap<Arc<str>, Vec<Diagnostic>> {
+        self.inner.diagnostics.get_or_init(|| Arc::new(diagnostics::compute(self)))
+    }
+
+    pub fn diagnostics_for(&self, path: &str) -> &[Diagnostic] {
+        self.diagnostics().get(path).map(Vec::as_slice).unwrap_or(&[])
+    }
+}

@@ -1,0 +1,62 @@
+//! `policylens check`: every diagnostic of the workspace, as text, JSON or SARIF.
+
+mod human;
+mod json;
+mod sarif;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use policylens_core::analysis::diagnostics::{Diagnostic, Severity};
+use policylens_core::workspace::Snapshot;
+
+use crate::{CheckArgs, CheckFormat, load};
+
+/// Counts the summary reports.
+pub struct Summary {
+    pub files: usize,
+    pub documents: usize,
+    pub objects: usize,
+    pub policies: usize,
+    pub elapsed_ms: f64,
+}
+
+pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
+    let start = Instant::now();
+    let loaded = load::load(&args.common)?;
+    let snap = &loaded.snapshot;
+    let analysis_start = Instant::now();
+    let diags: Vec<&Diagnostic> = snap.diagnostics().values().flatten().collect();
+    let analysis_ms = analysis_start.elapsed().as_secs_f64() * 1000.0;
+    let summary = summary(snap, start.elapsed().as_secs_f64() * 1000.0);
+    let mut out = std::io::stdout().lock();
+    let text = match args.format {
+        CheckFormat::Human => human::render(snap, &diags, &summary, crate::style::Style::new(args.color)),
+        CheckFormat::Json => json::render(snap, &diags, &summary),
+        CheckFormat::Sarif => sarif::render(snap, &diags),
+    };
+    out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    if args.common.stats {
+        eprintln!(
+            "stats: load+parse {:.1} ms, analysis {:.1} ms, total {:.1} ms, peak RSS {} KiB",
+            loaded.load_ms,
+            analysis_ms,
+            start.elapsed().as_secs_f64() * 1000.0,
+            crate::load::peak_rss_kib().map_or("?".into(), |k| k.to_string())
+        );
+    }
+    let errors = diags.iter().any(|d| d.severity == Severity::Error);
+    Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn summary(snap: &Snapshot, elapsed_ms: f64) -> Summary {
+    let world = snap.world();
+    Summary {
+        files: snap.files().len(),
+        documents: snap.files().map(|f| f.documents as usize).sum(),
+        objects: world.object_count(),
+        policies: world.policies.len(),
+        elapsed_ms,
+    }
+}

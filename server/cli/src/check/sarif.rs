@@ -1,0 +1,93 @@
+//! SARIF 2.1.0 for code-scanning tools: one rule per diagnostic code, 1-based UTF-16 columns.
+
+use policylens_core::analysis::diagnostics::{Code, Diagnostic, Severity};
+use policylens_core::syntax::{PositionEncoding, Span};
+use policylens_core::workspace::Snapshot;
+use serde_json::{Value, json};
+
+fn region(snap: &Snapshot, file: &str, span: Span) -> Value {
+    let Some(f) = snap.source(file) else {
+        return json!({"startLine": 1});
+    };
+    let s = f.position(span.start, PositionEncoding::Utf16);
+    let e = f.position(span.end, PositionEncoding::Utf16);
+    json!({
+        "startLine": s.line + 1,
+        "startColumn": s.character + 1,
+        "endLine": e.line + 1,
+        "endColumn": e.character + 1,
+    })
+}
+
+fn location(snap: &Snapshot, file: &str, span: Span) -> Value {
+    json!({"physicalLocation": {
+        "artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"},
+        "region": region(snap, file, span),
+    }})
+}
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Information | Severity::Hint => "note",
+    }
+}
+
+pub fn render(snap: &Snapshot, diags: &[&Diagnostic]) -> String {
+    let rules: Vec<Value> = Code::ALL
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.as_str(),
+                "name": c.as_str(),
+                "shortDescription": {"text": c.description()},
+                "defaultConfiguration": {"level": level(c.severity())},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = diags
+        .iter()
+        .map(|d| {
+            let mut r = json!({
+                "ruleId": d.code.as_str(),
+                "ruleIndex": Code::ALL.iter().position(|c| *c == d.code).unwrap_or(0),
+                "level": level(d.severity),
+                "message": {"text": d.message},
+                "locations": [location(snap, &d.file, d.span)],
+            });
+            if !d.related.is_empty() {
+                r["relatedLocations"] = d
+                    .related
+                    .iter()
+                    .enumerate()
+                    .map(|(i, rel)| {
+                        let mut l = location(snap, &rel.file, rel.span);
+                        l["id"] = json!(i);
+                        l["message"] = json!({"text": rel.message});
+                        l
+                    })
+                    .collect();
+            }
+            r
+        })
+        .collect();
+    let out = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "policylens",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/policylens/policylens",
+                "rules": rules,
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": "./"}},
+            "columnKind": "utf16CodeUnits",
+            "results": results,
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&out).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -1,0 +1,87 @@
+//! Loads the workspace the CLI analyses: config lookup, directory walk, parallel parse.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use policylens_core::workspace::loader::{self, FileContent};
+use policylens_core::workspace::{Snapshot, Workspace};
+
+use crate::Common;
+
+pub struct Loaded {
+    pub snapshot: Snapshot,
+    pub load_ms: f64,
+}
+
+/// The path as shown to users and in JSON: relative to the current directory when below it.
+pub fn display_path(p: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let rel = cwd.as_deref().and_then(|c| abs.strip_prefix(c).ok()).unwrap_or(&abs);
+    let s = rel.to_string_lossy().replace('\\', "/");
+    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
+}
+
+pub fn load(common: &Common) -> Result<Loaded, String> {
+    let start = Instant::now();
+    let paths: Vec<PathBuf> = if common.paths.is_empty() { vec![PathBuf::from(".")] } else { common.paths.clone() };
+    let mut ws = Workspace::new();
+    let config_path = match &common.config {
+        Some(p) if !p.is_file() => return Err(format!("{}: config file not found", p.display())),
+        Some(p) => Some(p.clone()),
+        None => loader::find_config(&paths[0]),
+    };
+    if let Some(cp) = &config_path {
+        let text = std::fs::read_to_string(cp).map_err(|e| format!("{}: {e}", cp.display()))?;
+        ws.set_config(Some(&display_path(cp)), &text);
+    }
+    let excludes = exclude_set(&ws.config().config.exclude)?;
+    let base = config_path.as_deref().and_then(Path::parent).map(|b| std::path::absolute(b).unwrap_or(b.to_path_buf()));
+    let is_excluded = |p: &Path| {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let rel = base.as_deref().and_then(|b| abs.strip_prefix(b).ok()).unwrap_or(&abs);
+        excludes.is_match(rel)
+    };
+    let (files, errors) = loader::discover(&paths, &is_excluded);
+    if let Some(e) = errors.first() {
+        return Err(e.clone());
+    }
+    let mut texts = Vec::with_capacity(files.len());
+    for f in &files {
+        // The config file is read as config, not as a manifest.
+        if config_path.as_deref().is_some_and(|c| same_file(c, f)) {
+            continue;
+        }
+        let shown = display_path(f);
+        match loader::read(f).map_err(|e| format!("{}: {e}", f.display()))? {
+            FileContent::Text(t) => texts.push((shown, t)),
+            FileContent::Unreadable(reason) => ws.set_unreadable(&shown, &reason),
+        }
+    }
+    ws.set_files(texts);
+    let snapshot = ws.snapshot();
+    Ok(Loaded { snapshot, load_ms: start.elapsed().as_secs_f64() * 1000.0 })
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The config's `exclude` globs, relative to the config file's directory.
+fn exclude_set(globs: &[String]) -> Result<globset::GlobSet, String> {
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        b.add(globset::Glob::new(g).map_err(|e| format!("exclude glob `{g}`: {e}"))?);
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`).
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

@@ -1,0 +1,197 @@
+//! Diagnostics (DESIGN §6): stable codes, exact ranges, messages that name the objects
+//! involved and say what would fix it.
+
+mod policies;
+mod routes;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::syntax::Span;
+use crate::workspace::{ObjId, Snapshot, World};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Information => "information",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($variant:ident = $name:literal, $severity:ident;)*) => {
+        /// Stable diagnostic codes; tools match on their string form.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $($variant,)* }
+
+        impl Code {
+            pub const ALL: &[Code] = &[$(Code::$variant,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $name,)* }
+            }
+
+            pub fn severity(self) -> Severity {
+                match self { $(Code::$variant => Severity::$severity,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    YamlSyntax = "yaml-syntax", Error;
+    TargetNotFound = "target-not-found", Error;
+    SectionNotFound = "section-not-found", Error;
+    TargetKindNotAllowed = "target-kind-not-allowed", Error;
+    CrossNamespaceTarget = "cross-namespace-target", Error;
+    InvalidTargetRef = "invalid-target-ref", Error;
+    TargetRefFields = "target-ref-fields", Error;
+    DuplicateTargetRef = "duplicate-target-ref", Warning;
+    Conflicted = "conflicted", Warning;
+    Overridden = "overridden", Warning;
+    PartiallyOverridden = "partially-overridden", Information;
+    UnknownStrategy = "unknown-strategy", Error;
+    AffectsNothing = "affects-nothing", Information;
+    ParentNotFound = "parent-not-found", Error;
+    RouteNotAllowed = "route-not-allowed", Warning;
+    BackendNotFound = "backend-not-found", Warning;
+    BackendNotPermitted = "backend-not-permitted", Error;
+    Config = "config", Error;
+}
+
+impl Code {
+    /// A one-line description, for SARIF rule metadata and docs.
+    pub fn description(self) -> &'static str {
+        match self {
+            Code::YamlSyntax => "The YAML does not parse.",
+            Code::TargetNotFound => "A targetRef names no object in the workspace.",
+            Code::SectionNotFound => "A sectionName names no listener, rule or port of its target.",
+            Code::TargetKindNotAllowed => "The policy kind cannot target that kind.",
+            Code::CrossNamespaceTarget => "A ref crosses namespaces where the kind forbids it or no ReferenceGrant admits it.",
+            Code::InvalidTargetRef => "A ref field breaks the Gateway API validation.",
+            Code::TargetRefFields => "targetRef/targetRefs are both set, missing, empty or too many.",
+            Code::DuplicateTargetRef => "The same ref appears twice in one policy.",
+            Code::Conflicted => "The policy lost a conflict with another policy of its kind.",
+            Code::Overridden => "Everything the policy sets is superseded everywhere.",
+            Code::PartiallyOverridden => "The policy is superseded in some contexts or fields.",
+            Code::UnknownStrategy => "A merge strategy the kind does not support.",
+            Code::AffectsNothing => "The policy is accepted but reaches no effective target.",
+            Code::ParentNotFound => "A route parentRef names no Gateway or listener.",
+            Code::RouteNotAllowed => "A parentRef matches but the listeners refuse the route.",
+            Code::BackendNotFound => "A backendRef names no Service (or port).",
+            Code::BackendNotPermitted => "A cross-namespace backendRef with no ReferenceGrant.",
+            Code::Config => "The .policylens.yaml config has an error.",
+        }
+    }
+}
+
+/// A location elsewhere that explains a diagnostic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Related {
+    pub file: Arc<str>,
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub file: Arc<str>,
+    pub span: Span,
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+    /// The §2.1 reference of the object the diagnostic is about.
+    pub object: Option<String>,
+    pub related: Vec<Related>,
+    /// Replacement texts for `span` that would fix it (closest names), best first.
+    pub fixes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(file: &Arc<str>, span: Span, code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            file: file.clone(),
+            span,
+            severity: code.severity(),
+            code,
+            message: message.into(),
+            object: None,
+            related: Vec::new(),
+            fixes: Vec::new(),
+        }
+    }
+
+    pub fn object(mut self, world: &World, id: ObjId) -> Diagnostic {
+        self.object = Some(world.key(id).to_string());
+        self
+    }
+
+    pub fn related(mut self, file: &Arc<str>, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.related.push(Related { file: file.clone(), span, message: message.into() });
+        self
+    }
+
+    pub fn fix(mut self, replacement: Option<String>) -> Diagnostic {
+        self.fixes.extend(replacement);
+        self
+    }
+}
+
+/// Every diagnostic of a snapshot, by file, each file's sorted by position.
+pub fn compute(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for f in snapshot.files() {
+        if let Some(reason) = &f.unreadable {
+            out.push(Diagnostic::new(&f.path, Span::default(), Code::YamlSyntax, format!("skipped: {reason}")));
+        }
+        for e in &f.syntax_errors {
+            out.push(Diagnostic::new(&f.path, e.span, Code::YamlSyntax, e.message.clone()));
+        }
+    }
+    let config = snapshot.config();
+    if let Some(path) = &config.path {
+        for e in &config.errors {
+            out.push(Diagnostic::new(path, e.span, Code::Config, e.message.clone()));
+        }
+    }
+    let world = snapshot.world();
+    routes::check(world, &mut out);
+    policies::check(world, &mut out);
+    let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
+    for d in out {
+        by_file.entry(d.file.clone()).or_default().push(d);
+    }
+    for v in by_file.values_mut() {
+        v.sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
+    }
+    by_file
+}
+
+/// What a section of a kind is called in messages.
+pub(crate) fn section_noun(kind: &str) -> &'static str {
+    match kind {
+        "Gateway" | "ListenerSet" | "XListenerSet" => "listener",
+        "Service" => "port",
+        k if k.ends_with("Route") => "rule",
+        _ => "section",
+    }
+}
+
+/// `a, b, c` with backticks, or `none` for an empty list.
+pub(crate) fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        return "none".into();
+    }
+    items.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,129 @@
+//! Policy reference diagnostics: targetRef(s) that point at nothing, at the wrong kind, across
+//! namespaces, or are malformed.
+
+use super::{Code, Diagnostic, list, section_noun};
+use crate::model::{Body, GroupKind};
+use crate::topology::{RefProblem, TargetResolution};
+use crate::workspace::World;
+
+pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
+    let t = &world.topology;
+    for &pid in &world.policies {
+        let Some(res) = t.policies.get(&pid) else { continue };
+        let (Some(kind), Body::Other(other)) = (world.policy_kind(pid), &world.object(pid).body) else {
+            continue;
+        };
+        let file = &world.file_of(pid).path;
+        let policy_ns = world.namespace_of(pid).unwrap_or("");
+        for (span, msg) in &res.field_problems {
+            out.push(Diagnostic::new(file, *span, Code::TargetRefFields, msg.clone()).object(world, pid));
+        }
+        for (dup, first) in &res.duplicates {
+            out.push(
+                Diagnostic::new(file, *dup, Code::DuplicateTargetRef, "this reference repeats an earlier one; remove it")
+                    .related(file, *first, "the first reference")
+                    .object(world, pid),
+            );
+        }
+        for (r, resolution) in other.policy.refs().zip(&res.refs) {
+            let TargetResolution::Problem(problem) = resolution else { continue };
+            let name_span = r.name.as_ref().map_or(r.span, |n| n.span);
+            let ds: Vec<Diagnostic> = match problem {
+                RefProblem::Invalid(vs) => vs
+                    .iter()
+                    .map(|v| Diagnostic::new(file, v.span, Code::InvalidTargetRef, v.message.clone()))
+                    .collect(),
+                RefProblem::KindNotAllowed { allowed } => {
+                    let span = r.kind.as_ref().map_or(r.span, |k| k.span);
+                    let wanted = r.kind.as_ref().map_or("", |k| k.value.as_str());
+                    let allowed_s: Vec<String> = allowed.iter().map(GroupKind::to_string).collect();
+                    let fix = crate::topology::suggest::closest(wanted, allowed.iter().map(|g| g.kind.as_str()))
+                        .map(str::to_owned);
+                    let group = r.group.as_ref().map_or("", |g| g.value.as_str());
+                    let written = if allowed.iter().any(|a| a.kind == wanted) {
+                        format!("{wanted} in group `{group}`")
+                    } else {
+                        wanted.to_owned()
+                    };
+                    vec![
+                        Diagnostic::new(
+                            file,
+                            span,
+                            Code::TargetKindNotAllowed,
+                            format!("{} cannot target {written}; it can target {}", kind.gk, list(&allowed_s)),
+                        )
+                        .fix(fix),
+                    ]
+                }
+                RefProblem::SectionNotSupported { gk } => {
+                    let span = r.section_name.as_ref().map_or(r.span, |s| s.span);
+                    vec![Diagnostic::new(
+                        file,
+                        span,
+                        Code::InvalidTargetRef,
+                        format!("{} cannot name a section of a {}; remove `sectionName`", kind.gk, gk.kind),
+                    )]
+                }
+                RefProblem::CrossNamespaceForbidden => {
+                    let span = r.namespace.as_ref().map_or(r.span, |n| n.span);
+                    vec![Diagnostic::new(
+                        file,
+                        span,
+                        Code::CrossNamespaceTarget,
+                        format!(
+                            "{} can only target objects in its own namespace `{policy_ns}`; remove `namespace` or move the policy",
+                            kind.gk
+                        ),
+                    )]
+                }
+                RefProblem::CrossNamespaceNoGrant { namespace } => {
+                    let span = r.namespace.as_ref().map_or(r.span, |n| n.span);
+                    vec![Diagnostic::new(
+                        file,
+                        span,
+                        Code::CrossNamespaceTarget,
+                        format!(
+                            "no ReferenceGrant in namespace `{namespace}` lets {}s from `{policy_ns}` target it; add one to `{namespace}`",
+                            kind.gk
+                        ),
+                    )]
+                }
+                RefProblem::NotFound { key, suggestion, elsewhere } => {
+                    let mut msg = format!("{key} does not exist");
+                    if let Some(s) = suggestion {
+                        msg.push_str(&format!("; did you mean `{s}`?"));
+                    } else if !elsewhere.is_empty() {
+                        msg.push_str(&format!(
+                            " in namespace `{}` (there is one in {})",
+                            key.namespace.as_deref().unwrap_or(""),
+                            list(elsewhere)
+                        ));
+                    }
+                    let mut d = Diagnostic::new(file, name_span, Code::TargetNotFound, msg).fix(suggestion.clone());
+                    if let Some(s) = suggestion {
+                        if let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), s) {
+                            d = d.related(&world.file_of(o).path, world.object(o).name.span, format!("`{s}` is defined here"));
+                        }
+                    }
+                    vec![d]
+                }
+                RefProblem::SectionNotFound { target, section, available, suggestion } => {
+                    let span = r.section_name.as_ref().map_or(name_span, |s| s.span);
+                    let tkind = &world.object(*target).kind.value;
+                    let noun = section_noun(tkind);
+                    let mut msg = format!("{} has no {noun} named `{section}`", world.key(*target));
+                    if let Some(s) = suggestion {
+                        msg.push_str(&format!("; did you mean `{s}`?"));
+                    }
+                    msg.push_str(&format!(" ({noun}s: {})", list(available)));
+                    vec![
+                        Diagnostic::new(file, span, Code::SectionNotFound, msg)
+                            .related(&world.file_of(*target).path, world.object(*target).name.span, "the target")
+                            .fix(suggestion.clone()),
+                    ]
+                }
+            };
+            out.extend(ds.into_iter().map(|d| d.object(world, pid)));
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! Route diagnostics: parentRefs and backendRefs.
+
+use super::{Code, Diagnostic, list, section_noun};
+use crate::model::{Body, GroupKind};
+use crate::topology::{BackendResolution, ParentResolution};
+use crate::workspace::{ObjId, World};
+
+pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
+    let t = &world.topology;
+    for (&rid, parents) in &t.parent_refs {
+        let Body::Route(route) = &world.object(rid).body else { continue };
+        let file = &world.file_of(rid).path;
+        for (p, res) in route.parent_refs.iter().zip(parents) {
+            let name_span = p.name.as_ref().map_or(p.span, |n| n.span);
+            let d = match res {
+                ParentResolution::Attached { .. } | ParentResolution::Unchecked => continue,
+                ParentResolution::NotFound { suggestion } => {
+                    let kind = p.kind.as_ref().map_or("Gateway", |k| k.value.as_str());
+                    let ns = p
+                        .namespace
+                        .as_ref()
+                        .map(|n| n.value.as_str())
+                        .or(world.namespace_of(rid))
+                        .unwrap_or("");
+                    let name = p.name.as_ref().map_or("", |n| n.value.as_str());
+                    let gk = GroupKind::new(p.group.as_ref().map_or("gateway.networking.k8s.io", |g| g.value.as_str()), kind);
+                    let mut msg = format!("{gk}/{ns}/{name} does not exist");
+                    if let Some(s) = suggestion {
+                        msg.push_str(&format!("; did you mean `{s}`?"));
+                    }
+                    Diagnostic::new(file, name_span, Code::ParentNotFound, msg).fix(suggestion.clone())
+                }
+                ParentResolution::SectionNotFound { parent, available } => {
+                    let span = p.section_name.as_ref().map_or(name_span, |s| s.span);
+                    let section = p.section_name.as_ref().map_or("", |s| s.value.as_str());
+                    let suggestion = crate::topology::suggest::closest(section, available.iter().map(String::as_str))
+                        .map(str::to_owned);
+                    let mut msg = format!("{} has no listener `{section}`", world.key(*parent));
+                    if let Some(s) = &suggestion {
+                        msg.push_str(&format!("; did you mean `{s}`?"));
+                    }
+                    msg.push_str(&format!(" (listeners: {})", list(available)));
+                    let pf = &world.file_of(*parent).path;
+                    Diagnostic::new(file, span, Code::ParentNotFound, msg)
+                        .related(pf, world.object(*parent).name.span, "the parent")
+                        .fix(suggestion)
+                }
+                ParentResolution::Refused { parent, reasons } => {
+                    let msg = format!(
+                        "{} does not admit this route: {}",
+                        world.key(*parent),
+                        reasons.join("; ")
+                    );
+                    let mut d = Diagnostic::new(file, name_span, Code::RouteNotAllowed, msg);
+                    d = with_listener_locations(world, *parent, p.section_name.as_ref().map(|s| s.value.as_str()), d);
+                    d
+                }
+            };
+            out.push(d.object(world, rid));
+        }
+    }
+    for (&rid, rules) in &t.backend_refs {
+        let Body::Route(route) = &world.object(rid).body else { continue };
+        let file = &world.file_of(rid).path;
+        let route_ns = world.namespace_of(rid).unwrap_or("");
+        for (rule, results) in route.rules.iter().zip(rules) {
+            for (b, res) in rule.backend_refs.iter().zip(results) {
+                let name_span = b.name.as_ref().map_or(b.span, |n| n.span);
+                let name = b.name.as_ref().map_or("", |n| n.value.as_str());
+                let ns = b.namespace.as_ref().map_or(route_ns, |n| n.value.as_str());
+                let d = match res {
+                    BackendResolution::Found { .. } | BackendResolution::Unchecked => continue,
+                    BackendResolution::NotFound { suggestion } => {
+                        let mut msg = format!("Service/{ns}/{name} does not exist");
+                        if let Some(s) = suggestion {
+                            msg.push_str(&format!("; did you mean `{s}`?"));
+                        }
+                        Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.clone())
+                    }
+                    BackendResolution::PortNotFound { target, available } => {
+                        let span = b.port.as_ref().map_or(name_span, |p| p.span);
+                        let port = b.port.as_ref().map_or(0, |p| p.value);
+                        let ports: Vec<String> = available.iter().map(i64::to_string).collect();
+                        let fix = (available.len() == 1).then(|| available[0].to_string());
+                        Diagnostic::new(
+                            file,
+                            span,
+                            Code::BackendNotFound,
+                            format!("{} has no port {port} (ports: {})", world.key(*target), list(&ports)),
+                        )
+                        .related(&world.file_of(*target).path, world.object(*target).name.span, "the Service")
+                        .fix(fix)
+                    }
+                    BackendResolution::NotPermitted { target } => {
+                        let span = b.namespace.as_ref().map_or(name_span, |n| n.span);
+                        let route_kind = &world.object(rid).kind.value;
+                        let what = target.map_or_else(|| format!("Service/{ns}/{name}"), |t| world.key(t).to_string());
+                        Diagnostic::new(
+                            file,
+                            span,
+                            Code::BackendNotPermitted,
+                            format!(
+                                "{} may not refer to {what}: no ReferenceGrant in namespace `{ns}` allows {route_kind}s from namespace `{route_ns}`; add one to `{ns}`",
+                                world.key(rid)
+                            ),
+                        )
+                    }
+                };
+                out.push(d.object(world, rid));
+            }
+        }
+    }
+    for (&lid, res) in &t.listener_set_parents {
+        if let ParentResolution::NotFound { suggestion } = res {
+            let Body::ListenerSet(ls) = &world.object(lid).body else { continue };
+            let Some(p) = &ls.parent_ref else { continue };
+            let span = p.name.as_ref().map_or(p.span, |n| n.span);
+            let name = p.name.as_ref().map_or("", |n| n.value.as_str());
+            let mut msg = format!("Gateway `{name}` does not exist");
+            if let Some(s) = suggestion {
+                msg.push_str(&format!("; did you mean `{s}`?"));
+            }
+            out.push(
+                Diagnostic::new(&world.file_of(lid).path, span, Code::ParentNotFound, msg)
+                    .fix(suggestion.clone())
+                    .object(world, lid),
+            );
+        }
+    }
+}
+
+/// Points related information at the listeners that refused.
+fn with_listener_locations(world: &World, parent: ObjId, section: Option<&str>, mut d: Diagnostic) -> Diagnostic {
+    let listeners = match &world.object(parent).body {
+        Body::Gateway(g) => &g.listeners,
+        Body::ListenerSet(ls) => &ls.listeners,
+        _ => return d,
+    };
+    let kind = &world.object(parent).kind.value;
+    let file = &world.file_of(parent).path;
+    for l in listeners.iter().filter(|l| section.is_none_or(|s| l.name.value == s)) {
+        let span = l.allowed_routes.span.unwrap_or(l.name.span);
+        d = d.related(file, span, format!("{} `{}`", section_noun(kind), l.name.value));
+    }
+    d
+}

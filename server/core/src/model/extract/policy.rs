@@ -1,0 +1,57 @@
+//! The attachment fields of any other kind: `spec.targetRef`, `spec.targetRefs`,
+//! `spec.targetSelectors`.
+
+use std::sync::Arc;
+
+use super::read;
+use crate::model::{PolicyFields, RefList, SelectorList, TargetSelector};
+use crate::syntax::Node;
+
+pub(super) fn policy_fields(spec: Option<&Node>) -> PolicyFields {
+    let Some(spec) = spec else {
+        return PolicyFields::default();
+    };
+    let mut p = PolicyFields { spec_span: Some(spec.span), ..PolicyFields::default() };
+    if spec.as_mapping().is_none() {
+        return p;
+    }
+    if let Some(e) = spec.entry("targetRef") {
+        let target = e.value.as_mapping().map(|_| read::ref_fields(&e.value));
+        p.target_ref = Some((e.key.span, target));
+    }
+    if let Some(e) = spec.entry("targetRefs") {
+        let items = e.value.as_sequence();
+        p.target_refs = Some(RefList {
+            key_span: e.key.span,
+            span: e.value.span,
+            items: read::mappings(Some(&e.value)).map(read::ref_fields).collect(),
+            is_list: items.is_some(),
+            len: items.map_or(0, <[Node]>::len),
+        });
+    }
+    if let Some(e) = spec.entry("targetSelectors") {
+        p.target_selectors = Some(SelectorList {
+            key_span: e.key.span,
+            span: e.value.span,
+            items: read::mappings(Some(&e.value)).map(target_selector).collect(),
+        });
+    }
+    // Only policies need their spec later (merging); most other objects must not pin theirs.
+    if p.has_ref_fields() {
+        p.spec = Some(Arc::new(spec.clone()));
+    }
+    p
+}
+
+fn target_selector(item: &Node) -> TargetSelector {
+    TargetSelector {
+        group: item.get("group").and_then(read::group_value),
+        kind: item.get("kind").and_then(read::spanned_str),
+        selector: read::label_selector(item),
+        namespaces: item
+            .get("namespaces")
+            .filter(|n| n.as_mapping().is_some())
+            .map(read::from_namespaces),
+        span: item.span,
+    }
+}

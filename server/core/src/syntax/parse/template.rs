@@ -1,0 +1,101 @@
+//! Template pre-processing (Helm `{{ … }}`, Hugo `{{< … >}}`): the file is rewritten, byte for
+//! byte, into something the YAML parser can read, so every offset stays that of the original.
+
+use super::split::line_end;
+
+/// Stands in for an inline template action. Valid anywhere in a plain or quoted scalar, and
+/// not a character of Kubernetes names, so a placeholder never resolves to a real object.
+const PLACEHOLDER: u8 = b'_';
+
+pub(super) struct Prepared {
+    /// The text with template-only lines blanked and inline actions replaced by placeholders;
+    /// same length, same line breaks as the original.
+    pub text: String,
+    /// Byte ranges of the placeholders, sorted and disjoint.
+    pub placeholders: Vec<(u32, u32)>,
+}
+
+fn find2(b: &[u8], from: usize, pat: &[u8; 2]) -> Option<usize> {
+    let rest = b.get(from..)?;
+    rest.windows(2).position(|w| w == pat).map(|i| from + i)
+}
+
+/// Byte ranges of the template actions, `{{` through `}}`. An action left open (the user is
+/// typing it, or another `{{` comes first) ends at its line's end.
+fn find_actions(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut actions = Vec::new();
+    let mut i = 0;
+    while let Some(s) = find2(b, i, b"{{") {
+        let close = find2(b, s + 2, b"}}");
+        let reopen = find2(b, s + 2, b"{{");
+        let e = match close {
+            Some(c) if reopen.is_none_or(|r| c < r) => c + 2,
+            _ => {
+                let eol = line_end(b, s).0;
+                reopen.map_or(eol, |r| r.min(eol)).max(s + 2)
+            }
+        };
+        actions.push((s, e));
+        i = e;
+    }
+    actions
+}
+
+fn blank(out: &mut [u8], from: usize, to: usize, with: u8) {
+    for c in &mut out[from..to] {
+        if *c != b'\n' && *c != b'\r' {
+            *c = with;
+        }
+    }
+}
+
+pub(super) fn prepare(text: &str) -> Prepared {
+    let src = text.as_bytes();
+    let actions = find_actions(src);
+    let mut out = src.to_vec();
+    let mut placeholders = Vec::new();
+    let mut first = 0; // first action that may reach the current line
+    let mut line = 0;
+    while line < src.len() && first < actions.len() {
+        let (eol, next) = line_end(src, line);
+        while first < actions.len() && actions[first].1 <= line {
+            first += 1;
+        }
+        // Actions touching this line, and whether anything else is on it.
+        let mut last = first;
+        let mut pos = line;
+        let mut only_actions = true;
+        while last < actions.len() && actions[last].0 <= eol && actions[last].1 > line {
+            let (s, e) = actions[last];
+            if s > pos && src[pos..s.min(eol)].iter().any(|c| !c.is_ascii_whitespace()) {
+                only_actions = false;
+            }
+            pos = pos.max(e);
+            last += 1;
+        }
+        if pos < eol && src[pos..eol].iter().any(|c| !c.is_ascii_whitespace()) {
+            only_actions = false;
+        }
+        if last > first {
+            if only_actions {
+                blank(&mut out, line, eol, b' ');
+            } else {
+                for &(s, e) in &actions[first..last] {
+                    if s >= line && e <= eol {
+                        blank(&mut out, s, e, PLACEHOLDER);
+                        placeholders.push((s as u32, e as u32));
+                    } else {
+                        // A multi-line action cannot become one scalar: drop its part here.
+                        blank(&mut out, s.max(line), e.min(eol), b' ');
+                    }
+                }
+            }
+        }
+        line = next;
+    }
+    match String::from_utf8(out) {
+        Ok(text) => Prepared { text, placeholders },
+        // Unreachable (only whole ASCII-delimited ranges are rewritten), but never fail.
+        Err(_) => Prepared { text: text.to_owned(), placeholders: Vec::new() },
+    }
+}

@@ -1,0 +1,192 @@
+//! Route attachment (DESIGN §4.3): which listeners a route's parentRef binds to, and why a
+//! listener refuses a route.
+
+use super::{NodeId, ParentResolution, Topology, hostnames, suggest};
+use crate::model::{
+    Body, FromNamespaces, GATEWAY_GROUP, GroupKind, Listener, ListenerSet, ParentRef, Route,
+    normalize_group,
+};
+use crate::workspace::{ObjId, World};
+
+/// Resolves one parentRef of `route` (object `route_id`).
+pub(super) fn resolve_parent(
+    world: &World,
+    t: &Topology,
+    route_id: ObjId,
+    route: &Route,
+    p: &ParentRef,
+) -> ParentResolution {
+    if p.templated {
+        return ParentResolution::Unchecked;
+    }
+    let Some(name) = p.name.as_ref().map(|n| n.value.as_str()).filter(|n| !n.is_empty()) else {
+        return ParentResolution::Unchecked;
+    };
+    let group = p.group.as_ref().map(|g| normalize_group(&g.value)).unwrap_or(GATEWAY_GROUP);
+    let kind = p.kind.as_ref().map(|k| k.value.as_str()).unwrap_or("Gateway");
+    let gk = GroupKind::new(group, kind);
+    let route_ns = world.namespace_of(route_id).unwrap_or("");
+    let ns = p.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(route_ns);
+
+    let is_gateway = gk.is(GATEWAY_GROUP, "Gateway");
+    let is_listener_set = gk.kind == "ListenerSet" || gk.kind == "XListenerSet";
+    let is_mesh = gk.is("", "Service");
+    if !(is_gateway || is_listener_set || is_mesh) {
+        return ParentResolution::Unchecked;
+    }
+    let Some(parent) = world.lookup(&gk, Some(ns), name) else {
+        let names = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
+        let suggestion =
+            suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
+        return ParentResolution::NotFound { suggestion };
+    };
+    if is_mesh {
+        return ParentResolution::Attached { parent, nodes: vec![t.object_node(parent)] };
+    }
+    let listeners: &[Listener] = match &world.object(parent).body {
+        Body::Gateway(g) => &g.listeners,
+        Body::ListenerSet(ls) => &ls.listeners,
+        _ => return ParentResolution::Unchecked,
+    };
+    let section = p.section_name.as_ref().map(|s| s.value.as_str());
+    let candidates: Vec<(usize, &Listener)> = listeners
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| section.is_none_or(|s| l.name.value == s))
+        .collect();
+    if candidates.is_empty() {
+        return ParentResolution::SectionNotFound {
+            parent,
+            available: listeners.iter().map(|l| l.name.value.clone()).collect(),
+        };
+    }
+    let parent_ns = world.namespace_of(parent).unwrap_or("");
+    let mut nodes = Vec::new();
+    let mut reasons = Vec::new();
+    for (_, l) in candidates {
+        let refusal = match p.port.as_ref().map(|pp| pp.value) {
+            Some(port) if l.port != Some(port) => Some(format!(
+                "listener `{}` listens on port {}, not {port}",
+                l.name.value,
+                l.port.map_or("?".to_owned(), |p| p.to_string())
+            )),
+            _ => refusal(world, l, parent_ns, route_id, route),
+        };
+        match refusal {
+            None => {
+                if let Some(n) = t.section_node(parent, &l.name.value) {
+                    nodes.push(n);
+                }
+            }
+            Some(r) => reasons.push(r),
+        }
+    }
+    if nodes.is_empty() {
+        ParentResolution::Refused { parent, reasons }
+    } else {
+        ParentResolution::Attached { parent, nodes }
+    }
+}
+
+/// Why listener `l` (of an object in `owner_ns`) refuses the route, or `None` if it admits it.
+pub(super) fn refusal(
+    world: &World,
+    l: &Listener,
+    owner_ns: &str,
+    route_id: ObjId,
+    route: &Route,
+) -> Option<String> {
+    let route_ns = world.namespace_of(route_id).unwrap_or("");
+    let lname = &l.name.value;
+    match &l.allowed_routes.namespaces {
+        FromNamespaces::All => {}
+        FromNamespaces::Same if route_ns == owner_ns => {}
+        FromNamespaces::Same => {
+            return Some(format!(
+                "listener `{lname}` only admits routes from its own namespace `{owner_ns}` (allowedRoutes.namespaces.from: Same), and this route is in `{route_ns}`"
+            ));
+        }
+        FromNamespaces::Selector(sel) => {
+            if !sel.matches(&world.namespace_labels(route_ns)) {
+                let want: Vec<String> = sel
+                    .match_labels
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .chain(sel.match_expressions.iter().map(|e| {
+                        format!("{} {} [{}]", e.key, e.operator, e.values.join(", "))
+                    }))
+                    .collect();
+                return Some(format!(
+                    "listener `{lname}` only admits routes from namespaces selected by {{{}}}, and Namespace `{route_ns}` does not match",
+                    want.join(", ")
+                ));
+            }
+        }
+        FromNamespaces::Unknown(v) => {
+            return Some(format!("listener `{lname}` has allowedRoutes.namespaces.from `{v}`, which admits nothing"));
+        }
+    }
+    let kind = route.kind.kind();
+    let route_group = normalize_group(&world.object(route_id).group);
+    if !l.allowed_routes.kinds.is_empty() {
+        let ok = l.allowed_routes.kinds.iter().any(|k| {
+            k.kind == kind && k.group.as_deref().map(normalize_group).unwrap_or(GATEWAY_GROUP) == route_group
+        });
+        if !ok {
+            let kinds: Vec<&str> = l.allowed_routes.kinds.iter().map(|k| k.kind.as_str()).collect();
+            return Some(format!("listener `{lname}` admits only {} routes, not {kind}", kinds.join(", ")));
+        }
+    } else if let Some(protocol) = &l.protocol {
+        let supported: &[&str] = match protocol.as_str() {
+            "HTTP" | "HTTPS" => &["HTTPRoute", "GRPCRoute"],
+            "TLS" => &["TLSRoute", "TCPRoute"],
+            "TCP" => &["TCPRoute"],
+            "UDP" => &["UDPRoute"],
+            _ => &[],
+        };
+        if !supported.is_empty() && !supported.contains(&kind) {
+            return Some(format!("listener `{lname}` speaks {protocol}, which does not carry {kind}s"));
+        }
+    }
+    if route.kind.has_hostnames() && !route.hostnames.is_empty() {
+        if let Some(h) = &l.hostname {
+            if !route.hostnames.iter().any(|rh| hostnames::intersect(&h.value, &rh.value)) {
+                let hs: Vec<&str> = route.hostnames.iter().map(|h| h.value.as_str()).collect();
+                return Some(format!(
+                    "listener `{lname}` serves hostname `{}`, which matches none of the route's hostnames ({})",
+                    h.value,
+                    hs.join(", ")
+                ));
+            }
+        }
+    }
+    None
+}
+
+pub(super) fn resolve_listener_set_parent(world: &World, id: ObjId, ls: &ListenerSet) -> ParentResolution {
+    let Some(p) = &ls.parent_ref else {
+        return ParentResolution::Unchecked;
+    };
+    if p.templated {
+        return ParentResolution::Unchecked;
+    }
+    let Some(name) = p.name.as_ref().map(|n| n.value.as_str()) else {
+        return ParentResolution::Unchecked;
+    };
+    let gk = GroupKind::new(
+        p.group.as_ref().map(|g| g.value.as_str()).unwrap_or(GATEWAY_GROUP),
+        p.kind.as_ref().map(|k| k.value.as_str()).unwrap_or("Gateway"),
+    );
+    let own_ns = world.namespace_of(id).unwrap_or("");
+    let ns = p.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(own_ns);
+    match world.lookup(&gk, Some(ns), name) {
+        Some(parent) => ParentResolution::Attached { parent, nodes: Vec::<NodeId>::new() },
+        None => {
+            let names = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
+            ParentResolution::NotFound {
+                suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str()))
+                    .map(str::to_owned),
+            }
+        }
+    }
+}

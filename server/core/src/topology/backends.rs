@@ -1,0 +1,79 @@
+//! backendRefs: existence, ReferenceGrants and ports.
+
+use super::{BackendResolution, Topology, suggest};
+use crate::model::{BackendRef, Body, GATEWAY_GROUP, GroupKind, normalize_group};
+use crate::workspace::{ObjId, World};
+
+pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: &BackendRef) -> BackendResolution {
+    if b.templated {
+        return BackendResolution::Unchecked;
+    }
+    let Some(name) = b.name.as_ref().map(|n| n.value.as_str()).filter(|n| !n.is_empty()) else {
+        return BackendResolution::Unchecked;
+    };
+    let gk = GroupKind::new(
+        b.group.as_ref().map(|g| g.value.as_str()).unwrap_or(""),
+        b.kind.as_ref().map(|k| k.value.as_str()).unwrap_or("Service"),
+    );
+    let route_ns = world.namespace_of(route_id).unwrap_or("");
+    let ns = b.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(route_ns);
+    let is_service = gk.is("", "Service");
+    let Some(target) = world.lookup(&gk, Some(ns), name) else {
+        if !is_service {
+            return BackendResolution::Unchecked;
+        }
+        let names = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
+        return BackendResolution::NotFound {
+            suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str()))
+                .map(str::to_owned),
+        };
+    };
+    if ns != route_ns {
+        let from = GroupKind::new(GATEWAY_GROUP, &world.object(route_id).kind.value);
+        let from = GroupKind { group: normalize_group(&world.object(route_id).group).to_owned(), ..from };
+        if !grant_allows(world, &from, route_ns, &gk, ns, name) {
+            return BackendResolution::NotPermitted { target: Some(target) };
+        }
+    }
+    match (&world.object(target).body, b.port.as_ref()) {
+        (Body::Service(svc), Some(port)) => {
+            match svc.ports.iter().position(|p| p.port == Some(port.value)) {
+                Some(i) => BackendResolution::Found { target, port: Some(i as u32) },
+                None if svc.ports.is_empty() => BackendResolution::Found { target, port: None },
+                None => BackendResolution::PortNotFound {
+                    target,
+                    available: svc.ports.iter().filter_map(|p| p.port).collect(),
+                },
+            }
+        }
+        _ => BackendResolution::Found { target, port: None },
+    }
+}
+
+/// Whether a ReferenceGrant in `to_ns` lets objects of `from` in `from_ns` refer to `to_name`
+/// of kind `to` (GEP-709).
+pub(crate) fn grant_allows(
+    world: &World,
+    from: &GroupKind,
+    from_ns: &str,
+    to: &GroupKind,
+    to_ns: &str,
+    to_name: &str,
+) -> bool {
+    let grant = GroupKind::new(GATEWAY_GROUP, "ReferenceGrant");
+    world.objects_of(&grant).iter().any(|&g| {
+        if world.namespace_of(g) != Some(to_ns) {
+            return false;
+        }
+        let Body::ReferenceGrant(rg) = &world.object(g).body else {
+            return false;
+        };
+        rg.from.iter().any(|f| {
+            normalize_group(&f.group) == from.group && f.kind == from.kind && f.namespace == from_ns
+        }) && rg.to.iter().any(|t| {
+            normalize_group(&t.group) == to.group
+                && t.kind == to.kind
+                && t.name.as_deref().is_none_or(|n| n.is_empty() || n == to_name)
+        })
+    })
+}

@@ -1,0 +1,176 @@
+//! Builds the DAG: nodes for objects and sections, then edges from each reference.
+
+use std::collections::HashSet;
+
+use super::{Node, NodeId, ParentResolution, Topology, attach, backends, targets};
+use crate::model::{Body, GroupKind};
+use crate::workspace::{ObjId, World};
+
+pub(super) fn build(world: &World) -> Topology {
+    let mut b = Builder { t: Topology::default(), edges: HashSet::new() };
+    for id in world.ids() {
+        let n = b.add(Node::Object(id));
+        b.t.object_nodes.push(n);
+    }
+    for id in world.ids() {
+        b.add_sections(world, id);
+    }
+    for id in world.ids() {
+        match &world.object(id).body {
+            Body::Gateway(g) => {
+                let class = g.class_name.as_ref().map(|c| c.value.as_str()).unwrap_or("");
+                let gc = GroupKind::new(crate::model::GATEWAY_GROUP, "GatewayClass");
+                if let Some(c) = world.lookup(&gc, None, class) {
+                    let (p, c2) = (b.t.object_node(c), b.t.object_node(id));
+                    b.edge(p, c2);
+                }
+            }
+            Body::ListenerSet(ls) => {
+                let res = attach::resolve_listener_set_parent(world, id, ls);
+                if let ParentResolution::Attached { parent, .. } = &res {
+                    let (p, c) = (b.t.object_node(*parent), b.t.object_node(id));
+                    b.edge(p, c);
+                }
+                b.t.listener_set_parents.insert(id, res);
+            }
+            _ => {}
+        }
+    }
+    for id in world.ids() {
+        if let Body::Route(route) = &world.object(id).body {
+            let parents: Vec<ParentResolution> = route
+                .parent_refs
+                .iter()
+                .map(|p| attach::resolve_parent(world, &b.t, id, route, p))
+                .collect();
+            let route_node = b.t.object_node(id);
+            for p in &parents {
+                if let ParentResolution::Attached { nodes, .. } = p {
+                    for &n in nodes {
+                        b.edge(n, route_node);
+                    }
+                }
+            }
+            b.t.parent_refs.insert(id, parents);
+
+            let mut per_rule = Vec::with_capacity(route.rules.len());
+            for rule in &route.rules {
+                let from = rule
+                    .name
+                    .as_ref()
+                    .and_then(|n| b.t.section_node(id, &n.value))
+                    .unwrap_or(route_node);
+                let mut res = Vec::with_capacity(rule.backend_refs.len());
+                for br in &rule.backend_refs {
+                    let r = backends::resolve_backend(world, &b.t, id, br);
+                    if let super::BackendResolution::Found { target, .. } = &r {
+                        let to = b.t.object_node(*target);
+                        if from != to {
+                            b.edge(from, to);
+                            let port = br.port.as_ref().map(|p| p.value);
+                            let ports = b.t.edge_ports.entry((from, to)).or_default();
+                            if !ports.contains(&port) {
+                                ports.push(port);
+                            }
+                        }
+                    }
+                    res.push(r);
+                }
+                per_rule.push(res);
+            }
+            b.t.backend_refs.insert(id, per_rule);
+        }
+    }
+    for &pid in &world.policies {
+        let res = targets::resolve_policy(world, &mut b.t, pid);
+        let nodes: Vec<NodeId> = res.attached_nodes().collect();
+        for n in nodes {
+            let at = b.t.attached.entry(n).or_default();
+            if !at.contains(&pid) {
+                at.push(pid);
+            }
+        }
+        b.t.policies.insert(pid, res);
+    }
+    b.t
+}
+
+struct Builder {
+    t: Topology,
+    edges: HashSet<(NodeId, NodeId)>,
+}
+
+impl Builder {
+    fn add(&mut self, node: Node) -> NodeId {
+        self.t.add_node(node)
+    }
+
+    fn edge(&mut self, from: NodeId, to: NodeId) {
+        if from != to && self.edges.insert((from, to)) {
+            self.t.children[from.0 as usize].push(to);
+            self.t.parents[to.0 as usize].push(from);
+        }
+    }
+
+    fn add_sections(&mut self, world: &World, id: ObjId) {
+        let names: Vec<(u32, &str)> = match &world.object(id).body {
+            Body::Gateway(g) => {
+                g.listeners.iter().enumerate().map(|(i, l)| (i as u32, l.name.value.as_str())).collect()
+            }
+            Body::ListenerSet(ls) => {
+                ls.listeners.iter().enumerate().map(|(i, l)| (i as u32, l.name.value.as_str())).collect()
+            }
+            Body::Route(r) => r
+                .rules
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.name.as_ref().map(|n| (i as u32, n.value.as_str())))
+                .collect(),
+            Body::Service(s) => s
+                .ports
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| p.name.as_ref().map(|n| (i as u32, n.value.as_str())))
+                .collect(),
+            _ => return,
+        };
+        let parent = self.t.object_node(id);
+        for (i, name) in names {
+            // Names are unique per object; a duplicate keeps the first (the API rejects it).
+            if self.t.sections.contains_key(&(id, Box::from(name))) {
+                continue;
+            }
+            let n = self.add(Node::Section(id, i));
+            self.t.sections.insert((id, Box::from(name)), n);
+            self.edge(parent, n);
+        }
+    }
+}
+
+impl Topology {
+    pub(super) fn add_node(&mut self, node: Node) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(node);
+        self.parents.push(Vec::new());
+        self.children.push(Vec::new());
+        id
+    }
+
+    pub(super) fn ensure_namespace_node(&mut self, ns: &str) -> NodeId {
+        if let Some(n) = self.namespace_nodes.get(ns) {
+            return *n;
+        }
+        let n = self.add_node(Node::Namespace(ns.into()));
+        self.namespace_nodes.insert(ns.into(), n);
+        n
+    }
+
+    pub(super) fn ensure_virtual_node(&mut self, key: crate::model::ObjectKey) -> NodeId {
+        if let Some(n) = self.virtual_nodes.get(&key) {
+            return *n;
+        }
+        let n = self.add_node(Node::Virtual(key.clone()));
+        self.virtual_nodes.insert(key, n);
+        n
+    }
+}

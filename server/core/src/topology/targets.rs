@@ -1,0 +1,290 @@
+//! Policy targetRefs and targetSelectors → nodes, with the reason for every ref that does not
+//! resolve.
+
+use super::validate::{RefViolation, validate_ref};
+use super::{NodeId, Topology, backends::grant_allows, section_names, suggest};
+use crate::catalog::PolicyKind;
+use crate::model::{
+    Body, FromNamespaces, GATEWAY_GROUP, GroupKind, ObjectKey, PolicyFields, TargetRef, normalize_group,
+};
+use crate::syntax::Span;
+use crate::workspace::{ObjId, World};
+
+/// Why a target reference does not resolve.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RefProblem {
+    /// Fields a real API server would reject.
+    Invalid(Vec<RefViolation>),
+    /// The policy kind cannot target this (group, kind); `allowed` lists what it can.
+    KindNotAllowed { allowed: Vec<GroupKind> },
+    /// `sectionName` on a target kind that the policy kind does not let name sections.
+    SectionNotSupported { gk: GroupKind },
+    /// `namespace` set where the kind forbids it.
+    CrossNamespaceForbidden,
+    /// A cross-namespace ref with no ReferenceGrant admitting it.
+    CrossNamespaceNoGrant { namespace: String },
+    NotFound { key: ObjectKey, suggestion: Option<String>, elsewhere: Vec<String> },
+    SectionNotFound { target: ObjId, section: String, available: Vec<String>, suggestion: Option<String> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TargetResolution {
+    Resolved(NodeId),
+    /// A virtual target (a kind the workspace cannot check).
+    Virtual(NodeId),
+    Problem(RefProblem),
+    /// Holds a template expression: not checked.
+    Templated,
+}
+
+/// Everything known about a policy's attachment.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct PolicyResolution {
+    /// One per ref of `targetRef` then `targetRefs`, in order.
+    pub refs: Vec<TargetResolution>,
+    /// Nodes picked by `targetSelectors`.
+    pub selected: Vec<NodeId>,
+    /// Problems with the reference fields themselves (both, neither, empty, too many): the
+    /// span to point at and the message.
+    pub field_problems: Vec<(Span, String)>,
+    /// Refs that repeat an earlier one: (this ref's span, the first one's span).
+    pub duplicates: Vec<(Span, Span)>,
+}
+
+impl PolicyResolution {
+    pub fn attached_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.refs
+            .iter()
+            .filter_map(|r| match r {
+                TargetResolution::Resolved(n) | TargetResolution::Virtual(n) => Some(*n),
+                _ => None,
+            })
+            .chain(self.selected.iter().copied())
+    }
+
+    /// Malformed: bad ref fields or field combination (status reason `Invalid`).
+    pub fn is_invalid(&self) -> bool {
+        !self.field_problems.is_empty()
+            || self.refs.iter().any(|r| matches!(r, TargetResolution::Problem(RefProblem::Invalid(_))))
+    }
+}
+
+pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> PolicyResolution {
+    let mut res = PolicyResolution::default();
+    let (Some(kind), Body::Other(other)) = (world.policy_kind(pid), &world.object(pid).body) else {
+        return res;
+    };
+    let fields = &other.policy;
+    res.field_problems = field_problems(world, pid, kind, fields);
+    let mut seen: Vec<(ObjectKey, Span)> = Vec::new();
+    for r in fields.refs() {
+        let resolution = resolve_ref(world, t, pid, kind, r);
+        if let Some(key) = ref_key(world, pid, kind, r) {
+            match seen.iter().find(|(k, _)| *k == key) {
+                Some((_, first)) => res.duplicates.push((r.span, *first)),
+                None => seen.push((key, r.span)),
+            }
+        }
+        res.refs.push(resolution);
+    }
+    if let Some(sels) = &fields.target_selectors {
+        let policy_ns = world.namespace_of(pid).unwrap_or("");
+        for s in &sels.items {
+            let Some(k) = s.kind.as_ref() else { continue };
+            let group = s.group.as_ref().map(|g| g.value.as_str()).unwrap_or(
+                kind.default_ref_group.as_deref().unwrap_or(GATEWAY_GROUP),
+            );
+            let gk = GroupKind::new(group, &k.value);
+            for &o in world.objects_of(&gk) {
+                let ns = world.namespace_of(o).unwrap_or("");
+                let ns_ok = match s.namespaces.as_ref().unwrap_or(&FromNamespaces::Same) {
+                    FromNamespaces::Same => ns == policy_ns,
+                    FromNamespaces::All => true,
+                    FromNamespaces::Selector(sel) => sel.matches(&world.namespace_labels(ns)),
+                    FromNamespaces::Unknown(_) => false,
+                };
+                if ns_ok && s.selector.matches(&world.object(o).labels) {
+                    let n = t.object_node(o);
+                    if !res.selected.contains(&n) {
+                        res.selected.push(n);
+                    }
+                }
+            }
+        }
+    }
+    res
+}
+
+/// Problems with the combination of reference fields (DESIGN §6 `target-ref-fields`).
+fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields) -> Vec<(Span, String)> {
+    let mut out = Vec::new();
+    let obj = world.object(pid);
+    let name = obj.kind.value.as_str();
+    let selectors = f.target_selectors.as_ref().is_some_and(|s| !s.items.is_empty());
+    if let Some((span, _)) = &f.target_ref {
+        if !kind.target_ref && kind.target_refs {
+            out.push((*span, format!("{name} has no `targetRef` field; use `targetRefs` (a list)")));
+        } else if f.target_refs.is_some() && kind.refs_exclusive {
+            out.push((*span, format!("{name} takes `targetRef` or `targetRefs`, not both")));
+        }
+    }
+    if let Some(list) = &f.target_refs {
+        if !kind.target_refs && kind.target_ref {
+            out.push((list.key_span, format!("{name} has no `targetRefs` field; use `targetRef` (a single reference)")));
+        } else if !list.is_list {
+            out.push((list.span, "`targetRefs` must be a list of references".into()));
+        } else if list.len == 0 && !selectors {
+            out.push((list.span, "`targetRefs` is empty: a policy needs at least one target".into()));
+        } else if list.len as u32 > kind.max_refs {
+            out.push((
+                list.key_span,
+                format!("`targetRefs` has {} items; {name} allows at most {}", list.len, kind.max_refs),
+            ));
+        }
+    }
+    if !f.has_ref_fields() {
+        let span = f.spec_span.map(|s| Span::new(s.start, s.start)).unwrap_or(obj.kind.span);
+        let want = match (kind.target_ref, kind.target_refs) {
+            (true, false) => "`targetRef`",
+            _ => "`targetRefs`",
+        };
+        out.push((span, format!("{name} has no target: add {want}")));
+    }
+    if let Some(sels) = &f.target_selectors {
+        if !kind.target_selectors {
+            out.push((sels.key_span, format!("{name} has no `targetSelectors` field")));
+        }
+    }
+    out
+}
+
+/// The group a ref means: its own, else the kind's default, else inferred from the kind.
+fn ref_group<'a>(kind: &'a PolicyKind, r: &'a TargetRef) -> &'a str {
+    match (&r.group, &kind.default_ref_group) {
+        (Some(g), _) => normalize_group(&g.value),
+        (None, Some(d)) => d,
+        (None, None) => match r.kind.as_ref().map(|k| k.value.as_str()) {
+            Some("Service" | "Namespace") => "",
+            _ => GATEWAY_GROUP,
+        },
+    }
+}
+
+/// The identity of what a ref names, for duplicate detection.
+fn ref_key(world: &World, pid: ObjId, kind: &PolicyKind, r: &TargetRef) -> Option<ObjectKey> {
+    if r.templated {
+        return None;
+    }
+    let k = r.kind.as_ref()?;
+    let n = r.name.as_ref()?;
+    let ns = r.namespace.as_ref().map(|n| n.value.as_str()).or(world.namespace_of(pid));
+    Some(
+        ObjectKey::new(GroupKind::new(ref_group(kind, r), &k.value), ns, &n.value)
+            .with_section(r.section_name.as_ref().map(|s| s.value.as_str())),
+    )
+}
+
+fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r: &TargetRef) -> TargetResolution {
+    use RefProblem::*;
+    if r.templated {
+        return TargetResolution::Templated;
+    }
+    let mut violations = validate_ref(r);
+    if r.kind.is_none() {
+        violations.push(RefViolation { span: r.span, message: "the reference has no `kind`".into() });
+    }
+    if r.name.is_none() {
+        violations.push(RefViolation { span: r.span, message: "the reference has no `name`".into() });
+    }
+    if r.group.is_none() && kind.default_ref_group.is_none() && is_strict(kind) {
+        let hint = match r.kind.as_ref().map(|k| k.value.as_str()) {
+            Some("Service") => "`group: \"\"`".to_owned(),
+            _ => format!("`group: {GATEWAY_GROUP}`"),
+        };
+        violations.push(RefViolation {
+            span: r.kind.as_ref().map_or(r.span, |k| k.span),
+            message: format!("the reference has no `group` (required by {}); add {hint}", kind.gk.kind),
+        });
+    }
+    if !violations.is_empty() {
+        return TargetResolution::Problem(Invalid(violations));
+    }
+    let (Some(k), Some(n)) = (&r.kind, &r.name) else {
+        return TargetResolution::Problem(Invalid(Vec::new()));
+    };
+    let gk = GroupKind::new(ref_group(kind, r), &k.value);
+    let Some(target_kind) = kind.target(&gk) else {
+        return TargetResolution::Problem(KindNotAllowed {
+            allowed: kind.targets.iter().map(|t| t.gk.clone()).collect(),
+        });
+    };
+    if r.section_name.is_some() && !target_kind.section_name {
+        return TargetResolution::Problem(SectionNotSupported { gk });
+    }
+    let policy_ns = world.namespace_of(pid).unwrap_or("");
+    if let Some(ns) = r.namespace.as_ref().filter(|ns| ns.value != policy_ns) {
+        if !kind.cross_namespace {
+            return TargetResolution::Problem(CrossNamespaceForbidden);
+        }
+        let from = world.object(pid).group_kind();
+        if !grant_allows(world, &from, policy_ns, &gk, &ns.value, &n.value) {
+            return TargetResolution::Problem(CrossNamespaceNoGrant { namespace: ns.value.clone() });
+        }
+    }
+    let ns = r.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(policy_ns);
+    if gk.is("", "Namespace") {
+        if world.namespace_exists(&n.value) {
+            return TargetResolution::Resolved(t.ensure_namespace_node(&n.value));
+        }
+        let key = ObjectKey::new(gk, None, &n.value);
+        return TargetResolution::Problem(NotFound {
+            suggestion: suggest::closest(&n.value, world.namespaces()).map(str::to_owned),
+            key,
+            elsewhere: Vec::new(),
+        });
+    }
+    match world.lookup(&gk, Some(ns), &n.value) {
+        Some(target) => match &r.section_name {
+            None => TargetResolution::Resolved(t.object_node(target)),
+            Some(s) => match t.section_node(target, &s.value) {
+                Some(node) => TargetResolution::Resolved(node),
+                None => {
+                    let available = section_names(world, target);
+                    let suggestion =
+                        suggest::closest(&s.value, available.iter().map(String::as_str)).map(str::to_owned);
+                    TargetResolution::Problem(SectionNotFound {
+                        target,
+                        section: s.value.clone(),
+                        available,
+                        suggestion,
+                    })
+                }
+            },
+        },
+        None if world.is_checkable_kind(&gk) => {
+            let same_ns = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
+            let suggestion = suggest::closest(&n.value, same_ns.map(|&o| world.object(o).name.value.as_str()))
+                .map(str::to_owned);
+            let mut elsewhere: Vec<String> = world
+                .objects_of(&gk)
+                .iter()
+                .filter(|&&o| world.object(o).name.value == n.value)
+                .filter_map(|&o| world.namespace_of(o).map(str::to_owned))
+                .collect();
+            elsewhere.sort();
+            elsewhere.dedup();
+            TargetResolution::Problem(NotFound { key: ObjectKey::new(gk, Some(ns), &n.value), suggestion, elsewhere })
+        }
+        None => {
+            let key = ObjectKey::new(gk, Some(ns), &n.value)
+                .with_section(r.section_name.as_ref().map(|s| s.value.as_str()));
+            TargetResolution::Virtual(t.ensure_virtual_node(key))
+        }
+    }
+}
+
+/// Kinds whose CRD requires `group` (built-in or configured kinds with no default group);
+/// kinds known only from a label or their shape get the benefit of the doubt.
+fn is_strict(kind: &PolicyKind) -> bool {
+    matches!(kind.source, crate::catalog::KindSource::Builtin | crate::catalog::KindSource::Config)
+}

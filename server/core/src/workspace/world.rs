@@ -1,0 +1,248 @@
+//! The semantic model of one snapshot: every object with its effective namespace, the
+//! catalog of policy kinds, the policies, and the topology.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use super::{ConfigState, SourceFile};
+use crate::catalog::{Catalog, PolicyKind, build_catalog};
+use crate::model::{Body, CrdScope, GroupKind, Object, ObjectKey};
+use crate::topology::Topology;
+
+/// An object's index in [`World`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjId(pub u32);
+
+const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
+
+/// Kinds that live outside namespaces (those policylens may meet in Gateway API repos).
+const CLUSTER_SCOPED: &[(&str, &str)] = &[
+    (GATEWAY_GROUP, "GatewayClass"),
+    ("", "Namespace"),
+    ("", "Node"),
+    ("", "PersistentVolume"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("networking.k8s.io", "IngressClass"),
+    ("storage.k8s.io", "StorageClass"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("gateway.envoyproxy.io", "EnvoyProxy"),
+];
+
+/// Kinds whose absence from the workspace still makes a reference to them a real error (they
+/// are never virtual).
+const WELL_KNOWN: &[(&str, &str)] = &[
+    (GATEWAY_GROUP, "GatewayClass"),
+    (GATEWAY_GROUP, "Gateway"),
+    (GATEWAY_GROUP, "ListenerSet"),
+    (GATEWAY_GROUP, "HTTPRoute"),
+    (GATEWAY_GROUP, "GRPCRoute"),
+    (GATEWAY_GROUP, "TLSRoute"),
+    (GATEWAY_GROUP, "TCPRoute"),
+    (GATEWAY_GROUP, "UDPRoute"),
+    ("", "Service"),
+];
+
+#[derive(Debug)]
+pub struct World {
+    pub files: Vec<Arc<SourceFile>>,
+    /// (file index, object index in file) per object.
+    locs: Vec<(u32, u32)>,
+    namespaces: Vec<Option<Arc<str>>>,
+    kinds: Vec<Option<Arc<PolicyKind>>>,
+    pub catalog: Catalog,
+    /// Objects that are policies, in workspace order.
+    pub policies: Vec<ObjId>,
+    by_key: HashMap<ObjectKey, ObjId>,
+    by_gk: HashMap<GroupKind, Vec<ObjId>>,
+    /// Namespaces that hold at least one object or have a Namespace object.
+    known_namespaces: HashSet<Arc<str>>,
+    namespace_objects: HashMap<Arc<str>, ObjId>,
+    /// Kinds defined by CRDs in the workspace.
+    crd_kinds: HashSet<GroupKind>,
+    pub default_namespace: Arc<str>,
+    pub topology: Topology,
+}
+
+impl World {
+    pub fn build(files: Vec<Arc<SourceFile>>, config: &ConfigState) -> World {
+        let default_namespace: Arc<str> =
+            config.config.default_namespace.as_deref().unwrap_or("default").into();
+        let mut locs = Vec::new();
+        for (fi, f) in files.iter().enumerate() {
+            for oi in 0..f.objects.len() {
+                locs.push((fi as u32, oi as u32));
+            }
+        }
+        let obj = |&(fi, oi): &(u32, u32)| &files[fi as usize].objects[oi as usize];
+
+        let mut cluster_scoped: HashSet<GroupKind> =
+            CLUSTER_SCOPED.iter().map(|(g, k)| GroupKind::new(g, k)).collect();
+        let mut crd_kinds = HashSet::new();
+        for l in &locs {
+            if let Body::Crd(crd) = &obj(l).body {
+                let gk = GroupKind::new(&crd.group, &crd.kind);
+                if crd.scope == CrdScope::Cluster {
+                    cluster_scoped.insert(gk.clone());
+                }
+                crd_kinds.insert(gk);
+            }
+        }
+
+        let catalog = build_catalog(&config.config, locs.iter().map(obj));
+        let mut namespaces = Vec::with_capacity(locs.len());
+        let mut kinds = Vec::with_capacity(locs.len());
+        let mut policies = Vec::new();
+        let mut by_key = HashMap::with_capacity(locs.len());
+        let mut by_gk: HashMap<GroupKind, Vec<ObjId>> = HashMap::new();
+        let mut known_namespaces = HashSet::new();
+        let mut namespace_objects = HashMap::new();
+        for (i, l) in locs.iter().enumerate() {
+            let id = ObjId(i as u32);
+            let o = obj(l);
+            let gk = o.group_kind();
+            let ns: Option<Arc<str>> = if cluster_scoped.contains(&gk) {
+                None
+            } else {
+                Some(match &o.namespace {
+                    Some(n) if !n.value.is_empty() => n.value.as_str().into(),
+                    _ => default_namespace.clone(),
+                })
+            };
+            if let Some(n) = &ns {
+                known_namespaces.insert(n.clone());
+            }
+            if gk.is("", "Namespace") {
+                let n: Arc<str> = o.name.value.as_str().into();
+                known_namespaces.insert(n.clone());
+                namespace_objects.entry(n).or_insert(id);
+            }
+            let kind = match &o.body {
+                Body::Other(other) => catalog
+                    .get(&gk)
+                    .filter(|_| other.policy.has_ref_fields() || other.policy.spec_span.is_some())
+                    .cloned(),
+                _ => None,
+            };
+            if kind.is_some() {
+                policies.push(id);
+            }
+            kinds.push(kind);
+            by_key.entry(ObjectKey::new(gk.clone(), ns.as_deref(), &o.name.value)).or_insert(id);
+            by_gk.entry(gk).or_default().push(id);
+            namespaces.push(ns);
+        }
+        let mut world = World {
+            files,
+            locs,
+            namespaces,
+            kinds,
+            catalog,
+            policies,
+            by_key,
+            by_gk,
+            known_namespaces,
+            namespace_objects,
+            crd_kinds,
+            default_namespace,
+            topology: Topology::default(),
+        };
+        world.topology = Topology::build(&world);
+        world
+    }
+
+    pub fn object_count(&self) -> usize {
+        self.locs.len()
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = ObjId> + use<> {
+        (0..self.locs.len() as u32).map(ObjId)
+    }
+
+    pub fn object(&self, id: ObjId) -> &Object {
+        let (fi, oi) = self.locs[id.0 as usize];
+        &self.files[fi as usize].objects[oi as usize]
+    }
+
+    pub fn file_of(&self, id: ObjId) -> &Arc<SourceFile> {
+        &self.files[self.locs[id.0 as usize].0 as usize]
+    }
+
+    /// The object's namespace (`None` for cluster-scoped kinds), defaulted.
+    pub fn namespace_of(&self, id: ObjId) -> Option<&str> {
+        self.namespaces[id.0 as usize].as_deref()
+    }
+
+    pub fn key(&self, id: ObjId) -> ObjectKey {
+        let o = self.object(id);
+        ObjectKey::new(o.group_kind(), self.namespace_of(id), &o.name.value)
+    }
+
+    /// The policy kind of a policy object.
+    pub fn policy_kind(&self, id: ObjId) -> Option<&Arc<PolicyKind>> {
+        self.kinds[id.0 as usize].as_ref()
+    }
+
+    pub fn lookup(&self, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
+        let key = ObjectKey {
+            gk: gk.clone(),
+            namespace: namespace.map(str::to_owned),
+            name: name.to_owned(),
+            section: None,
+        };
+        self.by_key.get(&key).copied().or_else(|| {
+            // A namespaced lookup of a cluster-scoped kind (or the reverse) still finds it.
+            let other = ObjectKey { namespace: if namespace.is_some() { None } else { key.namespace }, ..key };
+            self.by_key.get(&other).copied()
+        })
+    }
+
+    pub fn objects_of(&self, gk: &GroupKind) -> &[ObjId] {
+        self.by_gk.get(gk).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Every (group, kind) present in the workspace.
+    pub fn kinds_present(&self) -> impl Iterator<Item = &GroupKind> {
+        self.by_gk.keys()
+    }
+
+    /// Whether references to `gk` can be checked for existence: a kind policylens models, or
+    /// one with objects or a CRD in the workspace. Others are virtual (GEP-713 "virtual
+    /// types"): they may name things outside the API server.
+    pub fn is_checkable_kind(&self, gk: &GroupKind) -> bool {
+        WELL_KNOWN.iter().any(|(g, k)| gk.is(g, k))
+            || gk.is("", "Namespace")
+            || self.by_gk.contains_key(gk)
+            || self.crd_kinds.contains(gk)
+    }
+
+    pub fn namespace_exists(&self, ns: &str) -> bool {
+        self.known_namespaces.contains(ns)
+    }
+
+    pub fn namespaces(&self) -> impl Iterator<Item = &str> {
+        self.known_namespaces.iter().map(|s| &**s)
+    }
+
+    /// Labels of namespace `ns`: its Namespace object's, plus the
+    /// `kubernetes.io/metadata.name` label the API server always sets.
+    pub fn namespace_labels(&self, ns: &str) -> Vec<(String, String)> {
+        let mut labels = self
+            .namespace_objects
+            .get(ns)
+            .map(|&id| self.object(id).labels.clone())
+            .unwrap_or_default();
+        let k = "kubernetes.io/metadata.name";
+        if !labels.iter().any(|(lk, _)| lk == k) {
+            labels.push((k.to_owned(), ns.to_owned()));
+            labels.sort();
+        }
+        labels
+    }
+
+    pub fn namespace_object(&self, ns: &str) -> Option<ObjId> {
+        self.namespace_objects.get(ns).copied()
+    }
+}
