@@ -1,4 +1,119 @@
-//! Editor and CLI features as plain data over a snapshot: diagnostics now; hover, completion,
-//! definition, references and the rest build on the same world.
+//! Editor and CLI features as plain data over a snapshot. Positions are byte offsets into the
+//! file's text; the LSP crate converts at its edge.
 
 pub mod diagnostics;
+
+use std::sync::Arc;
+
+use crate::syntax::Span;
+
+/// A place in a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: Arc<str>,
+    pub span: Span,
+}
+
+/// A text replacement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    pub file: Arc<str>,
+    pub span: Span,
+    pub new_text: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hover {
+    /// The range the hover is about (highlighted by editors).
+    pub span: Span,
+    pub markdown: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    /// An object name (Gateway, route, Service...).
+    Reference,
+    /// A listener, rule or port name.
+    Section,
+    /// A kind / group pair.
+    Kind,
+    Namespace,
+    /// An enum value such as a strategy.
+    Value,
+    /// A snippet inserting a structure (a new targetRefs entry).
+    Snippet,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompletionItem {
+    pub label: String,
+    pub kind: CompletionKind,
+    pub detail: Option<String>,
+    pub documentation: Option<String>,
+    /// Text replacing `replace`; a snippet (`$1`, `${1:name}`) when `is_snippet`.
+    pub insert_text: String,
+    pub is_snippet: bool,
+    pub replace: Span,
+    /// Orders items (nearest first): compared as strings.
+    pub sort_text: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolKind {
+    Object,
+    Policy,
+    Section,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Symbol {
+    pub name: String,
+    pub detail: Option<String>,
+    pub kind: SymbolKind,
+    pub file: Arc<str>,
+    /// The whole object or section.
+    pub span: Span,
+    /// The name to highlight.
+    pub selection_span: Span,
+    pub children: Vec<Symbol>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodeLens {
+    pub span: Span,
+    pub title: String,
+    /// Where the lens leads (the policies or targets it counts).
+    pub locations: Vec<Location>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CodeActionKind {
+    QuickFix,
+    Refactor,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodeAction {
+    pub title: String,
+    pub kind: CodeActionKind,
+    pub edits: Vec<TextEdit>,
+    /// The diagnostic code it fixes, when it is a quick fix.
+    pub fixes: Option<diagnostics::Code>,
+    pub preferred: bool,
+}
+
+mod actions;
+mod completion;
+mod hover;
+mod lens;
+mod navigation;
+mod rename;
+mod symbols;
+
+pub use actions::code_actions;
+pub use completion::completions;
+pub use hover::hover;
+pub use lens::code_lenses;
+pub use navigation::{definition, references};
+pub use rename::{prepare_rename, rename};
+pub use symbols::{document_symbols, workspace_symbols};

@@ -1,7 +1,7 @@
 //! The workspace config file `.policylens.yaml`.
 //!
 //! ```yaml
-//! # yaml-language-server: $schema=https://raw.githubusercontent.com/policylens/policylens/main/schemas/policylens-config.schema.json
+//! # yaml-language-server: $schema=./schemas/policylens-config.schema.json
 //! defaultNamespace: default
 //! exclude: ["charts/**"]
 //! policyKinds:
@@ -13,8 +13,9 @@
 //!     effectiveTarget: {group: "", kind: Service}
 //! ```
 //!
-//! The first line lets yaml-language-server validate and complete the file; a local copy works
-//! too (`$schema=./schemas/policylens-config.schema.json`, relative to the config file).
+//! The first line lets yaml-language-server validate and complete the file: point `$schema` at
+//! a copy of policylens's `schemas/policylens-config.schema.json` (a path relative to the
+//! config file, or a URL).
 //!
 //! The structs below are the one source of truth: their JSON Schema (schemars) is committed as
 //! `schemas/policylens-config.schema.json`, and [`load_config`] validates the YAML tree against
@@ -352,8 +353,12 @@ impl Config {
         for pattern in &self.exclude {
             let pattern = pattern.trim_end_matches('/');
             let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
-            if let Ok(g) = GlobBuilder::new(pattern).literal_separator(true).build() {
-                b.add(g);
+            // `dir/**` also names `dir` itself, so walkers can skip the directory whole.
+            let dir = pattern.strip_suffix("/**").filter(|d| !d.is_empty());
+            for p in std::iter::once(pattern).chain(dir) {
+                if let Ok(g) = GlobBuilder::new(p).literal_separator(true).build() {
+                    b.add(g);
+                }
             }
         }
         ExcludeMatcher {
@@ -758,14 +763,17 @@ fn article(t: &str) -> String {
 /// The candidate closest to `word`, when it is close enough to be a likely typo.
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase();
-    let mut best: Option<(usize, &str)> = None;
+    let len = word.chars().count();
+    // Ties go to the candidate of the word's length (`targetRefz` → `targetRefs`).
+    let mut best: Option<((usize, usize), &str)> = None;
     for c in candidates {
         let d = if c.to_ascii_lowercase() == lower { 0 } else { edit_distance(&lower, &c.to_ascii_lowercase()) };
-        if best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, c));
+        let rank = (d, c.chars().count().abs_diff(len));
+        if best.is_none_or(|(br, _)| rank < br) {
+            best = Some((rank, c));
         }
     }
-    let (d, c) = best?;
+    let ((d, _), c) = best?;
     let limit = (word.chars().count().max(c.chars().count()) / 3).max(1);
     (d <= limit).then_some(c)
 }

@@ -21,11 +21,13 @@ use crate::model::GroupKind;
     Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 pub enum PolicyClass {
+    /// Affects only the object (or section) it targets (GEP-2648).
     Direct,
+    /// Affects its target and everything below it in the hierarchy (GEP-2649).
     Inherited,
 }
 
-/// GEP-713 merge strategies (DESIGN §5).
+/// GEP-713 merge strategies.
 #[derive(
     Clone,
     Copy,
@@ -40,10 +42,16 @@ pub enum PolicyClass {
     schemars::JsonSchema,
 )]
 pub enum Strategy {
+    /// No merging: of two policies on the same target the established one wins and the
+    /// other is rejected as Conflicted.
     None,
+    /// The more specific policy replaces the less specific one whole.
     AtomicDefaults,
+    /// The less specific policy wins whole.
     AtomicOverrides,
+    /// The more specific policy is merge-patched (RFC 7386) onto the less specific one.
     PatchDefaults,
+    /// The less specific policy is merge-patched onto the more specific one.
     PatchOverrides,
     /// A project-specific rule (e.g. Kuadrant's per-rule merge) that is neither atomic nor an
     /// RFC 7386 patch.
@@ -100,7 +108,8 @@ pub enum Stanza {
     Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 pub enum Semantics {
-    /// DESIGN §5 as written.
+    /// The generic GEP-713 fold: least specific first, the established policy's strategy
+    /// decides.
     Gep713,
     /// Kuadrant: `strategy: atomic|merge`; merge = per named rule under `rules`/`limits`;
     /// overrides let the less specific policy win.

@@ -75,10 +75,10 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
 
 fn read_body(root: &Node, group: &str, kind: &str, labels: &[(String, String)]) -> Body {
     let spec = || root.get("spec");
-    if matches!(group, GATEWAY_GROUP | GATEWAY_X_GROUP) {
-        if let Some(rk) = RouteKind::from_kind(kind) {
-            return Body::Route(route::route(rk, spec()));
-        }
+    if matches!(group, GATEWAY_GROUP | GATEWAY_X_GROUP)
+        && let Some(rk) = RouteKind::from_kind(kind)
+    {
+        return Body::Route(route::route(rk, spec()));
     }
     match (group, kind) {
         (GATEWAY_GROUP, "GatewayClass") => Body::GatewayClass(gateway::gateway_class(spec())),

@@ -20,8 +20,8 @@ use split::{Piece, line_end, split_documents};
 
 use super::{Document, Node, NodeKind, ParsedFile, Span, SyntaxError};
 
-/// Re-parses of a broken document after blanking what broke it.
-const MAX_RECOVERIES: usize = 3;
+/// Re-parses allowed for one broken document, over all recovery attempts.
+const MAX_REPARSES: usize = 4;
 
 pub fn parse_file(text: &str) -> ParsedFile {
     // The byte-order mark is not content; the parser never sees it.
@@ -48,60 +48,121 @@ fn on_template_line(original: &str, prepared: &str, at: u32) -> bool {
     o.get(start..end) != p.get(start..end)
 }
 
-/// The bytes (relative to the piece) to blank after an error at `at` (also relative): the rest
-/// of the line from the error, or the whole line when that is already blank. `None` when
-/// nothing is left to blank there.
-fn blank_range(piece: &[u8], at: usize) -> Option<(usize, usize)> {
-    let at = at.min(piece.len());
-    let start = piece[..at].iter().rposition(|&c| c == b'\n' || c == b'\r').map_or(0, |i| i + 1);
-    let end = line_end(piece, at).0;
-    let solid = |r: &[u8]| r.iter().any(|&c| c != b' ' && c != b'\t');
-    if solid(&piece[at..end]) && solid(&piece[start..at]) {
-        Some((at, end))
-    } else if solid(&piece[start..end]) {
-        Some((start, end))
-    } else {
-        None
+/// The line holding `at`: its start and its end (before the line break).
+fn line_bounds(b: &[u8], at: usize) -> (usize, usize) {
+    let at = at.min(b.len());
+    let start = b[..at].iter().rposition(|&c| c == b'\n' || c == b'\r').map_or(0, |i| i + 1);
+    (start, line_end(b, at).0)
+}
+
+fn has_text(r: &[u8]) -> bool {
+    r.iter().any(|&c| c != b' ' && c != b'\t')
+}
+
+/// Byte ranges (relative to the piece) worth blanking after an error at `at`, most promising
+/// first: the rest of the error line (or all of it); the line before, since a key still being
+/// typed (`  nam`) is reported on the line after it; the line that opened a flow collection
+/// never closed.
+fn recovery_candidates(piece: &[u8], at: usize, open_flow: Option<usize>) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(3);
+    let (start, end) = line_bounds(piece, at);
+    let at = at.clamp(start, end);
+    if has_text(&piece[at..end]) && has_text(&piece[start..at]) {
+        out.push((at, end));
+    } else if has_text(&piece[start..end]) {
+        out.push((start, end));
     }
+    let mut line = start;
+    while line > 0 {
+        // Step over the previous line break (`\r\n` counts as one).
+        let mut p = line - 1;
+        if piece[p] == b'\n' && p > 0 && piece[p - 1] == b'\r' {
+            p -= 1;
+        }
+        let (s, e) = line_bounds(piece, p);
+        let first = piece[s..e].iter().find(|&&c| c != b' ' && c != b'\t');
+        if first.is_some_and(|&c| c != b'#') {
+            out.push((s, e));
+            break;
+        }
+        line = s;
+    }
+    if let Some(f) = open_flow {
+        let e = line_bounds(piece, f).1;
+        if f < e {
+            out.push((f, e));
+        }
+    }
+    let mut unique = Vec::with_capacity(out.len());
+    for r in out {
+        if !unique.contains(&r) {
+            unique.push(r);
+        }
+    }
+    unique
+}
+
+/// `text` with `from..to` replaced by spaces (whole chars by as many spaces: still UTF-8, and
+/// every offset unchanged).
+fn blanked(text: &str, from: usize, to: usize) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    for c in bytes.get_mut(from..to)? {
+        if *c != b'\n' && *c != b'\r' {
+            *c = b' ';
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 fn parse_document(original: &str, src: &str, piece: Piece, placeholders: &[(u32, u32)], templated: bool) -> Document {
     let span = Span::new(piece.content_start, piece.end);
     let base = piece.start;
-    let original_piece = &src[piece.start as usize..piece.end as usize];
-    // A copy of the piece is made only once a line has to be blanked.
-    let mut blanked: Option<String> = None;
-    let mut best: Option<Outcome> = None;
+    let piece_text = &src[piece.start as usize..piece.end as usize];
+    let mut best = parse_piece(piece_text, base, placeholders);
+    // Only the first error is reported; errors on template lines are artefacts of the
+    // templating, not the user's YAML, so the first one elsewhere counts.
     let mut reported: Option<(u32, String)> = None;
-    for attempt in 0..=MAX_RECOVERIES {
-        let text = blanked.as_deref().unwrap_or(original_piece);
-        let outcome = parse_piece(text, base, placeholders);
-        let error = outcome.error.clone();
-        if best.as_ref().is_none_or(|b| outcome.reach() >= b.reach()) {
-            best = Some(outcome);
+    let mut note = |o: &Outcome| {
+        if let Some((at, message)) = &o.error {
+            if reported.is_none() && !(templated && on_template_line(original, src, *at)) {
+                reported = Some((*at, message.clone()));
+            }
         }
-        let Some((at, message)) = error else { break };
-        // Errors on template lines are artefacts of the templating, not the user's YAML.
-        if reported.is_none() && !(templated && on_template_line(original, src, at)) {
-            reported = Some((at, message));
+    };
+    note(&best);
+    // The text that produced `best`, once some of it had to be blanked.
+    let mut best_text: Option<String> = None;
+    let mut reparses = 0;
+    while let Some((at, _)) = &best.error {
+        let text = best_text.as_deref().unwrap_or(piece_text);
+        let candidates =
+            recovery_candidates(text.as_bytes(), (at - base) as usize, best.open_flow.map(|f| (f - base) as usize));
+        let mut improved: Option<(String, Outcome)> = None;
+        for (from, to) in candidates {
+            if reparses == MAX_REPARSES {
+                break;
+            }
+            reparses += 1;
+            let Some(t) = blanked(text, from, to) else { continue };
+            let outcome = parse_piece(&t, base, placeholders);
+            note(&outcome);
+            let to_beat = improved.as_ref().map_or(best.score(), |(_, o)| o.score());
+            if outcome.score() > to_beat {
+                let complete = outcome.error.is_none();
+                improved = Some((t, outcome));
+                if complete {
+                    break;
+                }
+            }
         }
-        if attempt == MAX_RECOVERIES {
-            break;
-        }
-        let Some((from, to)) = blank_range(text.as_bytes(), (at - base) as usize) else { break };
-        let mut bytes = text.as_bytes().to_vec();
-        for c in &mut bytes[from..to] {
-            *c = b' ';
-        }
-        // Whole chars were replaced by as many spaces, so this stays UTF-8.
-        match String::from_utf8(bytes) {
-            Ok(s) => blanked = Some(s),
-            Err(_) => break,
+        match improved {
+            Some((t, o)) => {
+                best_text = Some(t);
+                best = o;
+            }
+            None => break,
         }
     }
-    let Some(best) = best else {
-        return Document { span, root: None, error: None };
-    };
     let syntax = reported.map(|(at, message)| SyntaxError { span: Span::new(at, at), message });
     let depth = best.depth_error.map(|at| SyntaxError {
         span: Span::new(at, at),

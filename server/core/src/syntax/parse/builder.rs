@@ -21,12 +21,17 @@ pub(super) struct Outcome {
     pub error: Option<(u32, String)>,
     /// Where content deeper than [`MAX_DEPTH`] was first dropped.
     pub depth_error: Option<u32>,
+    /// Nodes read (not counting `Missing` ones): how much of the document this run kept.
+    pub nodes: u32,
+    /// The outermost flow collection still open when the parser stopped.
+    pub open_flow: Option<u32>,
 }
 
 impl Outcome {
-    /// How far the parser got: runs that got further are preferred after recovery.
-    pub fn reach(&self) -> u32 {
-        self.error.as_ref().map_or(u32::MAX, |e| e.0)
+    /// Which of several runs over a broken document to keep: the one that read the most, then
+    /// the one that got furthest.
+    pub fn score(&self) -> (u32, u32) {
+        (self.nodes, self.error.as_ref().map_or(u32::MAX, |e| e.0))
     }
 }
 
@@ -105,6 +110,7 @@ struct Builder<'a> {
     /// End of the last token read: where a block scalar's indicator search begins.
     last_end: u32,
     document_started: bool,
+    nodes: u32,
 }
 
 fn is_space(c: u8) -> bool {
@@ -249,6 +255,9 @@ impl Builder<'_> {
 
     fn attach(&mut self, node: Node) {
         self.last_end = self.last_end.max(node.span.end);
+        if !matches!(node.kind, NodeKind::Missing) {
+            self.nodes += 1;
+        }
         match self.stack.last_mut() {
             None => {
                 if self.root.is_none() {
@@ -448,6 +457,7 @@ pub(super) fn parse_piece(piece: &str, base: u32, placeholders: &[(u32, u32)]) -
         depth_error: None,
         last_end: base,
         document_started: false,
+        nodes: 0,
     };
     let mut parser = Parser::new_from_str(piece);
     // saphyr has `unwrap`s on internal invariants; a bug there must not take the caller
@@ -473,6 +483,10 @@ pub(super) fn parse_piece(piece: &str, base: u32, placeholders: &[(u32, u32)]) -
         Ok(error) => error,
         Err(_) => Some((b.last_end, "internal YAML parser error".to_owned())),
     };
+    let open_flow = match error {
+        Some(_) => b.stack.iter().find(|f| f.flow).map(|f| f.start),
+        None => None,
+    };
     b.close_all();
-    Outcome { root: b.root, error, depth_error: b.depth_error }
+    Outcome { root: b.root, error, depth_error: b.depth_error, nodes: b.nodes, open_flow }
 }
