@@ -2,7 +2,7 @@
 //!
 //! Two shapes:
 //! - [`Profile::Mixed`]: a platform with shared Gateways in `infra` and many team namespaces,
-//!   each with Services, HTTPRoutes/GRPCRoutes and 10-15 % policies of five real kinds
+//!   each with Services, HTTPRoutes/GRPCRoutes and 10-15 % policies of six real kinds
 //!   (Gateway API BackendTLSPolicy, Envoy Gateway BackendTrafficPolicy/SecurityPolicy/
 //!   ClientTrafficPolicy, Kuadrant RateLimitPolicy/AuthPolicy). About 500 bytes per object, spread
 //!   over multi-document files of 20-50 objects in nested directories. About 1 % of the refs carry
@@ -18,6 +18,7 @@ mod mixed;
 mod paths;
 mod rng;
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{self, Write as _};
@@ -70,7 +71,15 @@ pub struct PathsShape {
 
 impl Default for PathsShape {
     fn default() -> PathsShape {
-        PathsShape { gateways: 50, listeners: 2, routes: 200, services: 20, parent_refs: 16, rules: 3, backends: 3 }
+        PathsShape {
+            gateways: 50,
+            listeners: 2,
+            routes: 200,
+            services: 20,
+            parent_refs: 16,
+            rules: 3,
+            backends: 3,
+        }
     }
 }
 
@@ -86,7 +95,13 @@ pub struct Config {
 
 impl Config {
     pub fn mixed(objects: usize, out: impl Into<PathBuf>, seed: u64) -> Config {
-        Config { objects, out: out.into(), seed, profile: Profile::Mixed, paths: PathsShape::default() }
+        Config {
+            objects,
+            out: out.into(),
+            seed,
+            profile: Profile::Mixed,
+            paths: PathsShape::default(),
+        }
     }
 }
 
@@ -140,12 +155,22 @@ fn prepare_dir(dir: &Path, cfg: &Config) -> io::Result<()> {
         fs::create_dir_all(dir)?;
     }
     let marker = match cfg.profile {
-        Profile::Mixed => format!("policylens-synth profile=mixed objects={} seed={}\n", cfg.objects, cfg.seed),
+        Profile::Mixed => format!(
+            "policylens-synth profile=mixed objects={} seed={}\n",
+            cfg.objects, cfg.seed
+        ),
         Profile::Paths => {
             let p = &cfg.paths;
             format!(
                 "policylens-synth profile=paths seed={} gateways={} listeners={} routes={} services={} parent-refs={} rules={} backends={}\n",
-                cfg.seed, p.gateways, p.listeners, p.routes, p.services, p.parent_refs, p.rules, p.backends
+                cfg.seed,
+                p.gateways,
+                p.listeners,
+                p.routes,
+                p.services,
+                p.parent_refs,
+                p.rules,
+                p.backends
             )
         }
     };
@@ -162,11 +187,19 @@ pub(crate) struct Doc {
 
 impl Doc {
     pub fn object(text: String) -> Doc {
-        Doc { text, policy: false, mistakes: 0 }
+        Doc {
+            text,
+            policy: false,
+            mistakes: 0,
+        }
     }
 
     pub fn policy(text: String) -> Doc {
-        Doc { text, policy: true, mistakes: 0 }
+        Doc {
+            text,
+            policy: true,
+            mistakes: 0,
+        }
     }
 
     pub fn with_mistakes(mut self, mistakes: u32) -> Doc {
@@ -178,13 +211,17 @@ impl Doc {
 /// The output tree: writes files and keeps the counts.
 pub(crate) struct Out {
     root: PathBuf,
-    made_dirs: Vec<PathBuf>,
+    made_dirs: BTreeSet<PathBuf>,
     pub summary: Summary,
 }
 
 impl Out {
     fn new(root: &Path) -> Out {
-        Out { root: root.to_path_buf(), made_dirs: Vec::new(), summary: Summary::default() }
+        Out {
+            root: root.to_path_buf(),
+            made_dirs: BTreeSet::new(),
+            summary: Summary::default(),
+        }
     }
 
     /// Writes `docs` as one multi-document file at `rel`, after a comment header. Every object
@@ -194,13 +231,18 @@ impl Out {
     }
 
     /// [`Out::write_file`] over borrowed documents.
-    pub fn write_file_refs<'d>(&mut self, rel: &str, header: &str, docs: impl Iterator<Item = &'d Doc>) -> io::Result<()> {
+    pub fn write_file_refs<'d>(
+        &mut self,
+        rel: &str,
+        header: &str,
+        docs: impl Iterator<Item = &'d Doc>,
+    ) -> io::Result<()> {
         let path = self.root.join(rel);
-        if let Some(dir) = path.parent() {
-            if !self.made_dirs.iter().any(|d| d == dir) {
-                fs::create_dir_all(dir)?;
-                self.made_dirs.push(dir.to_path_buf());
-            }
+        if let Some(dir) = path.parent()
+            && !self.made_dirs.contains(dir)
+        {
+            fs::create_dir_all(dir)?;
+            self.made_dirs.insert(dir.to_path_buf());
         }
         let mut w = io::BufWriter::with_capacity(64 * 1024, fs::File::create(&path)?);
         let mut bytes = 0u64;
@@ -247,34 +289,96 @@ pub(crate) const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
 /// Words used for names. Every typo is checked against all of them, so that a misspelt name can
 /// never be another real name.
 pub(crate) const APP_WORDS: &[&str] = &[
-    "orders", "catalog", "cart", "checkout", "inventory", "pricing", "search", "reviews", "accounts", "profile",
-    "billing", "invoices", "shipping", "tracking", "returns", "payments", "refunds", "ledger", "wallet", "coupons",
-    "loyalty", "recommend", "notify", "mailer", "sms", "media", "images", "thumbs", "uploads", "exports", "reports",
-    "analytics", "audit", "session", "login", "tokens", "consent", "gdpr", "support", "tickets", "chat", "feeds",
-    "stock", "supplier", "warehouse", "fulfil", "quotes", "tax", "currency", "fraud", "risk", "kyc", "ads",
-    "banner", "geo", "maps", "routing", "slots", "booking", "calendar", "survey", "wishlist", "gifts", "bundles",
+    "orders",
+    "catalog",
+    "cart",
+    "checkout",
+    "inventory",
+    "pricing",
+    "search",
+    "reviews",
+    "accounts",
+    "profile",
+    "billing",
+    "invoices",
+    "shipping",
+    "tracking",
+    "returns",
+    "payments",
+    "refunds",
+    "ledger",
+    "wallet",
+    "coupons",
+    "loyalty",
+    "recommend",
+    "notify",
+    "mailer",
+    "sms",
+    "media",
+    "images",
+    "thumbs",
+    "uploads",
+    "exports",
+    "reports",
+    "analytics",
+    "audit",
+    "session",
+    "login",
+    "tokens",
+    "consent",
+    "gdpr",
+    "support",
+    "tickets",
+    "chat",
+    "feeds",
+    "stock",
+    "supplier",
+    "warehouse",
+    "fulfil",
+    "quotes",
+    "tax",
+    "currency",
+    "fraud",
+    "risk",
+    "kyc",
+    "ads",
+    "banner",
+    "geo",
+    "maps",
+    "routing",
+    "slots",
+    "booking",
+    "calendar",
+    "survey",
+    "wishlist",
+    "gifts",
+    "bundles",
 ];
 
 pub(crate) const TEAM_WORDS: &[&str] = &[
-    "apollo", "borealis", "comet", "delta", "ember", "falcon", "glacier", "harbor", "ion", "jade", "kestrel",
-    "lumen", "meteor", "nova", "orbit", "pulsar", "quartz", "raven", "sierra", "tundra", "umber", "vega", "willow",
-    "xenon", "yarrow", "zephyr",
+    "apollo", "borealis", "comet", "delta", "ember", "falcon", "glacier", "harbor", "ion", "jade",
+    "kestrel", "lumen", "meteor", "nova", "orbit", "pulsar", "quartz", "raven", "sierra", "tundra",
+    "umber", "vega", "willow", "xenon", "yarrow", "zephyr",
 ];
 
 pub(crate) const RULE_WORDS: &[&str] = &[
-    "list", "get", "create", "update", "delete", "search", "health", "static", "assets", "api", "admin", "hooks",
-    "signin", "signout", "export", "import", "preview", "batch", "stream", "feed",
+    "list", "get", "create", "update", "delete", "search", "health", "static", "assets", "api",
+    "admin", "hooks", "signin", "signout", "export", "import", "preview", "batch", "stream",
+    "feed",
 ];
 
 /// Other name segments that occur in generated names.
 const OTHER_WORDS: &[&str] = &[
-    "gw", "http", "https", "grpc", "metrics", "admin", "partner", "canary", "upstream", "infra", "synth", "paths",
-    "svc", "tls", "traffic", "limits", "auth", "security", "client", "allow", "edge", "stress", "route", "ns", "cap",
-    "defaults", "team", "worker", "cache", "events",
+    "gw", "http", "https", "grpc", "metrics", "admin", "partner", "canary", "upstream", "infra",
+    "synth", "paths", "svc", "tls", "traffic", "limits", "auth", "security", "client", "allow",
+    "edge", "stress", "route", "ns", "cap", "defaults", "team", "worker", "cache", "events",
 ];
 
 fn is_word(w: &str) -> bool {
-    APP_WORDS.contains(&w) || TEAM_WORDS.contains(&w) || RULE_WORDS.contains(&w) || OTHER_WORDS.contains(&w)
+    APP_WORDS.contains(&w)
+        || TEAM_WORDS.contains(&w)
+        || RULE_WORDS.contains(&w)
+        || OTHER_WORDS.contains(&w)
 }
 
 /// A plausible misspelling of `name` that is not any real name: two adjacent letters of one
@@ -289,7 +393,10 @@ pub(crate) fn typo(rng: &mut Rng, name: &str) -> String {
         let mut v = b.to_vec();
         v.swap(i, i + 1);
         let s = String::from_utf8(v).expect("ASCII");
-        let collides = name.split('-').zip(s.split('-')).any(|(o, n)| o != n && is_word(n));
+        let collides = name
+            .split('-')
+            .zip(s.split('-'))
+            .any(|(o, n)| o != n && is_word(n));
         if !collides {
             return s;
         }
@@ -307,7 +414,12 @@ pub(crate) fn timestamp(secs: u64) -> String {
     let days = (t / 86_400) as i64;
     let rem = t % 86_400;
     let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
 }
 
 /// Proleptic Gregorian date of a day count since 1970-01-01.
@@ -338,7 +450,14 @@ pub(crate) fn pascal(s: &str) -> String {
 }
 
 /// A `targetRefs` list item (indent is the column of `-`).
-pub(crate) fn target_ref_item(s: &mut String, indent: usize, group: &str, kind: &str, name: &str, section: Option<&str>) {
+pub(crate) fn target_ref_item(
+    s: &mut String,
+    indent: usize,
+    group: &str,
+    kind: &str,
+    name: &str,
+    section: Option<&str>,
+) {
     let pad = " ".repeat(indent);
     line!(s, "{pad}- group: {}", quote_group(group));
     line!(s, "{pad}  kind: {kind}");
@@ -349,7 +468,13 @@ pub(crate) fn target_ref_item(s: &mut String, indent: usize, group: &str, kind: 
 }
 
 /// A singular `targetRef` mapping under `spec:`.
-pub(crate) fn target_ref_single(s: &mut String, group: &str, kind: &str, name: &str, section: Option<&str>) {
+pub(crate) fn target_ref_single(
+    s: &mut String,
+    group: &str,
+    kind: &str,
+    name: &str,
+    section: Option<&str>,
+) {
     line!(s, "  targetRef:");
     line!(s, "    group: {}", quote_group(group));
     line!(s, "    kind: {kind}");
@@ -370,7 +495,10 @@ mod tests {
     fn temp_dir(tag: &str) -> PathBuf {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static N: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
         std::env::temp_dir().join(format!(
             "policylens-synth-test-{}-{}-{}-{}",
             std::process::id(),
@@ -390,7 +518,10 @@ mod tests {
                 if e.file_type().unwrap().is_dir() {
                     stack.push(e.path());
                 } else {
-                    out.push((e.path().strip_prefix(dir).unwrap().to_path_buf(), fs::read(e.path()).unwrap()));
+                    out.push((
+                        e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                        fs::read(e.path()).unwrap(),
+                    ));
                 }
             }
         }
@@ -425,7 +556,11 @@ mod tests {
         assert_eq!(ta.len(), tb.len());
         for ((pa, ba), (pb, bb)) in ta.iter().zip(&tb) {
             assert_eq!(pa, pb);
-            assert!(ba == bb, "{} differs between two runs with the same seed", pa.display());
+            assert!(
+                ba == bb,
+                "{} differs between two runs with the same seed",
+                pa.display()
+            );
         }
         // Another seed gives another workspace of the same size.
         let c = temp_dir("c");
@@ -448,10 +583,17 @@ mod tests {
         let pct = s.policies * 100 / s.objects;
         assert!((10..=15).contains(&pct), "policies {pct} %");
         let per_object = s.bytes / s.objects as u64;
-        assert!((400..=600).contains(&per_object), "{per_object} bytes/object");
+        assert!(
+            (400..=600).contains(&per_object),
+            "{per_object} bytes/object"
+        );
         let per_file = s.objects / s.files;
         assert!((15..=50).contains(&per_file), "{per_file} objects/file");
-        assert!(s.mistakes > 0 && s.mistakes < s.objects / 20, "{} mistakes", s.mistakes);
+        assert!(
+            s.mistakes > 0 && s.mistakes < s.objects / 20,
+            "{} mistakes",
+            s.mistakes
+        );
         fs::remove_dir_all(d).unwrap();
     }
 
@@ -469,8 +611,22 @@ mod tests {
     #[test]
     fn paths_profile_counts() {
         let d = temp_dir("paths");
-        let shape = PathsShape { gateways: 5, listeners: 2, routes: 12, services: 4, parent_refs: 3, rules: 2, backends: 2 };
-        let cfg = Config { objects: 0, out: d.clone(), seed: 9, profile: Profile::Paths, paths: shape };
+        let shape = PathsShape {
+            gateways: 5,
+            listeners: 2,
+            routes: 12,
+            services: 4,
+            parent_refs: 3,
+            rules: 2,
+            backends: 2,
+        };
+        let cfg = Config {
+            objects: 0,
+            out: d.clone(),
+            seed: 9,
+            profile: Profile::Paths,
+            paths: shape,
+        };
         let s = generate(&cfg).unwrap();
         let t = tree(&d);
         let (kinds, docs, _) = yaml_stats(&t);

@@ -117,3 +117,4 @@ pub use lens::code_lenses;
 pub use navigation::{definition, references};
 pub use rename::{prepare_rename, rename};
 pub use symbols::{document_symbols, workspace_symbols};
+#[cfg(test)] mod scratch_exp;

@@ -209,10 +209,13 @@ impl PolicyKindConfig {
     /// CRD-derived entry of the same group and kind, if any).
     pub fn to_kind(&self, base: Option<&PolicyKind>) -> PolicyKind {
         let gk = self.group_kind();
-        let class = self.class.or(base.map(|b| b.class)).unwrap_or(match self.stanza {
-            Some(Stanza::Plural | Stanza::Singular) => PolicyClass::Inherited,
-            _ => PolicyClass::Direct,
-        });
+        let class = self
+            .class
+            .or(base.map(|b| b.class))
+            .unwrap_or(match self.stanza {
+                Some(Stanza::Plural | Stanza::Singular) => PolicyClass::Inherited,
+                _ => PolicyClass::Direct,
+            });
         let mut k = match base {
             Some(b) => {
                 let mut k = b.clone();
@@ -241,7 +244,10 @@ impl PolicyKindConfig {
         }
         if let Some(e) = &self.effective_target {
             k.set_effective_targets(
-                e.as_slice().iter().map(|g| GroupKind::new(&g.group, &g.kind)).collect(),
+                e.as_slice()
+                    .iter()
+                    .map(|g| GroupKind::new(&g.group, &g.kind))
+                    .collect(),
             );
         }
         if let Some(x) = self.cross_namespace {
@@ -271,7 +277,10 @@ impl PolicyKindConfig {
             k.semantics = s;
         }
         if let Some(sh) = &self.shadows {
-            k.shadows = sh.iter().map(|s| (s.field.clone(), s.target_field.clone())).collect();
+            k.shadows = sh
+                .iter()
+                .map(|s| (s.field.clone(), s.target_field.clone()))
+                .collect();
         }
         k
     }
@@ -298,7 +307,10 @@ pub fn load_config(text: &str) -> (Config, Vec<ConfigError>) {
     let mut root: Option<&Node> = None;
     for doc in &parsed.documents {
         if let Some(e) = &doc.error {
-            errors.push(ConfigError { span: e.span, message: format!("YAML syntax: {}", e.message) });
+            errors.push(ConfigError {
+                span: e.span,
+                message: format!("YAML syntax: {}", e.message),
+            });
         }
         match (&doc.root, root) {
             (Some(r), None) => root = Some(r),
@@ -313,14 +325,20 @@ pub fn load_config(text: &str) -> (Config, Vec<ConfigError>) {
         return (Config::default(), errors);
     };
     let schema = config_schema();
-    let mut walker = Walker { root: schema, errors: Vec::new() };
+    let mut walker = Walker {
+        root: schema,
+        errors: Vec::new(),
+    };
     let value = walker.check(root, schema, "config");
     errors.append(&mut walker.errors);
     let config = match value.map(serde_json::from_value::<Config>) {
         Some(Ok(c)) => c,
         Some(Err(e)) => {
             // The walker admits only what the schema describes, so this means the two drifted.
-            errors.push(ConfigError { span: root.span, message: format!("config: {e}") });
+            errors.push(ConfigError {
+                span: root.span,
+                message: format!("config: {e}"),
+            });
             Config::default()
         }
         None => Config::default(),
@@ -342,8 +360,14 @@ pub fn load_config_file(path: &Path) -> std::io::Result<(Config, Vec<ConfigError
 /// The nearest `.policylens.yaml` in `start` (a file's directory when `start` is a file) or
 /// one of its ancestors.
 pub fn find_config_file(start: &Path) -> Option<PathBuf> {
-    let dir = if start.is_file() { start.parent()? } else { start };
-    dir.ancestors().map(|d| d.join(CONFIG_FILE_NAME)).find(|p| p.is_file())
+    let dir = if start.is_file() {
+        start.parent()?
+    } else {
+        start
+    };
+    dir.ancestors()
+        .map(|d| d.join(CONFIG_FILE_NAME))
+        .find(|p| p.is_file())
 }
 
 impl Config {
@@ -452,7 +476,10 @@ impl<'s> Walker<'s> {
         if let Some(c) = schema.get("const") {
             return Some(vec![c]);
         }
-        let branches = schema.get("oneOf").or_else(|| schema.get("anyOf"))?.as_array()?;
+        let branches = schema
+            .get("oneOf")
+            .or_else(|| schema.get("anyOf"))?
+            .as_array()?;
         let mut out = Vec::new();
         for b in branches {
             let b = self.resolve(b);
@@ -473,7 +500,11 @@ impl<'s> Walker<'s> {
             out.extend(values.iter().map(|v| value_type(v)));
             return;
         }
-        if let Some(bs) = schema.get("anyOf").or_else(|| schema.get("oneOf")).and_then(Value::as_array) {
+        if let Some(bs) = schema
+            .get("anyOf")
+            .or_else(|| schema.get("oneOf"))
+            .and_then(Value::as_array)
+        {
             for b in bs {
                 self.accepted_types(b, out);
             }
@@ -499,14 +530,21 @@ impl<'s> Walker<'s> {
     fn check(&mut self, node: &Node, schema: &'s Value, path: &str) -> Option<Value> {
         let schema = self.resolve(schema);
         if matches!(node.kind, NodeKind::Alias) {
-            self.err(node.span, format!("`{path}`: aliases are not supported in the config"));
+            self.err(
+                node.span,
+                format!("`{path}`: aliases are not supported in the config"),
+            );
             return None;
         }
         let value = scalar_value(node);
         if let Some(allowed) = self.enum_values(schema) {
             return self.check_enum(node, value, &allowed, path);
         }
-        if schema.get("anyOf").or_else(|| schema.get("oneOf")).is_some() {
+        if schema
+            .get("anyOf")
+            .or_else(|| schema.get("oneOf"))
+            .is_some()
+        {
             return self.check_branches(node, schema, path);
         }
         let found = json_type(node, value.as_ref());
@@ -545,8 +583,14 @@ impl<'s> Walker<'s> {
             return Some(value);
         }
         let names: Vec<&str> = allowed.iter().filter_map(|v| v.as_str()).collect();
-        let mut message =
-            format!("`{path}` must be one of {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "));
+        let mut message = format!(
+            "`{path}` must be one of {}",
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         match value.as_str() {
             Some(s) => {
                 message.push_str(&format!(", found `{s}`"));
@@ -554,7 +598,10 @@ impl<'s> Walker<'s> {
                     message.push_str(&format!("; did you mean `{m}`?"));
                 }
             }
-            None => message.push_str(&format!(", found {}", article(json_type(node, Some(&value))))),
+            None => message.push_str(&format!(
+                ", found {}",
+                article(json_type(node, Some(&value)))
+            )),
         }
         self.err(node.span, message);
         None
@@ -569,7 +616,10 @@ impl<'s> Walker<'s> {
         let mut fallback = None;
         for b in list {
             let b = self.resolve(b);
-            let mut sub = Walker { root: self.root, errors: Vec::new() };
+            let mut sub = Walker {
+                root: self.root,
+                errors: Vec::new(),
+            };
             let v = sub.check(node, b, path);
             if sub.errors.is_empty() {
                 return v;
@@ -605,7 +655,10 @@ impl<'s> Walker<'s> {
                 format!("{} or {last}", names.join(", "))
             }
         };
-        self.err(node.span, format!("`{path}` must be {expected}, found {}", article(found)));
+        self.err(
+            node.span,
+            format!("`{path}` must be {expected}, found {}", article(found)),
+        );
     }
 
     fn check_object(
@@ -626,9 +679,16 @@ impl<'s> Walker<'s> {
                 self.err(e.key.span, format!("`{path}`: keys must be strings"));
                 continue;
             };
-            let child = if path == "config" { key.to_owned() } else { format!("{path}.{key}") };
+            let child = if path == "config" {
+                key.to_owned()
+            } else {
+                format!("{path}.{key}")
+            };
             if !seen.insert(key) {
-                self.err(e.key.span, format!("duplicate key `{child}`; the last one is used"));
+                self.err(
+                    e.key.span,
+                    format!("duplicate key `{child}`; the last one is used"),
+                );
             }
             match props.and_then(|p| p.get(key)) {
                 Some(s) => match self.check(&e.value, s, &child) {
@@ -671,31 +731,39 @@ impl<'s> Walker<'s> {
         complete.then_some(Value::Object(out))
     }
 
-    fn check_scalar(&mut self, node: &Node, value: Value, schema: &'s Value, path: &str) -> Option<Value> {
+    fn check_scalar(
+        &mut self,
+        node: &Node,
+        value: Value,
+        schema: &'s Value,
+        path: &str,
+    ) -> Option<Value> {
         if let Some(n) = value.as_f64() {
-            if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-                if n < min {
-                    self.err(node.span, format!("`{path}` must be at least {min}"));
-                    return None;
-                }
+            if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+                && n < min
+            {
+                self.err(node.span, format!("`{path}` must be at least {min}"));
+                return None;
             }
-            if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
-                if n > max {
-                    self.err(node.span, format!("`{path}` must be at most {max}"));
-                    return None;
-                }
+            if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+                && n > max
+            {
+                self.err(node.span, format!("`{path}` must be at most {max}"));
+                return None;
             }
         }
-        if let (Some(s), Some(format)) = (value.as_str(), schema.get("format").and_then(Value::as_str)) {
+        if let (Some(s), Some(format)) =
+            (value.as_str(), schema.get("format").and_then(Value::as_str))
+        {
             let problem = match format {
                 "glob" => GlobBuilder::new(s.trim_end_matches('/'))
                     .literal_separator(true)
                     .build()
                     .err()
                     .map(|e| format!("`{path}` is not a valid glob: {}", e.kind())),
-                "json-pointer" if !s.is_empty() && !s.starts_with('/') => {
-                    Some(format!("`{path}` must be a JSON pointer starting with `/`, e.g. `/{s}`"))
-                }
+                "json-pointer" if !s.is_empty() && !s.starts_with('/') => Some(format!(
+                    "`{path}` must be a JSON pointer starting with `/`, e.g. `/{s}`"
+                )),
                 _ => None,
             };
             if let Some(p) = problem {
@@ -729,7 +797,9 @@ fn json_type(node: &Node, value: Option<&Value>) -> &'static str {
     }
 }
 
-const TYPES: [&str; 7] = ["object", "array", "string", "integer", "number", "boolean", "null"];
+const TYPES: [&str; 7] = [
+    "object", "array", "string", "integer", "number", "boolean", "null",
+];
 static NULL: Value = Value::Null;
 static ANY: Value = Value::Bool(true);
 
@@ -761,13 +831,20 @@ fn article(t: &str) -> String {
 }
 
 /// The candidate closest to `word`, when it is close enough to be a likely typo.
-pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase();
     let len = word.chars().count();
     // Ties go to the candidate of the word's length (`targetRefz` → `targetRefs`).
     let mut best: Option<((usize, usize), &str)> = None;
     for c in candidates {
-        let d = if c.to_ascii_lowercase() == lower { 0 } else { edit_distance(&lower, &c.to_ascii_lowercase()) };
+        let d = if c.to_ascii_lowercase() == lower {
+            0
+        } else {
+            edit_distance(&lower, &c.to_ascii_lowercase())
+        };
         let rank = (d, c.chars().count().abs_diff(len));
         if best.is_none_or(|(br, _)| rank < br) {
             best = Some((rank, c));
@@ -815,8 +892,8 @@ mod tests {
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             committed == fresh,
-            "{} is stale; regenerate it with `UPDATE_SCHEMAS=1 cargo test -p policylens-core schema`",
-            path.display()
+            "schemas/policylens-config.schema.json is stale (the config structs changed); \
+             regenerate it with `UPDATE_SCHEMAS=1 cargo test -p policylens-core schema`"
         );
     }
 
@@ -828,7 +905,11 @@ mod tests {
                 Value::Object(m) => {
                     if m.contains_key("properties") {
                         *objects += 1;
-                        assert_eq!(m.get("additionalProperties"), Some(&Value::Bool(false)), "{v}");
+                        assert_eq!(
+                            m.get("additionalProperties"),
+                            Some(&Value::Bool(false)),
+                            "{v}"
+                        );
                     }
                     m.values().for_each(|x| walk(x, objects));
                 }
@@ -881,14 +962,23 @@ policyKinds:
         assert_eq!(c.exclude, vec!["charts/**", "**/*.tmpl.yaml"]);
         assert_eq!(c.policy_kinds.len(), 2);
         let color = c.policy_kinds[0].to_kind(None);
-        assert_eq!(color.gk, GroupKind::new("policies.example.com", "ColorPolicy"));
+        assert_eq!(
+            color.gk,
+            GroupKind::new("policies.example.com", "ColorPolicy")
+        );
         assert_eq!(color.class, PolicyClass::Inherited);
         assert_eq!(color.source, KindSource::Config);
         assert_eq!(
             color.targets,
             vec![
-                TargetKind { gk: GroupKind::new("gateway.networking.k8s.io", "Gateway"), section_name: true },
-                TargetKind { gk: GroupKind::new("gateway.networking.k8s.io", "HTTPRoute"), section_name: false },
+                TargetKind {
+                    gk: GroupKind::new("gateway.networking.k8s.io", "Gateway"),
+                    section_name: true
+                },
+                TargetKind {
+                    gk: GroupKind::new("gateway.networking.k8s.io", "HTTPRoute"),
+                    section_name: false
+                },
             ]
         );
         assert_eq!(color.effective_target, Some(GroupKind::new("", "Service")));
@@ -897,14 +987,27 @@ policyKinds:
         assert_eq!(color.strategies.len(), 4);
 
         let retry = c.policy_kinds[1].to_kind(None);
-        assert_eq!(retry.class, PolicyClass::Inherited, "a Plural stanza implies Inherited");
+        assert_eq!(
+            retry.class,
+            PolicyClass::Inherited,
+            "a Plural stanza implies Inherited"
+        );
         assert!(retry.target_ref && !retry.target_refs && !retry.target_selectors);
         assert_eq!(retry.max_refs, 1);
         assert_eq!(c.policy_kinds[1].default_group, Some(None));
         assert_eq!(retry.default_ref_group, None);
         assert_eq!(retry.project, "GEP-2649");
-        assert_eq!(retry.effective_targets, vec![GroupKind::new("gateway.networking.k8s.io", "HTTPRoute")]);
-        assert_eq!(retry.shadows, vec![("/retryOn".to_owned(), "/spec/rules/*/retry/codes".to_owned())]);
+        assert_eq!(
+            retry.effective_targets,
+            vec![GroupKind::new("gateway.networking.k8s.io", "HTTPRoute")]
+        );
+        assert_eq!(
+            retry.shadows,
+            vec![(
+                "/retryOn".to_owned(),
+                "/spec/rules/*/retry/codes".to_owned()
+            )]
+        );
     }
 
     #[test]
@@ -928,7 +1031,8 @@ policyKinds:
         assert_eq!(c.default_namespace.as_deref(), Some("a"));
         assert!(c.policy_kinds.is_empty());
 
-        let text = "policyKinds:\n  - group: g\n    kind: K\n    crossNamespaces: true\n    colour: red\n";
+        let text =
+            "policyKinds:\n  - group: g\n    kind: K\n    crossNamespaces: true\n    colour: red\n";
         let (c, errors) = load_config(text);
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "crossNamespaces");
@@ -937,8 +1041,16 @@ policyKinds:
             "unknown key `crossNamespaces` in `policyKinds[0]`; did you mean `crossNamespace`?"
         );
         assert_eq!(at(text, &errors[1]), "colour");
-        assert!(errors[1].message.starts_with("unknown key `colour` in `policyKinds[0]` (known keys: "));
-        assert_eq!(c.policy_kinds.len(), 1, "the entry survives its unknown keys");
+        assert!(
+            errors[1]
+                .message
+                .starts_with("unknown key `colour` in `policyKinds[0]` (known keys: ")
+        );
+        assert_eq!(
+            c.policy_kinds.len(),
+            1,
+            "the entry survives its unknown keys"
+        );
     }
 
     #[test]
@@ -947,11 +1059,20 @@ policyKinds:
         let (c, errors) = load_config(text);
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "charts/**");
-        assert_eq!(errors[0].message, "`exclude` must be a list, found a string");
+        assert_eq!(
+            errors[0].message,
+            "`exclude` must be a list, found a string"
+        );
         assert_eq!(at(text, &errors[1]), "many");
-        assert_eq!(errors[1].message, "`policyKinds[0].maxRefs` must be an integer, found a string");
+        assert_eq!(
+            errors[1].message,
+            "`policyKinds[0].maxRefs` must be an integer, found a string"
+        );
         assert_eq!(at(text, &errors[2]), "[x]");
-        assert_eq!(errors[2].message, "`policyKinds[0].crossNamespace` must be a boolean, found a list");
+        assert_eq!(
+            errors[2].message,
+            "`policyKinds[0].crossNamespace` must be a boolean, found a list"
+        );
         assert!(c.exclude.is_empty());
         assert_eq!(c.policy_kinds[0].max_refs, None);
         assert_eq!(c.policy_kinds[0].cross_namespace, None);
@@ -962,7 +1083,10 @@ policyKinds:
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "\"3\"");
         assert_eq!(at(text, &errors[1]), "0");
-        assert_eq!(errors[1].message, "`policyKinds[1].maxRefs` must be at least 1");
+        assert_eq!(
+            errors[1].message,
+            "`policyKinds[1].maxRefs` must be at least 1"
+        );
 
         // effectiveTarget: one mapping or a list of them.
         let text = "policyKinds:\n  - {group: g, kind: K, effectiveTarget: Service}\n";
@@ -986,11 +1110,25 @@ policyKinds:
             "`policyKinds[0].class` must be one of `Direct`, `Inherited`, found `inherited`; did you mean `Inherited`?"
         );
         assert_eq!(at(text, &errors[1]), "Merge");
-        assert!(errors[1].message.starts_with("`policyKinds[0].strategies[1]` must be one of `None`, "));
+        assert!(
+            errors[1]
+                .message
+                .starts_with("`policyKinds[0].strategies[1]` must be one of `None`, ")
+        );
         assert_eq!(at(text, &errors[2]), "plural");
-        assert!(errors[2].message.ends_with("found `plural`; did you mean `Plural`?"), "{}", errors[2].message);
+        assert!(
+            errors[2]
+                .message
+                .ends_with("found `plural`; did you mean `Plural`?"),
+            "{}",
+            errors[2].message
+        );
         assert_eq!(at(text, &errors[3]), "targetRefz");
-        assert!(errors[3].message.ends_with("did you mean `targetRefs`?"), "{}", errors[3].message);
+        assert!(
+            errors[3].message.ends_with("did you mean `targetRefs`?"),
+            "{}",
+            errors[3].message
+        );
         let k = &c.policy_kinds[0];
         assert_eq!(k.class, None);
         assert_eq!(k.strategies, Some(vec![Strategy::AtomicDefaults]));
@@ -1004,16 +1142,26 @@ policyKinds:
         let (c, errors) = load_config(text);
         assert_eq!(errors.len(), 4, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "\"a/[b\"");
-        assert!(errors[0].message.starts_with("`exclude[0]` is not a valid glob"));
+        assert!(
+            errors[0]
+                .message
+                .starts_with("`exclude[0]` is not a valid glob")
+        );
         assert_eq!(at(text, &errors[1]), "group");
-        assert_eq!(errors[1].message, "`policyKinds[0]` is missing the required key `kind`");
+        assert_eq!(
+            errors[1].message,
+            "`policyKinds[0]` is missing the required key `kind`"
+        );
         assert_eq!(at(text, &errors[2]), "retryOn");
         assert_eq!(
             errors[2].message,
             "`policyKinds[1].shadows[0].field` must be a JSON pointer starting with `/`, e.g. `/retryOn`"
         );
         assert_eq!(at(text, &errors[3]), "K");
-        assert_eq!(errors[3].message, "`K.g` is declared twice; this later entry is used");
+        assert_eq!(
+            errors[3].message,
+            "`K.g` is declared twice; this later entry is used"
+        );
         assert_eq!(c.exclude, vec!["ok/**"]);
         // The entry without `kind` is dropped; the others stay.
         assert_eq!(c.policy_kinds.len(), 2);
@@ -1032,7 +1180,12 @@ policyKinds:
     #[test]
     fn catalog_config_exclude_matcher() {
         let c = Config {
-            exclude: vec!["charts/**".into(), "**/*.tmpl.yaml".into(), "vendor/".into(), "*.bak".into()],
+            exclude: vec![
+                "charts/**".into(),
+                "**/*.tmpl.yaml".into(),
+                "vendor/".into(),
+                "*.bak".into(),
+            ],
             base_dir: Some(PathBuf::from("/repo/deploy")),
             ..Config::default()
         };
@@ -1042,11 +1195,21 @@ policyKinds:
         assert!(m.is_excluded(Path::new("/repo/deploy/x/y/z.tmpl.yaml")));
         assert!(m.is_excluded(Path::new("/repo/deploy/vendor/k.yaml")));
         assert!(m.is_excluded(Path::new("/repo/deploy/a.bak")));
-        assert!(!m.is_excluded(Path::new("/repo/deploy/sub/a.bak")), "`*` does not cross `/`");
+        assert!(
+            !m.is_excluded(Path::new("/repo/deploy/sub/a.bak")),
+            "`*` does not cross `/`"
+        );
         assert!(!m.is_excluded(Path::new("/repo/deploy/apps/charts.yaml")));
-        assert!(!m.is_excluded(Path::new("/repo/charts/a.yaml")), "outside the base");
+        assert!(
+            !m.is_excluded(Path::new("/repo/charts/a.yaml")),
+            "outside the base"
+        );
 
-        let rel = Config { exclude: vec!["charts/**".into()], ..Config::default() }.exclude_matcher();
+        let rel = Config {
+            exclude: vec!["charts/**".into()],
+            ..Config::default()
+        }
+        .exclude_matcher();
         assert!(rel.is_excluded(Path::new("charts/x.yaml")));
         assert!(rel.is_excluded(Path::new("./charts/x.yaml")));
     }
@@ -1054,8 +1217,14 @@ policyKinds:
     #[test]
     fn catalog_config_did_you_mean() {
         let keys = ["defaultNamespace", "exclude", "policyKinds"];
-        assert_eq!(did_you_mean("exlude", keys.iter().copied()), Some("exclude"));
-        assert_eq!(did_you_mean("DefaultNamespace", keys.iter().copied()), Some("defaultNamespace"));
+        assert_eq!(
+            did_you_mean("exlude", keys.iter().copied()),
+            Some("exclude")
+        );
+        assert_eq!(
+            did_you_mean("DefaultNamespace", keys.iter().copied()),
+            Some("defaultNamespace")
+        );
         assert_eq!(did_you_mean("colour", keys.iter().copied()), None);
     }
 }

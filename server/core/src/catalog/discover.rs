@@ -46,7 +46,12 @@ pub fn build_catalog<'a>(config: &Config, objects: impl Iterator<Item = &'a Obje
                     Label::Class(c) => Some(c),
                     Label::True => None,
                 };
-                catalog.insert(kind_from_crd(crd, class, seen.get(&gk), KindSource::CrdLabel));
+                catalog.insert(kind_from_crd(
+                    crd,
+                    class,
+                    seen.get(&gk),
+                    KindSource::CrdLabel,
+                ));
             }
             Some(_) => {}
             None => {
@@ -123,7 +128,11 @@ impl Observed {
 
 fn kind_from_shape(gk: GroupKind, obs: &Observed) -> PolicyKind {
     let stanza = obs.stanza();
-    let class = if stanza.is_some() { PolicyClass::Inherited } else { PolicyClass::Direct };
+    let class = if stanza.is_some() {
+        PolicyClass::Inherited
+    } else {
+        PolicyClass::Direct
+    };
     let mut k = PolicyKind::new(gk, class, KindSource::Shape);
     k.target_ref = obs.target_ref;
     k.target_refs = obs.target_refs;
@@ -145,7 +154,7 @@ fn kind_from_crd(
     source: KindSource,
 ) -> PolicyKind {
     let gk = GroupKind::new(&crd.group, &crd.kind);
-    let info = crd_schema(crd).map(|s| SchemaInfo::read(s)).unwrap_or_default();
+    let info = crd_schema(crd).map(SchemaInfo::read).unwrap_or_default();
     let stanza = info.stanza.or_else(|| obs.and_then(Observed::stanza));
     let class = class.unwrap_or(if stanza.is_some() {
         PolicyClass::Inherited
@@ -170,7 +179,10 @@ fn kind_from_crd(
     k.targets = info
         .targets
         .iter()
-        .map(|gk| TargetKind { gk: gk.clone(), section_name: info.section_name })
+        .map(|gk| TargetKind {
+            gk: gk.clone(),
+            section_name: info.section_name,
+        })
         .collect();
     match class {
         PolicyClass::Direct => {
@@ -238,14 +250,17 @@ impl SchemaInfo {
         let items = many.and_then(|m| m.get("items"));
         for ref_schema in [one, items].into_iter().flatten() {
             collect_rules(ref_schema, &mut rules, false);
-            let Some(rp) = ref_schema.get("properties") else { continue };
+            let Some(rp) = ref_schema.get("properties") else {
+                continue;
+            };
             info.section_name |= rp.get("sectionName").is_some();
             info.namespace |= rp.get("namespace").is_some();
             if let Some(g) = rp.get("group") {
                 if info.default_group.is_none() {
-                    info.default_group = g.get("default").and_then(Node::as_scalar).map(|s| {
-                        crate::model::normalize_group(&s.value).to_owned()
-                    });
+                    info.default_group = g
+                        .get("default")
+                        .and_then(Node::as_scalar)
+                        .map(|s| crate::model::normalize_group(&s.value).to_owned());
                 }
                 collect_rules(g, &mut rules, false);
                 push_enum(g, &mut groups);
@@ -262,7 +277,10 @@ impl SchemaInfo {
             cel_values(rule, "kind", &mut kinds);
             cel_values(rule, "group", &mut groups);
         }
-        info.targets = kinds.iter().map(|k| GroupKind::new(&target_group(k, &groups), k)).collect();
+        info.targets = kinds
+            .iter()
+            .map(|k| GroupKind::new(&target_group(k, &groups), k))
+            .collect();
 
         let has = |k: &str| props.get(k).is_some();
         info.overrides = has("overrides") || has("override");
@@ -320,20 +338,28 @@ impl SchemaInfo {
 /// `x-kubernetes-validations[].rule` strings of a schema node. At spec level only rules that
 /// talk about the reference fields count.
 fn collect_rules<'n>(node: &'n Node, out: &mut Vec<&'n str>, spec_level: bool) {
-    let Some(list) = node.get("x-kubernetes-validations").and_then(Node::as_sequence) else {
+    let Some(list) = node
+        .get("x-kubernetes-validations")
+        .and_then(Node::as_sequence)
+    else {
         return;
     };
     for item in list {
-        if let Some(rule) = item.get("rule").and_then(Node::as_str) {
-            if !spec_level || rule.contains("targetRef") || rule.contains("targetSelectors") {
-                out.push(rule);
-            }
+        if let Some(rule) = item.get("rule").and_then(Node::as_str)
+            && (!spec_level || rule.contains("targetRef") || rule.contains("targetSelectors"))
+        {
+            out.push(rule);
         }
     }
 }
 
 fn push_enum(node: &Node, out: &mut Vec<String>) {
-    for v in node.get("enum").and_then(Node::as_sequence).into_iter().flatten() {
+    for v in node
+        .get("enum")
+        .and_then(Node::as_sequence)
+        .into_iter()
+        .flatten()
+    {
         if let Some(s) = v.as_scalar() {
             push_unique(out, &s.value);
         }
@@ -363,7 +389,9 @@ fn cel_values(rule: &str, field: &str, out: &mut Vec<String>) {
                 push_unique(out, s);
             }
         } else if let Some(v) = after.strip_prefix("in").map(str::trim_start) {
-            let Some(mut list) = v.strip_prefix('[') else { continue };
+            let Some(mut list) = v.strip_prefix('[') else {
+                continue;
+            };
             loop {
                 list = list.trim_start().trim_start_matches(',').trim_start();
                 match quoted(list) {
@@ -412,5 +440,353 @@ fn target_group(kind: &str, groups: &[String]) -> String {
     match others.as_slice() {
         [one] => (*one).clone(),
         _ => "gateway.networking.k8s.io".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Semantics, load_config};
+    use crate::model::extract_objects;
+    use crate::syntax::parse_file;
+
+    fn objects(text: &str) -> Vec<Object> {
+        extract_objects(&parse_file(text))
+    }
+
+    fn gk(group: &str, kind: &str) -> GroupKind {
+        GroupKind::new(group, kind)
+    }
+
+    const CRDS: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: quotapolicies.acme.io
+  labels:
+    gateway.networking.k8s.io/policy: Inherited
+spec:
+  group: acme.io
+  names: {kind: QuotaPolicy, plural: quotapolicies}
+  scope: Namespaced
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: false
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              x-kubernetes-validations:
+                - rule: "!(has(self.defaults) && has(self.overrides))"
+              properties:
+                targetRef:
+                  type: object
+                  x-kubernetes-validations:
+                    - rule: "self.group == 'gateway.networking.k8s.io'"
+                    - rule: "self.kind in ['HTTPRoute', \"Gateway\"]"
+                  properties:
+                    group: {type: string}
+                    kind: {type: string}
+                    name: {type: string}
+                    sectionName: {type: string}
+                defaults:
+                  type: object
+                  properties:
+                    strategy: {type: string, enum: [atomic, merge]}
+                overrides:
+                  type: object
+                  properties:
+                    strategy: {type: string, enum: [atomic, merge]}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: backendcertpolicies.acme.io
+  labels:
+    gateway.networking.k8s.io/policy: direct
+spec:
+  group: acme.io
+  names: {kind: BackendCertPolicy, plural: backendcertpolicies}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          properties:
+            spec:
+              properties:
+                targetRefs:
+                  type: array
+                  maxItems: 4
+                  x-kubernetes-validations:
+                    - rule: "self.all(r, (r.group == '' && r.kind == 'Service') || (r.group == 'multicluster.x-k8s.io' && r.kind == 'ServiceImport'))"
+                  items:
+                    properties:
+                      group: {type: string, default: ""}
+                      kind: {type: string}
+                      name: {type: string}
+                      namespace: {type: string}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: tweaks.acme.io
+  labels:
+    gateway.networking.k8s.io/policy: "TRUE"
+spec:
+  group: acme.io
+  names: {kind: Tweak, plural: tweaks}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          properties:
+            spec:
+              properties:
+                targetRefs:
+                  items:
+                    properties:
+                      kind: {type: string, enum: [Gateway]}
+                default: {type: object}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: authpolicies.kuadrant.io
+  labels:
+    gateway.networking.k8s.io/policy: direct
+spec:
+  group: kuadrant.io
+  names: {kind: AuthPolicy, plural: authpolicies}
+  versions: [{name: v1, served: true, storage: true}]
+"#;
+
+    #[test]
+    fn catalog_crd_label_discovery_reads_the_schema() {
+        let objs = objects(CRDS);
+        let c = build_catalog(&Config::default(), objs.iter());
+
+        let q = c.get(&gk("acme.io", "QuotaPolicy")).unwrap();
+        assert_eq!(q.source, KindSource::CrdLabel);
+        assert_eq!(q.class, PolicyClass::Inherited);
+        assert!(q.target_ref && !q.target_refs && !q.target_selectors);
+        assert_eq!(
+            q.targets,
+            vec![
+                TargetKind {
+                    gk: gk("gateway.networking.k8s.io", "HTTPRoute"),
+                    section_name: true
+                },
+                TargetKind {
+                    gk: gk("gateway.networking.k8s.io", "Gateway"),
+                    section_name: true
+                },
+            ]
+        );
+        assert!(!q.cross_namespace);
+        assert_eq!(q.default_ref_group, None);
+        assert_eq!(q.stanza, Stanza::Plural);
+        assert_eq!(
+            q.strategies,
+            vec![
+                Strategy::AtomicDefaults,
+                Strategy::AtomicOverrides,
+                Strategy::PatchDefaults,
+                Strategy::PatchOverrides
+            ]
+        );
+
+        let b = c.get(&gk("acme.io", "BackendCertPolicy")).unwrap();
+        assert_eq!(b.class, PolicyClass::Direct);
+        assert!(!b.target_ref && b.target_refs);
+        assert_eq!(b.max_refs, 4);
+        assert!(b.cross_namespace, "the ref schema has `namespace`");
+        assert_eq!(b.default_ref_group.as_deref(), Some(""));
+        assert_eq!(
+            b.targets,
+            vec![
+                TargetKind {
+                    gk: gk("", "Service"),
+                    section_name: false
+                },
+                TargetKind {
+                    gk: gk("multicluster.x-k8s.io", "ServiceImport"),
+                    section_name: false
+                },
+            ]
+        );
+        assert_eq!(b.strategies, vec![Strategy::None]);
+        assert_eq!(b.stanza, Stanza::None);
+
+        // `true` (any case): class from the schema's stanza.
+        let t = c.get(&gk("acme.io", "Tweak")).unwrap();
+        assert_eq!(t.class, PolicyClass::Inherited);
+        assert_eq!(t.stanza, Stanza::Singular);
+        assert_eq!(
+            t.targets,
+            vec![TargetKind {
+                gk: gk("gateway.networking.k8s.io", "Gateway"),
+                section_name: false
+            }]
+        );
+        assert_eq!(t.strategies, vec![Strategy::AtomicDefaults]);
+
+        // A label never overrides the built-in table (the label says direct; Kuadrant merges).
+        let a = c.get(&gk("kuadrant.io", "AuthPolicy")).unwrap();
+        assert_eq!(a.source, KindSource::Builtin);
+        assert_eq!(a.class, PolicyClass::Inherited);
+    }
+
+    #[test]
+    fn catalog_unlabelled_crd_is_not_a_policy_kind_alone() {
+        let text = CRDS.replace("gateway.networking.k8s.io/policy: direct", "app: x");
+        let c = build_catalog(&Config::default(), objects(&text).iter());
+        assert!(c.get(&gk("acme.io", "BackendCertPolicy")).is_none());
+        assert!(c.get(&gk("acme.io", "QuotaPolicy")).is_some());
+    }
+
+    const SHAPED: &str = r#"
+apiVersion: example.org/v1
+kind: RateLimitPolicy
+metadata: {name: a}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  limit: 10
+---
+apiVersion: acme.io/v1
+kind: FooPolicy
+metadata: {name: f1}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: g}]
+  color: blue
+---
+apiVersion: acme.io/v1
+kind: FooPolicy
+metadata: {name: f2}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: g}
+  overrides: {color: red}
+---
+apiVersion: acme.io/v1
+kind: OldPolicy
+metadata: {name: o}
+spec:
+  targetRef: {group: "", kind: Service, name: s}
+  default: {timeout: 5s}
+---
+apiVersion: acme.io/v1
+kind: NotAPolicy
+metadata: {name: n}
+spec: {color: blue}
+"#;
+
+    #[test]
+    fn catalog_shape_inference_direct_vs_inherited() {
+        let c = build_catalog(&Config::default(), objects(SHAPED).iter());
+
+        let rl = c.get(&gk("example.org", "RateLimitPolicy")).unwrap();
+        assert_eq!(rl.source, KindSource::Shape);
+        assert_eq!(rl.class, PolicyClass::Direct);
+        assert!(rl.target_ref && !rl.target_refs && !rl.target_selectors);
+        assert!(rl.targets.is_empty(), "any target");
+        assert_eq!(rl.stanza, Stanza::None);
+        assert_eq!(rl.default_strategy(), Strategy::None);
+
+        // One object with `overrides` makes the whole kind Inherited; refs as seen.
+        let foo = c.get(&gk("acme.io", "FooPolicy")).unwrap();
+        assert_eq!(foo.class, PolicyClass::Inherited);
+        assert!(foo.target_ref && foo.target_refs && !foo.target_selectors);
+        assert_eq!(foo.stanza, Stanza::Plural);
+        assert_eq!(foo.default_strategy(), Strategy::AtomicDefaults);
+
+        let old = c.get(&gk("acme.io", "OldPolicy")).unwrap();
+        assert_eq!(old.class, PolicyClass::Inherited);
+        assert_eq!(old.stanza, Stanza::Singular);
+
+        assert!(c.get(&gk("acme.io", "NotAPolicy")).is_none());
+
+        // Same kind name, other groups: the built-in entries are untouched.
+        let kuadrant = c.get(&gk("kuadrant.io", "RateLimitPolicy")).unwrap();
+        assert_eq!(kuadrant.source, KindSource::Builtin);
+        assert_eq!(kuadrant.semantics, Semantics::Kuadrant);
+        let ngf = c.get(&gk("gateway.nginx.org", "RateLimitPolicy")).unwrap();
+        assert_eq!(ngf.semantics, Semantics::NginxGatewayFabric);
+    }
+
+    #[test]
+    fn catalog_shape_uses_an_unlabelled_crd_schema() {
+        let text = format!(
+            "{}\n---\n{}",
+            CRDS.replace("gateway.networking.k8s.io/policy: direct", "app: x"),
+            "apiVersion: acme.io/v1\nkind: BackendCertPolicy\nmetadata: {name: b}\nspec:\n  targetRefs: [{kind: Service, name: s}]\n"
+        );
+        let c = build_catalog(&Config::default(), objects(&text).iter());
+        let b = c.get(&gk("acme.io", "BackendCertPolicy")).unwrap();
+        assert_eq!(b.source, KindSource::Shape);
+        assert_eq!(b.max_refs, 4);
+        assert_eq!(b.targets.len(), 2);
+    }
+
+    #[test]
+    fn catalog_config_entry_overrides_builtin_and_beats_shape() {
+        let (config, errors) = load_config(
+            "policyKinds:\n\
+             \x20 - {group: kuadrant.io, kind: DNSPolicy, class: Inherited, project: mine}\n\
+             \x20 - {group: example.org, kind: RateLimitPolicy, class: Inherited, targets: [{group: gateway.networking.k8s.io, kind: Gateway}]}\n\
+             \x20 - {group: acme.io, kind: QuotaPolicy, maxRefs: 2}\n",
+        );
+        assert_eq!(errors, vec![]);
+        let objs = objects(&format!("{CRDS}\n---\n{SHAPED}"));
+        let c = build_catalog(&config, objs.iter());
+
+        let dns = c.get(&gk("kuadrant.io", "DNSPolicy")).unwrap();
+        assert_eq!(dns.source, KindSource::Config);
+        assert_eq!(dns.class, PolicyClass::Inherited);
+        assert_eq!(dns.project, "mine");
+        // Not given: kept from the built-in entry.
+        assert_eq!(
+            dns.targets,
+            vec![TargetKind {
+                gk: gk("gateway.networking.k8s.io", "Gateway"),
+                section_name: true
+            }]
+        );
+        assert!(dns.target_ref && !dns.target_refs);
+        // The class changed, so strategies and stanza are the Inherited defaults.
+        assert_eq!(dns.stanza, Stanza::Plural);
+        assert!(dns.strategies.contains(&Strategy::AtomicOverrides));
+
+        let rl = c.get(&gk("example.org", "RateLimitPolicy")).unwrap();
+        assert_eq!(rl.source, KindSource::Config);
+        assert_eq!(rl.class, PolicyClass::Inherited);
+        assert_eq!(rl.targets.len(), 1);
+
+        // On top of a CRD-derived kind: its schema facts stay.
+        let q = c.get(&gk("acme.io", "QuotaPolicy")).unwrap();
+        assert_eq!(q.source, KindSource::Config);
+        assert_eq!(q.max_refs, 2);
+        assert_eq!(q.targets.len(), 2);
+        assert_eq!(q.class, PolicyClass::Inherited);
+    }
+
+    #[test]
+    fn catalog_cel_values() {
+        let mut kinds = Vec::new();
+        cel_values(
+            "self.kind == 'A' || self.kinds == 'X' || ref.kind in ['B', \"C\"] && self.kind != 'D'",
+            "kind",
+            &mut kinds,
+        );
+        cel_values("r.kind.endsWith('ListenerSet')", "kind", &mut kinds);
+        assert_eq!(kinds, vec!["A", "B", "C"]);
     }
 }

@@ -18,7 +18,15 @@ use crate::model::GroupKind;
 /// GEP-713 policy classes: a Direct policy affects exactly what it targets; an Inherited one
 /// also everything below its target in the hierarchy.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 pub enum PolicyClass {
     /// Affects only the object (or section) it targets (GEP-2648).
@@ -221,7 +229,10 @@ impl PolicyKind {
     /// sections.
     pub fn target(&self, gk: &GroupKind) -> Option<TargetKind> {
         if self.targets.is_empty() {
-            return Some(TargetKind { gk: gk.clone(), section_name: true });
+            return Some(TargetKind {
+                gk: gk.clone(),
+                section_name: true,
+            });
         }
         self.targets.iter().find(|t| &t.gk == gk).cloned()
     }
@@ -265,7 +276,9 @@ impl PolicyKind {
             ("atomic", false) => Strategy::AtomicDefaults,
             ("atomic", true) => Strategy::AtomicOverrides,
             ("merge", _) if self.semantics == Semantics::Kuadrant => Strategy::Custom,
-            ("strategicmerge" | "jsonmerge", false) if self.semantics == Semantics::EnvoyGateway => {
+            ("strategicmerge" | "jsonmerge", false)
+                if self.semantics == Semantics::EnvoyGateway =>
+            {
                 Strategy::PatchDefaults
             }
             ("patch" | "merge", false) if self.semantics != Semantics::EnvoyGateway => {
@@ -330,5 +343,269 @@ impl Catalog {
             c.insert(k);
         }
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GW: &str = "gateway.networking.k8s.io";
+
+    fn kind(c: &Catalog, group: &str, kind: &str) -> Arc<PolicyKind> {
+        c.get(&GroupKind::new(group, kind))
+            .cloned()
+            .unwrap_or_else(|| panic!("{kind}.{group}"))
+    }
+
+    #[test]
+    fn catalog_builtin_lookups() {
+        let c = Catalog::builtin();
+
+        let btls = kind(&c, GW, "BackendTLSPolicy");
+        assert_eq!(btls.class, PolicyClass::Direct);
+        assert_eq!(btls.source, KindSource::Builtin);
+        assert_eq!(btls.stanza, Stanza::None);
+        assert_eq!(btls.semantics, Semantics::Gep713);
+        assert!(!btls.target_ref && btls.target_refs);
+        assert_eq!(btls.max_refs, 16);
+        assert_eq!(
+            btls.target(&GroupKind::new("", "Service"))
+                .map(|t| t.section_name),
+            Some(true)
+        );
+        assert_eq!(
+            btls.target(&GroupKind::new("core", "Service"))
+                .map(|t| t.section_name),
+            Some(true)
+        );
+        assert_eq!(btls.target(&GroupKind::new(GW, "Gateway")), None);
+        assert_eq!(btls.effective_target, Some(GroupKind::new("", "Service")));
+        assert_eq!(btls.default_strategy(), Strategy::None);
+
+        let btp = kind(&c, "gateway.envoyproxy.io", "BackendTrafficPolicy");
+        assert_eq!(btp.class, PolicyClass::Inherited);
+        assert_eq!(btp.semantics, Semantics::EnvoyGateway);
+        assert!(btp.target_ref && btp.target_refs && btp.target_selectors && btp.refs_exclusive);
+        assert_eq!(btp.default_ref_group.as_deref(), Some(GW));
+        assert_eq!(
+            btp.target(&GroupKind::new(GW, "HTTPRoute"))
+                .map(|t| t.section_name),
+            Some(true)
+        );
+        assert!(btp.is_effective_target(&GroupKind::new(GW, "GRPCRoute")));
+        assert_eq!(btp.strategy_field(), "mergeType");
+        assert_eq!(
+            btp.strategy_for("StrategicMerge", false),
+            Some(Strategy::PatchDefaults)
+        );
+        assert_eq!(btp.strategy_for("Replace", false), None);
+
+        let auth = kind(&c, "kuadrant.io", "AuthPolicy");
+        assert_eq!(auth.class, PolicyClass::Inherited);
+        assert_eq!(auth.stanza, Stanza::Plural);
+        assert_eq!(auth.semantics, Semantics::Kuadrant);
+        assert!(auth.target_ref && !auth.target_refs);
+        assert_eq!(auth.strategy_for("merge", true), Some(Strategy::Custom));
+        assert_eq!(
+            auth.strategy_for("Atomic", true),
+            Some(Strategy::AtomicOverrides)
+        );
+        assert_eq!(auth.strategy_for("patch", false), None);
+
+        // Label says direct, GEP table says Inherited: behaviour (older wins) makes it Direct.
+        let dns = kind(&c, "kuadrant.io", "DNSPolicy");
+        assert_eq!(dns.class, PolicyClass::Direct);
+        assert_eq!(
+            dns.target(&GroupKind::new(GW, "Gateway"))
+                .map(|t| t.section_name),
+            Some(true)
+        );
+
+        let csp = kind(&c, "gateway.nginx.org", "ClientSettingsPolicy");
+        assert_eq!(
+            csp.target(&GroupKind::new(GW, "Gateway"))
+                .map(|t| t.section_name),
+            Some(false)
+        );
+        assert_eq!(csp.default_strategy(), Strategy::PatchDefaults);
+        assert_eq!(
+            kind(&c, "gateway.nginx.org", "ExternalLoadBalancer").max_refs,
+            1
+        );
+
+        let gke = kind(&c, "networking.gke.io", "HealthCheckPolicy");
+        assert_eq!(gke.stanza, Stanza::Singular);
+        assert!(gke.cross_namespace);
+        assert!(
+            gke.target(&GroupKind::new("", "Service")).is_some(),
+            "open targets"
+        );
+
+        let consul = kind(&c, "consul.hashicorp.com", "GatewayPolicy");
+        assert_eq!(consul.stanza, Stanza::Singular);
+
+        let istio = kind(&c, "security.istio.io", "AuthorizationPolicy");
+        assert_eq!(istio.semantics, Semantics::Additive);
+        assert_eq!(istio.default_ref_group.as_deref(), Some(""));
+        assert!(!istio.cross_namespace);
+
+        // kgateway labels TrafficPolicy Direct; Gateway-level policies are inherited.
+        assert_eq!(
+            kind(&c, "gateway.kgateway.dev", "TrafficPolicy").class,
+            PolicyClass::Inherited
+        );
+    }
+
+    #[test]
+    fn catalog_same_kind_in_several_groups() {
+        let c = Catalog::builtin();
+        let k = kind(&c, "kuadrant.io", "RateLimitPolicy");
+        let n = kind(&c, "gateway.nginx.org", "RateLimitPolicy");
+        let f = kind(&c, "gateway.flomesh.io", "RateLimitPolicy");
+        assert_eq!(
+            (k.semantics, n.semantics, f.semantics),
+            (
+                Semantics::Kuadrant,
+                Semantics::NginxGatewayFabric,
+                Semantics::Gep713
+            )
+        );
+        assert_eq!(k.stanza, Stanza::Plural);
+        assert_eq!(n.stanza, Stanza::None);
+        assert!(k.target_ref && !k.target_refs);
+        assert!(!n.target_ref && n.target_refs);
+
+        let gke = kind(&c, "networking.gke.io", "HealthCheckPolicy");
+        let fsm = kind(&c, "gateway.flomesh.io", "HealthCheckPolicy");
+        assert_eq!(gke.class, PolicyClass::Inherited);
+        assert_eq!(fsm.class, PolicyClass::Direct);
+
+        let eg = kind(&c, "gateway.envoyproxy.io", "BackendTrafficPolicy");
+        let apisix = kind(&c, "apisix.apache.org", "BackendTrafficPolicy");
+        let x = kind(&c, "gateway.networking.x-k8s.io", "BackendTrafficPolicy");
+        assert_eq!(eg.class, PolicyClass::Inherited);
+        assert_eq!(apisix.class, PolicyClass::Direct);
+        assert_eq!(
+            apisix
+                .target(&GroupKind::new("", "Service"))
+                .map(|t| t.section_name),
+            Some(true)
+        );
+        assert_eq!(
+            x.target(&GroupKind::new("", "Service"))
+                .map(|t| t.section_name),
+            Some(false)
+        );
+
+        assert_eq!(
+            kind(&c, "security.istio.io", "AuthorizationPolicy").project,
+            "Istio"
+        );
+        assert_eq!(
+            kind(&c, "policy.linkerd.io", "AuthorizationPolicy").project,
+            "Linkerd"
+        );
+        assert!(
+            c.get(&GroupKind::new("example.com", "BackendTLSPolicy"))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn catalog_survey_kinds_are_all_built_in() {
+        let c = Catalog::builtin();
+        let expected: &[(&str, &[&str])] = &[
+            (GW, &["BackendTLSPolicy", "BackendLBPolicy"]),
+            ("gateway.networking.x-k8s.io", &["XBackendTrafficPolicy"]),
+            (
+                "gateway.envoyproxy.io",
+                &[
+                    "BackendTrafficPolicy",
+                    "ClientTrafficPolicy",
+                    "SecurityPolicy",
+                    "EnvoyExtensionPolicy",
+                    "EnvoyPatchPolicy",
+                ],
+            ),
+            (
+                "aigateway.envoyproxy.io",
+                &["BackendSecurityPolicy", "QuotaPolicy"],
+            ),
+            (
+                "kuadrant.io",
+                &[
+                    "AuthPolicy",
+                    "RateLimitPolicy",
+                    "TokenRateLimitPolicy",
+                    "DNSPolicy",
+                    "TLSPolicy",
+                ],
+            ),
+            (
+                "extensions.kuadrant.io",
+                &[
+                    "OIDCPolicy",
+                    "PlanPolicy",
+                    "TelemetryPolicy",
+                    "ThreatPolicy",
+                ],
+            ),
+            (
+                "gateway.nginx.org",
+                &[
+                    "ClientSettingsPolicy",
+                    "ProxySettingsPolicy",
+                    "RateLimitPolicy",
+                    "WAFPolicy",
+                    "PayloadProcessor",
+                    "ObservabilityPolicy",
+                    "UpstreamSettingsPolicy",
+                    "SnippetsPolicy",
+                    "ExternalLoadBalancer",
+                ],
+            ),
+            (
+                "application-networking.k8s.aws",
+                &[
+                    "TargetGroupPolicy",
+                    "IAMAuthPolicy",
+                    "AccessLogPolicy",
+                    "VpcAssociationPolicy",
+                ],
+            ),
+            (
+                "networking.gke.io",
+                &[
+                    "GCPBackendPolicy",
+                    "GCPGatewayPolicy",
+                    "HealthCheckPolicy",
+                    "LBPolicy",
+                    "GCPSessionAffinityPolicy",
+                    "GCPAuthzPolicy",
+                    "CDNPolicy",
+                    "IAPPolicy",
+                    "LBSecurityPolicy",
+                    "OutlierDetectionPolicy",
+                    "HTTPRouteRetryPolicy",
+                    "GRPCRouteRetryPolicy",
+                ],
+            ),
+            (
+                "security.istio.io",
+                &["AuthorizationPolicy", "RequestAuthentication"],
+            ),
+            ("telemetry.istio.io", &["Telemetry"]),
+            ("extensions.istio.io", &["WasmPlugin", "TrafficExtension"]),
+            ("networking.istio.io", &["EnvoyFilter"]),
+        ];
+        for (group, kinds) in expected {
+            for k in *kinds {
+                assert!(
+                    c.get(&GroupKind::new(group, k)).is_some(),
+                    "{k}.{group} missing"
+                );
+            }
+        }
     }
 }

@@ -77,8 +77,15 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
     let fields = &other.policy;
     res.field_problems = field_problems(world, pid, kind, fields);
     let mut seen: Vec<(ObjectKey, Span)> = Vec::new();
+    let singular = fields.target_ref.as_ref().and_then(|(_, r)| r.as_ref()).map(|r| r.span);
     for r in fields.refs() {
         let resolution = resolve_ref(world, t, pid, kind, r);
+        // Duplicates are items repeated within `targetRefs`; `targetRef` beside `targetRefs`
+        // is already a field problem.
+        if Some(r.span) == singular {
+            res.refs.push(resolution);
+            continue;
+        }
         if let Some(key) = ref_key(world, pid, kind, r) {
             match seen.iter().find(|(k, _)| *k == key) {
                 Some((_, first)) => res.duplicates.push((r.span, *first)),

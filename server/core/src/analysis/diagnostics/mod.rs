@@ -1,8 +1,12 @@
 //! Diagnostics (DESIGN §6): stable codes, exact ranges, messages that name the objects
 //! involved and say what would fix it.
 
+#[cfg(test)]
+pub(crate) mod fixture;
 mod policies;
 mod routes;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

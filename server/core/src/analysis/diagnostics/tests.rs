@@ -1,0 +1,450 @@
+//! One fixture per diagnostic code: exact code, severity, file, range and message.
+
+use super::fixture;
+
+/// Runs the analysis on `fixture` and compares every diagnostic, rendered as
+/// `file "covered text" severity[code] message`, with `expect`; the ranges must be exactly
+/// the `$0…$0` marks, in order.
+fn check(fixture: &str, expect: &str) {
+    let mut f = fixture::parse(fixture);
+    let snap = f.workspace.snapshot();
+    let mut got = String::new();
+    let mut spans = Vec::new();
+    for (file, diags) in snap.diagnostics() {
+        for d in diags {
+            let text = snap.source(file).map(|s| s.slice(d.span).to_owned()).unwrap_or_default();
+            got.push_str(&format!("{file} {text:?} {}[{}] {}\n", d.severity.as_str(), d.code.as_str(), d.message));
+            spans.push((file.to_string(), d.span));
+        }
+    }
+    assert_eq!(got.trim(), expect.trim(), "diagnostics differ; got:\n{got}");
+    let mut marks = f.marks.clone();
+    marks.sort();
+    let mut sorted = spans.clone();
+    sorted.sort();
+    assert_eq!(sorted, marks, "diagnostic ranges differ from the $0 marks");
+    drop(f.marks.drain(..));
+}
+
+const GATEWAY: &str = r#"//- infra.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: eg
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+  labels:
+    exposed: "true"
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: edge
+  namespace: infra
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+    allowedRoutes:
+      namespaces:
+        from: All
+  - name: https
+    port: 443
+    protocol: HTTPS
+    hostname: "*.example.com"
+    allowedRoutes:
+      namespaces:
+        from: Selector
+        selector:
+          matchLabels:
+            exposed: "true"
+  - name: internal
+    port: 8080
+    protocol: HTTP
+"#;
+
+const SHOP: &str = r#"//- shop.yaml
+apiVersion: v1
+kind: Service
+metadata:
+  name: checkout
+  namespace: shop
+spec:
+  ports:
+  - name: http
+    port: 80
+  - name: grpc
+    port: 9090
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: store
+  namespace: shop
+spec:
+  parentRefs:
+  - name: edge
+    namespace: infra
+    sectionName: https
+  hostnames: ["shop.example.com"]
+  rules:
+  - name: pay
+    backendRefs:
+    - name: checkout
+      port: 80
+  - backendRefs:
+    - name: checkout
+      port: 9090
+"#;
+
+fn fixture(parts: &[&str]) -> String {
+    parts.concat()
+}
+
+#[test]
+fn clean_workspace_has_no_diagnostics() {
+    check(&fixture(&[GATEWAY, SHOP]), "");
+}
+
+#[test]
+fn target_not_found_proposes_the_closest_name() {
+    let policy = r#"//- policy.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tls
+  namespace: shop
+spec:
+  targetRefs:
+  - group: ""
+    kind: Service
+    name: $0chekout$0
+  validation:
+    hostname: checkout.shop
+    wellKnownCACertificates: System
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, policy]),
+        r#"policy.yaml "chekout" error[target-not-found] Service/shop/chekout does not exist; did you mean `checkout`?"#,
+    );
+}
+
+#[test]
+fn section_not_found_lists_the_sections() {
+    let policy = r#"//- policy.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tls
+  namespace: shop
+spec:
+  targetRefs:
+  - {group: "", kind: Service, name: checkout, sectionName: $0htp$0}
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, policy]),
+        r#"policy.yaml "htp" error[section-not-found] Service/shop/checkout has no port named `htp`; did you mean `http`? (ports: `http`, `grpc`)"#,
+    );
+}
+
+#[test]
+fn target_kind_not_allowed_names_what_is() {
+    let policy = r#"//- policy.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata:
+  name: ctp
+  namespace: shop
+spec:
+  targetRefs:
+  - group: gateway.networking.k8s.io
+    kind: $0HTTPRoute$0
+    name: store
+"#;
+    let mut f = fixture::parse(&fixture(&[GATEWAY, SHOP, policy]));
+    let snap = f.workspace.snapshot();
+    let d = &snap.diagnostics_for("policy.yaml");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code.as_str(), "target-kind-not-allowed");
+    assert_eq!(snap.source("policy.yaml").map(|s| s.slice(d[0].span)), Some("HTTPRoute"));
+    assert!(d[0].message.starts_with("ClientTrafficPolicy.gateway.envoyproxy.io cannot target HTTPRoute; it can target `Gateway`"), "{}", d[0].message);
+}
+
+#[test]
+fn cross_namespace_target_where_the_kind_forbids_it() {
+    let policy = r#"//- policy.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tls
+  namespace: infra
+spec:
+  targetRefs:
+  - group: ""
+    kind: Service
+    name: checkout
+    namespace: $0shop$0
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, policy]),
+        r#"policy.yaml "shop" error[cross-namespace-target] BackendTLSPolicy can only target objects in its own namespace `infra`; remove `namespace` or move the policy"#,
+    );
+}
+
+#[test]
+fn invalid_target_ref_fields() {
+    let policy = r#"//- policy.yaml
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata:
+  name: rl
+  namespace: shop
+spec:
+  targetRef:
+    group: $0gateway.networking.k8s.io/v1$0
+    kind: $0HTTPRoute / Gateway$0
+    name: store
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, policy]),
+        r#"policy.yaml "gateway.networking.k8s.io/v1" error[invalid-target-ref] `group` must not include a version: write `gateway.networking.k8s.io`
+policy.yaml "HTTPRoute / Gateway" error[invalid-target-ref] `kind` `HTTPRoute / Gateway` is not a valid kind (letters, digits and `-`, starting with a letter, at most 63)"#,
+    );
+}
+
+#[test]
+fn target_ref_fields_both_and_empty() {
+    let policy = r#"//- policy.yaml
+apiVersion: security.istio.io/v1
+kind: AuthorizationPolicy
+metadata:
+  name: both
+  namespace: shop
+spec:
+  $0targetRef$0:
+    kind: Service
+    name: checkout
+  targetRefs:
+  - kind: Service
+    name: checkout
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: empty
+  namespace: shop
+spec:
+  targetRefs: $0[]$0
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, policy]),
+        r#"policy.yaml "targetRef" error[target-ref-fields] AuthorizationPolicy takes `targetRef` or `targetRefs`, not both
+policy.yaml "[]" error[target-ref-fields] `targetRefs` is empty: a policy needs at least one target"#,
+    );
+}
+
+#[test]
+fn duplicate_target_ref_points_at_the_repeat() {
+    let policy = r#"//- policy.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tls
+  namespace: shop
+spec:
+  targetRefs:
+  - {group: "", kind: Service, name: checkout, sectionName: http}
+  - $0{group: "", kind: Service, name: checkout, sectionName: http}$0
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, policy]),
+        r#"policy.yaml "{group: \"\", kind: Service, name: checkout, sectionName: http}" warning[duplicate-target-ref] this reference repeats an earlier one; remove it"#,
+    );
+}
+
+#[test]
+fn parent_not_found_and_missing_listener() {
+    let route = r#"//- route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: a
+  namespace: shop
+spec:
+  parentRefs:
+  - name: $0egde$0
+    namespace: infra
+  - name: edge
+    namespace: infra
+    sectionName: $0htps$0
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, route]),
+        r#"route.yaml "egde" error[parent-not-found] Gateway/infra/egde does not exist; did you mean `edge`?
+route.yaml "htps" error[parent-not-found] Gateway/infra/edge has no listener `htps`; did you mean `https`? (listeners: `http`, `https`, `internal`)"#,
+    );
+}
+
+#[test]
+fn route_not_allowed_says_which_listener_refused() {
+    let route = r#"//- route.yaml
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: blog
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: a
+  namespace: blog
+spec:
+  parentRefs:
+  - name: $0edge$0
+    namespace: infra
+    sectionName: https
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: b
+  namespace: shop
+spec:
+  parentRefs:
+  - name: $0edge$0
+    namespace: infra
+    sectionName: https
+  hostnames: ["shop.example.org"]
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, route]),
+        r#"route.yaml "edge" warning[route-not-allowed] Gateway/infra/edge does not admit this route: listener `https` only admits routes from namespaces selected by {exposed=true}, and Namespace `blog` does not match
+route.yaml "edge" warning[route-not-allowed] Gateway/infra/edge does not admit this route: listener `https` serves hostname `*.example.com`, which matches none of the route's hostnames (shop.example.org)"#,
+    );
+}
+
+#[test]
+fn backend_not_found_and_not_permitted() {
+    let route = r#"//- route.yaml
+apiVersion: v1
+kind: Service
+metadata:
+  name: ledger
+  namespace: payments
+spec:
+  ports:
+  - port: 80
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: a
+  namespace: shop
+spec:
+  parentRefs:
+  - name: edge
+    namespace: infra
+    sectionName: http
+  rules:
+  - backendRefs:
+    - name: $0checkot$0
+      port: 80
+    - name: checkout
+      port: $08080$0
+    - name: ledger
+      namespace: $0payments$0
+      port: 80
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, route]),
+        r#"route.yaml "checkot" warning[backend-not-found] Service/shop/checkot does not exist; did you mean `checkout`?
+route.yaml "8080" warning[backend-not-found] Service/shop/checkout has no port 8080 (ports: `80`, `9090`)
+route.yaml "payments" error[backend-not-permitted] HTTPRoute/shop/a may not refer to Service/payments/ledger: no ReferenceGrant in namespace `payments` allows HTTPRoutes from namespace `shop`; add one to `payments`"#,
+    );
+}
+
+#[test]
+fn reference_grant_admits_a_cross_namespace_backend() {
+    let route = r#"//- route.yaml
+apiVersion: v1
+kind: Service
+metadata:
+  name: ledger
+  namespace: payments
+spec:
+  ports:
+  - port: 80
+---
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata:
+  name: shop-to-ledger
+  namespace: payments
+spec:
+  from:
+  - group: gateway.networking.k8s.io
+    kind: HTTPRoute
+    namespace: shop
+  to:
+  - group: ""
+    kind: Service
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: a
+  namespace: shop
+spec:
+  parentRefs:
+  - name: edge
+    namespace: infra
+    sectionName: http
+  rules:
+  - backendRefs:
+    - name: ledger
+      namespace: payments
+      port: 80
+"#;
+    check(&fixture(&[GATEWAY, SHOP, route]), "");
+}
+
+#[test]
+fn yaml_syntax_one_per_broken_document_and_the_rest_still_read() {
+    let broken = r#"//- broken.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tls
+  namespace: shop
+spec:
+  targetRefs:
+  - {group: "", kind: Service, name: nope}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: x: y
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: other
+  namespace: shop
+"#;
+    let mut f = fixture::parse(&fixture(&[GATEWAY, SHOP, broken]));
+    let snap = f.workspace.snapshot();
+    let codes: Vec<&str> = snap.diagnostics_for("broken.yaml").iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["target-not-found", "yaml-syntax"]);
+    let world = snap.world();
+    let names: Vec<&str> = snap.file("broken.yaml").unwrap().objects.iter().map(|o| o.name.value.as_str()).collect();
+    // The broken document still yields what precedes the error (invariant 1).
+    assert_eq!(names, ["tls", "x", "other"]);
+    assert!(world.object_count() > 3);
+}
