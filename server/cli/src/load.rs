@@ -35,13 +35,10 @@ pub fn load(common: &Common) -> Result<Loaded, String> {
         let text = std::fs::read_to_string(cp).map_err(|e| format!("{}: {e}", cp.display()))?;
         ws.set_config(Some(&display_path(cp)), &text);
     }
-    let excludes = exclude_set(&ws.config().config.exclude)?;
-    let base = config_path.as_deref().and_then(Path::parent).map(|b| std::path::absolute(b).unwrap_or(b.to_path_buf()));
-    let is_excluded = |p: &Path| {
-        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-        let rel = base.as_deref().and_then(|b| abs.strip_prefix(b).ok()).unwrap_or(&abs);
-        excludes.is_match(rel)
-    };
+    let mut config = ws.config().config.clone();
+    config.base_dir = config_path.as_deref().and_then(Path::parent).and_then(|b| std::path::absolute(b).ok());
+    let excludes = config.exclude_matcher();
+    let is_excluded = |p: &Path| excludes.is_excluded(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
     let (files, errors) = loader::discover(&paths, &is_excluded);
     if let Some(e) = errors.first() {
         return Err(e.clone());
@@ -68,15 +65,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
-}
-
-/// The config's `exclude` globs, relative to the config file's directory.
-fn exclude_set(globs: &[String]) -> Result<globset::GlobSet, String> {
-    let mut b = globset::GlobSetBuilder::new();
-    for g in globs {
-        b.add(globset::Glob::new(g).map_err(|e| format!("exclude glob `{g}`: {e}"))?);
-    }
-    b.build().map_err(|e| e.to_string())
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).

@@ -29,7 +29,10 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic], summary: &Summary, st: Sty
         if !line_text.trim().is_empty() {
             let num = (start.line + 1).to_string();
             let pad = " ".repeat(num.len());
-            let width = if end.line == start.line { (end.character - start.character).max(1) } else { 1 };
+            // A span over several lines is underlined to the end of its first line.
+            let line_end = line_text.chars().count() as u32;
+            let end_col = if end.line == start.line { end.character } else { line_end };
+            let width = end_col.saturating_sub(start.character).max(1);
             let _ = writeln!(out, "{pad} {}", st.dim("|"));
             let _ = writeln!(out, "{} {} {line_text}", st.dim(&num), st.dim("|"));
             let _ = writeln!(

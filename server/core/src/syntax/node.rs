@@ -188,12 +188,11 @@ pub fn resolve_plain(v: &str) -> serde_json::Value {
                 && v.bytes()
                     .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
                 && v.bytes().any(|b| b.is_ascii_digit());
-            if looks_float {
-                if let Ok(f) = v.parse::<f64>() {
-                    if let Some(n) = serde_json::Number::from_f64(f) {
-                        return Value::Number(n);
-                    }
-                }
+            if looks_float
+                && let Ok(f) = v.parse::<f64>()
+                && let Some(n) = serde_json::Number::from_f64(f)
+            {
+                return Value::Number(n);
             }
             // `.inf`/`.nan` have no JSON form; keep them as text.
             Value::String(v.to_owned())

@@ -15,7 +15,7 @@ mod template;
 #[cfg(test)]
 mod tests;
 
-use builder::{MAX_DEPTH, Outcome, parse_piece};
+use builder::{MAX_DEPTH, Outcome, Scratch, parse_piece};
 use split::{Piece, line_end, split_documents};
 
 use super::{Document, Node, NodeKind, ParsedFile, Span, SyntaxError};
@@ -23,18 +23,30 @@ use super::{Document, Node, NodeKind, ParsedFile, Span, SyntaxError};
 /// Re-parses allowed for one broken document, over all recovery attempts.
 const MAX_REPARSES: usize = 4;
 
+/// Parses a YAML file into its documents. Never fails and never panics: a broken document
+/// carries one [`SyntaxError`] and whatever could be read, and the other documents are not
+/// affected. Spans are byte offsets into `text`.
 pub fn parse_file(text: &str) -> ParsedFile {
+    if text.len() >= u32::MAX as usize {
+        // Spans are u32 offsets; such a file is not a Kubernetes manifest anyway.
+        let error = SyntaxError { span: Span::new(0, 0), message: "file too large to parse (4 GiB or more)".into() };
+        return ParsedFile {
+            documents: vec![Document { span: Span::new(0, 0), root: None, error: Some(error) }],
+            templated: false,
+        };
+    }
     // The byte-order mark is not content; the parser never sees it.
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let templated = text.contains("{{");
-    let prepared = templated.then(|| template::prepare(text));
+    let prepared = templated.then(|| template::prepare(text, bom));
     let (src, placeholders) = match &prepared {
         Some(p) => (p.text.as_str(), p.placeholders.as_slice()),
         None => (text, &[][..]),
     };
+    let mut scratch = Scratch::default();
     let documents = split_documents(src, bom)
         .into_iter()
-        .map(|piece| parse_document(text, src, piece, placeholders, templated))
+        .map(|piece| parse_document(text, src, piece, placeholders, templated, &mut scratch))
         .collect();
     ParsedFile { documents, templated }
 }
@@ -42,9 +54,7 @@ pub fn parse_file(text: &str) -> ParsedFile {
 /// True when the line holding `at` was changed by template pre-processing.
 fn on_template_line(original: &str, prepared: &str, at: u32) -> bool {
     let (o, p) = (original.as_bytes(), prepared.as_bytes());
-    let at = (at as usize).min(p.len());
-    let start = p[..at].iter().rposition(|&c| c == b'\n' || c == b'\r').map_or(0, |i| i + 1);
-    let end = line_end(p, at).0;
+    let (start, end) = line_bounds(p, at as usize);
     o.get(start..end) != p.get(start..end)
 }
 
@@ -114,19 +124,27 @@ fn blanked(text: &str, from: usize, to: usize) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-fn parse_document(original: &str, src: &str, piece: Piece, placeholders: &[(u32, u32)], templated: bool) -> Document {
+fn parse_document(
+    original: &str,
+    src: &str,
+    piece: Piece,
+    placeholders: &[(u32, u32)],
+    templated: bool,
+    scratch: &mut Scratch,
+) -> Document {
     let span = Span::new(piece.content_start, piece.end);
     let base = piece.start;
     let piece_text = &src[piece.start as usize..piece.end as usize];
-    let mut best = parse_piece(piece_text, base, placeholders);
+    let mut best = parse_piece(piece_text, base, placeholders, scratch);
     // Only the first error is reported; errors on template lines are artefacts of the
     // templating, not the user's YAML, so the first one elsewhere counts.
     let mut reported: Option<(u32, String)> = None;
     let mut note = |o: &Outcome| {
-        if let Some((at, message)) = &o.error {
-            if reported.is_none() && !(templated && on_template_line(original, src, *at)) {
-                reported = Some((*at, message.clone()));
-            }
+        if let Some((at, message)) = &o.error
+            && reported.is_none()
+            && !(templated && on_template_line(original, src, *at))
+        {
+            reported = Some((*at, message.clone()));
         }
     };
     note(&best);
@@ -135,8 +153,8 @@ fn parse_document(original: &str, src: &str, piece: Piece, placeholders: &[(u32,
     let mut reparses = 0;
     while let Some((at, _)) = &best.error {
         let text = best_text.as_deref().unwrap_or(piece_text);
-        let candidates =
-            recovery_candidates(text.as_bytes(), (at - base) as usize, best.open_flow.map(|f| (f - base) as usize));
+        let relative = |offset: u32| offset.saturating_sub(base) as usize;
+        let candidates = recovery_candidates(text.as_bytes(), relative(*at), best.open_flow.map(relative));
         let mut improved: Option<(String, Outcome)> = None;
         for (from, to) in candidates {
             if reparses == MAX_REPARSES {
@@ -144,7 +162,7 @@ fn parse_document(original: &str, src: &str, piece: Piece, placeholders: &[(u32,
             }
             reparses += 1;
             let Some(t) = blanked(text, from, to) else { continue };
-            let outcome = parse_piece(&t, base, placeholders);
+            let outcome = parse_piece(&t, base, placeholders, scratch);
             note(&outcome);
             let to_beat = improved.as_ref().map_or(best.score(), |(_, o)| o.score());
             if outcome.score() > to_beat {
@@ -164,10 +182,9 @@ fn parse_document(original: &str, src: &str, piece: Piece, placeholders: &[(u32,
         }
     }
     let syntax = reported.map(|(at, message)| SyntaxError { span: Span::new(at, at), message });
-    let depth = best.depth_error.map(|at| SyntaxError {
-        span: Span::new(at, at),
-        message: format!("nesting deeper than {MAX_DEPTH} levels"),
-    });
+    let depth = best
+        .depth_error
+        .map(|at| SyntaxError { span: Span::new(at, at), message: format!("nesting deeper than {MAX_DEPTH} levels") });
     let error = match (syntax, depth) {
         (Some(s), Some(d)) => Some(if d.span.start < s.span.start { d } else { s }),
         (s, d) => s.or(d),

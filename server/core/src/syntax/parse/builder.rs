@@ -51,14 +51,10 @@ impl Cursor<'_> {
             return char_index.min(len);
         }
         while self.chars < char_index && self.byte < len {
+            // Width of the UTF-8 sequence from its lead byte.
             self.byte += match self.bytes[self.byte] {
-                0..0xE0 => {
-                    if self.bytes[self.byte] < 0x80 {
-                        1
-                    } else {
-                        2
-                    }
-                }
+                0..0x80 => 1,
+                0x80..0xE0 => 2,
                 0xE0..0xF0 => 3,
                 _ => 4,
             };
@@ -76,15 +72,14 @@ impl Cursor<'_> {
     }
 }
 
-enum Content {
-    Map { entries: Vec<Entry>, key: Option<Node> },
-    Seq(Vec<Node>),
-}
-
+/// An open collection. Its children wait on the builder's shared `children` stack (from
+/// `first` on) and move into one exactly-sized `Vec` when it closes: one allocation per
+/// collection instead of a growing `Vec` each.
 struct Frame {
     start: u32,
     flow: bool,
-    content: Content,
+    map: bool,
+    first: usize,
 }
 
 /// The piece's text as the parser sees it (possibly with blanked lines), addressed by file
@@ -102,6 +97,9 @@ struct Builder<'a> {
     cursor: Cursor<'a>,
     placeholders: &'a [(u32, u32)],
     stack: Vec<Frame>,
+    /// Finished children of the open collections, innermost last (keys and values alternate
+    /// for mappings).
+    children: Vec<Node>,
     root: Option<Node>,
     /// Open containers being dropped for depth, and where the dropped node starts.
     skip: u32,
@@ -134,10 +132,7 @@ impl Text<'_> {
 
     /// The byte at file offset `at`, or 0 outside the piece.
     fn at(&self, at: u32) -> u8 {
-        at.checked_sub(self.base)
-            .and_then(|i| self.bytes.get(i as usize))
-            .copied()
-            .unwrap_or(0)
+        at.checked_sub(self.base).and_then(|i| self.bytes.get(i as usize)).copied().unwrap_or(0)
     }
 
     /// Past anchors and tags (`&a !!str foo` → `foo`), which saphyr includes in node spans.
@@ -152,8 +147,17 @@ impl Text<'_> {
             while i < end && !is_space(self.at(i)) {
                 i += 1;
             }
-            while i < end && is_space(self.at(i)) {
-                i += 1;
+            // Blanks and comments between the properties and the node.
+            loop {
+                while i < end && is_space(self.at(i)) {
+                    i += 1;
+                }
+                if self.at(i) != b'#' {
+                    break;
+                }
+                while i < end && !matches!(self.at(i), b'\n' | b'\r') {
+                    i += 1;
+                }
             }
         }
         i.min(limit)
@@ -226,7 +230,6 @@ impl Text<'_> {
         }
         None
     }
-
 }
 
 impl Builder<'_> {
@@ -248,7 +251,7 @@ impl Builder<'_> {
 
     fn pending_key_end(&self) -> Option<u32> {
         match self.stack.last() {
-            Some(Frame { content: Content::Map { key: Some(k), .. }, .. }) => Some(k.span.end),
+            Some(f) if f.map && (self.children.len() - f.first) % 2 == 1 => self.children.last().map(|k| k.span.end),
             _ => None,
         }
     }
@@ -258,17 +261,12 @@ impl Builder<'_> {
         if !matches!(node.kind, NodeKind::Missing) {
             self.nodes += 1;
         }
-        match self.stack.last_mut() {
-            None => {
-                if self.root.is_none() {
-                    self.root = Some(node);
-                }
+        if self.stack.is_empty() {
+            if self.root.is_none() {
+                self.root = Some(node);
             }
-            Some(Frame { content: Content::Seq(items), .. }) => items.push(node),
-            Some(Frame { content: Content::Map { entries, key }, .. }) => match key.take() {
-                None => *key = Some(node),
-                Some(key) => entries.push(Entry { key, value: node }),
-            },
+        } else {
+            self.children.push(node);
         }
     }
 
@@ -361,13 +359,15 @@ impl Builder<'_> {
             self.depth_error.get_or_insert(start);
             return;
         }
-        let content = if map { Content::Map { entries: Vec::new(), key: None } } else { Content::Seq(Vec::new()) };
         if !map && !flow {
             // `- - x`: the outer sequences may have been marked at the inner one's dash.
             let t = self.t;
             let mut child = start;
+            // A frame has no children yet when none were pushed since its own `first`.
+            let mut next_first = self.children.len();
             for f in self.stack.iter_mut().rev() {
-                let empty_block_seq = !f.flow && matches!(&f.content, Content::Seq(items) if items.is_empty());
+                let empty_block_seq = !f.flow && !f.map && f.first == next_first;
+                next_first = f.first;
                 if !empty_block_seq || f.start < child {
                     break;
                 }
@@ -380,12 +380,22 @@ impl Builder<'_> {
                 }
             }
         }
-        self.stack.push(Frame { start, flow, content });
-        self.last_end = if flow { e } else if map { start } else { start + 1 };
+        self.stack.push(Frame { start, flow, map, first: self.children.len() });
+        self.last_end = if flow {
+            e
+        } else if map {
+            start
+        } else {
+            start + 1
+        };
     }
 
     fn close(&mut self, sp: &SaphyrSpan) {
-        let (_, e) = self.span(sp);
+        let (s, mut e) = self.span(sp);
+        // A flow end's span runs on over trailing blanks and comments: stop at the bracket.
+        if matches!(self.t.at(s), b']' | b'}') {
+            e = s + 1;
+        }
         if self.skip > 0 {
             self.skip -= 1;
             if self.skip == 0 {
@@ -402,29 +412,35 @@ impl Builder<'_> {
 
     /// Turns a frame into a node. `end` is the end of the closing event, absent when the
     /// stream broke off (then the last child's end is used).
-    fn finish(&self, frame: Frame, end: Option<u32>) -> Node {
-        let Frame { start, flow, content } = frame;
+    fn finish(&mut self, frame: Frame, end: Option<u32>) -> Node {
+        let Frame { start, flow, map, first } = frame;
+        let first = first.min(self.children.len());
         let closed = |last: Option<u32>| match (flow, end) {
             (true, Some(e)) => e,
             _ => last.unwrap_or(if flow { start + 1 } else { start }),
         };
-        match content {
-            Content::Map { mut entries, key } => {
-                if let Some(key) = key {
-                    let at = self.t.value_pos(key.span.end);
-                    entries.push(Entry { key, value: Node { span: Span::new(at, at), kind: NodeKind::Missing } });
-                }
-                let start = match entries.first() {
-                    Some(first) if !flow => first.key.span.start,
-                    _ => start,
-                };
-                let end = closed(entries.last().map(|e| e.value.span.end.max(e.key.span.end)));
-                Node { span: Span::new(start, end.max(start)), kind: NodeKind::Mapping(entries) }
+        if map {
+            if (self.children.len() - first) % 2 == 1 {
+                // A key whose value never came.
+                let at = self.children.last().map_or(start, |k| self.t.value_pos(k.span.end));
+                self.children.push(Node { span: Span::new(at, at), kind: NodeKind::Missing });
             }
-            Content::Seq(items) => {
-                let end = closed(items.last().map(|n| n.span.end));
-                Node { span: Span::new(start, end.max(start)), kind: NodeKind::Sequence(items) }
+            let mut entries = Vec::with_capacity((self.children.len() - first) / 2);
+            let mut drain = self.children.drain(first..);
+            while let (Some(key), Some(value)) = (drain.next(), drain.next()) {
+                entries.push(Entry { key, value });
             }
+            drop(drain);
+            let start = match entries.first() {
+                Some(e) if !flow => e.key.span.start,
+                _ => start,
+            };
+            let end = closed(entries.last().map(|e| e.value.span.end.max(e.key.span.end)));
+            Node { span: Span::new(start, end.max(start)), kind: NodeKind::Mapping(entries) }
+        } else {
+            let items: Vec<Node> = self.children.drain(first..).collect();
+            let end = closed(items.last().map(|n| n.span.end));
+            Node { span: Span::new(start, end.max(start)), kind: NodeKind::Sequence(items) }
         }
     }
 
@@ -444,13 +460,22 @@ impl Builder<'_> {
 
 /// Parses one document piece (`piece` starts at file offset `base`). Never fails: on a syntax
 /// error the tree holds every node before it, with open containers closed.
-pub(super) fn parse_piece(piece: &str, base: u32, placeholders: &[(u32, u32)]) -> Outcome {
+/// The builder's working stacks, kept from one document to the next so their allocations are
+/// reused.
+#[derive(Default)]
+pub(super) struct Scratch {
+    stack: Vec<Frame>,
+    children: Vec<Node>,
+}
+
+pub(super) fn parse_piece(piece: &str, base: u32, placeholders: &[(u32, u32)], scratch: &mut Scratch) -> Outcome {
     let bytes = piece.as_bytes();
     let mut b = Builder {
         t: Text { bytes, base },
         cursor: Cursor { bytes, ascii: piece.is_ascii(), chars: 0, byte: 0 },
         placeholders,
-        stack: Vec::new(),
+        stack: std::mem::take(&mut scratch.stack),
+        children: std::mem::take(&mut scratch.children),
         root: None,
         skip: 0,
         skip_start: 0,
@@ -488,5 +513,9 @@ pub(super) fn parse_piece(piece: &str, base: u32, placeholders: &[(u32, u32)]) -
         None => None,
     };
     b.close_all();
+    b.stack.clear();
+    b.children.clear();
+    scratch.stack = b.stack;
+    scratch.children = b.children;
     Outcome { root: b.root, error, depth_error: b.depth_error, nodes: b.nodes, open_flow }
 }

@@ -15,24 +15,29 @@ pub(super) struct Prepared {
     pub placeholders: Vec<(u32, u32)>,
 }
 
-fn find2(b: &[u8], from: usize, pat: &[u8; 2]) -> Option<usize> {
+/// The first `{{` or `}}` at or after `from`.
+fn next_brace_pair(b: &[u8], from: usize) -> Option<usize> {
     let rest = b.get(from..)?;
-    rest.windows(2).position(|w| w == pat).map(|i| from + i)
+    rest.windows(2).position(|w| w == b"{{" || w == b"}}").map(|i| from + i)
 }
 
 /// Byte ranges of the template actions, `{{` through `}}`. An action left open (the user is
-/// typing it, or another `{{` comes first) ends at its line's end.
+/// typing it, or another `{{` comes first) ends at its line's end. Linear: each search stops
+/// at the next `{{` or `}}`.
 fn find_actions(b: &[u8]) -> Vec<(usize, usize)> {
     let mut actions = Vec::new();
     let mut i = 0;
-    while let Some(s) = find2(b, i, b"{{") {
-        let close = find2(b, s + 2, b"}}");
-        let reopen = find2(b, s + 2, b"{{");
-        let e = match close {
-            Some(c) if reopen.is_none_or(|r| c < r) => c + 2,
-            _ => {
+    while let Some(s) = next_brace_pair(b, i) {
+        if b[s] == b'}' {
+            // A stray `}}`: plain text.
+            i = s + 2;
+            continue;
+        }
+        let e = match next_brace_pair(b, s + 2) {
+            Some(c) if b[c] == b'}' => c + 2,
+            other => {
                 let eol = line_end(b, s).0;
-                reopen.map_or(eol, |r| r.min(eol)).max(s + 2)
+                other.map_or(eol, |r| r.min(eol)).max(s + 2)
             }
         };
         actions.push((s, e));
@@ -49,13 +54,14 @@ fn blank(out: &mut [u8], from: usize, to: usize, with: u8) {
     }
 }
 
-pub(super) fn prepare(text: &str) -> Prepared {
+/// Rewrites `text` from `from` (past a byte-order mark).
+pub(super) fn prepare(text: &str, from: usize) -> Prepared {
     let src = text.as_bytes();
     let actions = find_actions(src);
     let mut out = src.to_vec();
     let mut placeholders = Vec::new();
     let mut first = 0; // first action that may reach the current line
-    let mut line = 0;
+    let mut line = from;
     while line < src.len() && first < actions.len() {
         let (eol, next) = line_end(src, line);
         while first < actions.len() && actions[first].1 <= line {
