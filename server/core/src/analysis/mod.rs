@@ -49,6 +49,9 @@ pub struct CompletionItem {
     pub label: String,
     pub kind: CompletionKind,
     pub detail: Option<String>,
+    /// Shown right after the label, dimmed (LSP `labelDetails.detail`): e.g. the group of a
+    /// kind when the reference has no `group` yet, the namespace of a name from elsewhere.
+    pub label_detail: Option<String>,
     pub documentation: Option<String>,
     /// Text replacing `replace`; a snippet (`$1`, `${1:name}`) when `is_snippet`.
     pub insert_text: String,
@@ -104,11 +107,17 @@ pub struct CodeAction {
 
 mod actions;
 mod completion;
+mod cursor;
 mod hover;
 mod lens;
 mod navigation;
+mod refs;
 mod rename;
+mod scalar;
+mod summary;
 mod symbols;
+#[cfg(test)]
+mod tests;
 
 pub use actions::code_actions;
 pub use completion::completions;
@@ -117,4 +126,3 @@ pub use lens::code_lenses;
 pub use navigation::{definition, references};
 pub use rename::{prepare_rename, rename};
 pub use symbols::{document_symbols, workspace_symbols};
-#[cfg(test)] mod scratch_exp;

@@ -1,14 +1,152 @@
-//! Rename a Gateway, route, Service, listener, rule or port, with every reference to it.
+//! Rename a Gateway, ListenerSet, route, Service or GatewayClass, or a listener, rule or port,
+//! with every reference to it: the declaration and every ref's `name` or `sectionName` that
+//! points at it, across files. Port numbers that match a port are not names and stay.
 
 use super::TextEdit;
+use super::refs::{Target, declaration, target_at, usages};
+use super::scalar::{inner, replacement};
+use super::summary::{display_name, section_noun};
+use crate::model::Body;
 use crate::syntax::Span;
-use crate::workspace::Snapshot;
+use crate::topology::{section_name, section_names};
+use crate::workspace::{Snapshot, World};
 
-/// The span and current text of the renameable name at `offset`.
-pub fn prepare_rename(_snap: &Snapshot, _file: &str, _offset: u32) -> Option<(Span, String)> {
-    None
+/// The span and current text of the renameable name at `offset`: an object's `metadata.name`,
+/// a section's name, or a reference's `name` / `sectionName` (inside quotes, when quoted).
+pub fn prepare_rename(snap: &Snapshot, file: &str, offset: u32) -> Option<(Span, String)> {
+    let world = snap.world();
+    let (target, span) = target_at(world, file, offset)?;
+    renameable(world, target)?;
+    let text = &snap.file(file)?.text;
+    let span = inner(text, span);
+    let name = current_name(world, target)?;
+    // The cursor must be on the name itself (not on a `kind`, a port number, a whole ref).
+    (text.get(span.start as usize..span.end as usize)? == name).then_some((span, name))
 }
 
-pub fn rename(_snap: &Snapshot, _file: &str, _offset: u32, _new_name: &str) -> Result<Vec<TextEdit>, String> {
-    Err("nothing to rename here".into())
+pub fn rename(snap: &Snapshot, file: &str, offset: u32, new_name: &str) -> Result<Vec<TextEdit>, String> {
+    let world = snap.world();
+    if prepare_rename(snap, file, offset).is_none() {
+        return Err("nothing to rename here: put the cursor on the name of a Gateway, route, Service, listener, rule or port, or on a reference's name".into());
+    }
+    let (target, _) = target_at(world, file, offset).ok_or("nothing to rename here")?;
+    let kind = renameable(world, target).ok_or("this cannot be renamed")?;
+    let old = current_name(world, target).unwrap_or_default();
+    validate(kind, new_name)?;
+    if new_name == old {
+        return Ok(Vec::new());
+    }
+    check_free(world, target, kind, new_name)?;
+
+    let mut spans: Vec<(std::sync::Arc<str>, Span)> = vec![declaration(world, target)];
+    spans.extend(usages(world, target).into_iter().filter(|u| u.is_name).map(|u| (u.file, u.span)));
+    let mut edits = Vec::with_capacity(spans.len());
+    for (f, span) in spans {
+        let Some(src) = snap.source(&f) else { continue };
+        let (span, new_text) = replacement(&src.text, span, new_name);
+        edits.push(TextEdit { file: f, span, new_text });
+    }
+    edits.sort_by(|a, b| (&a.file, a.span.start).cmp(&(&b.file, b.span.start)));
+    edits.dedup();
+    Ok(edits)
+}
+
+/// What is being renamed, for validation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Renamed {
+    /// A Service: its name is a DNS label (RFC 1035).
+    Service,
+    /// Other objects: DNS subdomain names.
+    Object,
+    /// A listener or a rule: Gateway API `SectionName`.
+    Section,
+    /// A Service port: an IANA service name.
+    Port,
+}
+
+fn renameable(world: &World, t: Target) -> Option<Renamed> {
+    let body = &world.object(t.obj).body;
+    match (body, t.section) {
+        (Body::Service(_), None) => Some(Renamed::Service),
+        (Body::Service(_), Some(_)) => Some(Renamed::Port),
+        (Body::Gateway(_) | Body::ListenerSet(_) | Body::Route(_), Some(_)) => Some(Renamed::Section),
+        (Body::Gateway(_) | Body::ListenerSet(_) | Body::Route(_) | Body::GatewayClass(_), None) => {
+            Some(Renamed::Object)
+        }
+        _ => None,
+    }
+}
+
+fn current_name(world: &World, t: Target) -> Option<String> {
+    match t.section {
+        None => Some(world.object(t.obj).name.value.clone()),
+        Some(i) => section_name(world, t.obj, i),
+    }
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
+fn is_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// Dot-separated DNS labels.
+fn is_subdomain(s: &str) -> bool {
+    !s.is_empty() && s.split('.').all(is_label)
+}
+
+fn validate(kind: Renamed, name: &str) -> Result<(), String> {
+    let ok = match kind {
+        Renamed::Service => name.len() <= 63 && is_label(name) && name.starts_with(|c: char| c.is_ascii_lowercase()),
+        Renamed::Object | Renamed::Section => name.len() <= 253 && is_subdomain(name),
+        Renamed::Port => {
+            name.len() <= 15
+                && is_label(name)
+                && name.contains(|c: char| c.is_ascii_lowercase())
+                && !name.contains("--")
+        }
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(match kind {
+        Renamed::Service => format!(
+            "`{name}` is not a valid Service name: lowercase letters, digits and `-`, starting with a letter and ending with a letter or digit, at most 63 characters"
+        ),
+        Renamed::Object => format!(
+            "`{name}` is not a valid name: lowercase letters, digits, `-` and `.`, starting and ending with a letter or digit, at most 253 characters"
+        ),
+        Renamed::Section => format!(
+            "`{name}` is not a valid section name: lowercase letters, digits, `-` and `.`, starting and ending with a letter or digit"
+        ),
+        Renamed::Port => format!(
+            "`{name}` is not a valid port name: at most 15 lowercase letters, digits and `-`, with at least one letter, no `--`, not starting or ending with `-`"
+        ),
+    })
+}
+
+/// Refuses a name that is already taken: by an object of the same kind in the same namespace,
+/// or by another section of the same object.
+fn check_free(world: &World, t: Target, kind: Renamed, name: &str) -> Result<(), String> {
+    let o = world.object(t.obj);
+    match kind {
+        Renamed::Service | Renamed::Object => {
+            if let Some(other) = world.lookup(&o.group_kind(), world.namespace_of(t.obj), name) {
+                return Err(format!("{} already exists", display_name(world, other)));
+            }
+        }
+        Renamed::Section | Renamed::Port => {
+            if section_names(world, t.obj).iter().any(|s| s == name) {
+                return Err(format!(
+                    "{} already has a {} named `{name}`",
+                    display_name(world, t.obj),
+                    section_noun(world, t.obj)
+                ));
+            }
+        }
+    }
+    Ok(())
 }

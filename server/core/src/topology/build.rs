@@ -169,7 +169,7 @@ impl Topology {
         if let Some(n) = self.virtual_nodes.get(&key) {
             return *n;
         }
-        let n = self.add_node(Node::Virtual(key.clone()));
+        let n = self.add_node(Node::Virtual(Box::new(key.clone())));
         self.virtual_nodes.insert(key, n);
         n
     }

@@ -37,7 +37,7 @@ pub enum Node {
     /// All objects of a namespace (a policy targeting a Namespace attaches here).
     Namespace(Arc<str>),
     /// A target of a kind the workspace cannot check (GEP-713 virtual types).
-    Virtual(ObjectKey),
+    Virtual(Box<ObjectKey>),
 }
 
 /// How a route's parentRef resolved.
@@ -159,7 +159,7 @@ impl Topology {
                 world.key(*o).with_section(Some(&name))
             }
             Node::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, ns),
-            Node::Virtual(k) => k.clone(),
+            Node::Virtual(k) => (**k).clone(),
         }
     }
 

@@ -55,7 +55,12 @@ pub struct World {
     pub catalog: Catalog,
     /// Objects that are policies, in workspace order.
     pub policies: Vec<ObjId>,
-    by_key: HashMap<ObjectKey, ObjId>,
+    /// Objects by a hash of (group, kind, namespace, name): the first object of each key
+    /// (later duplicates are not addressable, as in a cluster where they would conflict).
+    /// Hashes rather than owned keys keep this index small; lookups verify the object.
+    by_key: HashMap<u64, ObjId>,
+    /// Objects whose key hash collides with a different key already in `by_key`.
+    by_key_collisions: HashMap<u64, Vec<ObjId>>,
     by_gk: HashMap<GroupKind, Vec<ObjId>>,
     /// Namespaces that hold at least one object or have a Namespace object.
     known_namespaces: HashSet<Arc<str>>,
@@ -92,10 +97,11 @@ impl World {
         }
 
         let catalog = build_catalog(&config.config, locs.iter().map(obj));
-        let mut namespaces = Vec::with_capacity(locs.len());
+        let mut namespaces: Vec<Option<Arc<str>>> = Vec::with_capacity(locs.len());
         let mut kinds = Vec::with_capacity(locs.len());
         let mut policies = Vec::new();
-        let mut by_key = HashMap::with_capacity(locs.len());
+        let mut by_key: HashMap<u64, ObjId> = HashMap::with_capacity(locs.len());
+        let mut by_key_collisions: HashMap<u64, Vec<ObjId>> = HashMap::new();
         let mut by_gk: HashMap<GroupKind, Vec<ObjId>> = HashMap::new();
         let mut known_namespaces = HashSet::new();
         let mut namespace_objects = HashMap::new();
@@ -130,7 +136,21 @@ impl World {
                 policies.push(id);
             }
             kinds.push(kind);
-            by_key.entry(ObjectKey::new(gk.clone(), ns.as_deref(), &o.name.value)).or_insert(id);
+            let h = key_hash(&gk, ns.as_deref(), &o.name.value);
+            match by_key.get(&h) {
+                None => {
+                    by_key.insert(h, id);
+                }
+                Some(&first) => {
+                    let f = obj(&locs[first.0 as usize]);
+                    let same = is_kind(f, &gk)
+                        && namespaces[first.0 as usize].as_deref() == ns.as_deref()
+                        && f.name.value == o.name.value;
+                    if !same {
+                        by_key_collisions.entry(h).or_default().push(id);
+                    }
+                }
+            }
             by_gk.entry(gk).or_default().push(id);
             namespaces.push(ns);
         }
@@ -142,6 +162,7 @@ impl World {
             catalog,
             policies,
             by_key,
+            by_key_collisions,
             by_gk,
             known_namespaces,
             namespace_objects,
@@ -186,17 +207,21 @@ impl World {
     }
 
     pub fn lookup(&self, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        let key = ObjectKey {
-            gk: gk.clone(),
-            namespace: namespace.map(str::to_owned),
-            name: name.to_owned(),
-            section: None,
-        };
-        self.by_key.get(&key).copied().or_else(|| {
+        self.lookup_exact(gk, namespace, name).or_else(|| {
             // A namespaced lookup of a cluster-scoped kind (or the reverse) still finds it.
-            let other = ObjectKey { namespace: if namespace.is_some() { None } else { key.namespace }, ..key };
-            self.by_key.get(&other).copied()
+            let other = if namespace.is_some() { None } else { Some(self.default_namespace.as_ref()) };
+            self.lookup_exact(gk, other, name)
         })
+    }
+
+    fn lookup_exact(&self, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
+        let h = key_hash(gk, namespace, name);
+        let matches = |id: ObjId| {
+            let o = self.object(id);
+            o.name.value == name && self.namespace_of(id) == namespace && is_kind(o, gk)
+        };
+        let first = self.by_key.get(&h).copied().filter(|&id| matches(id));
+        first.or_else(|| self.by_key_collisions.get(&h)?.iter().copied().find(|&id| matches(id)))
     }
 
     pub fn objects_of(&self, gk: &GroupKind) -> &[ObjId] {
@@ -245,4 +270,16 @@ impl World {
     pub fn namespace_object(&self, ns: &str) -> Option<ObjId> {
         self.namespace_objects.get(ns).copied()
     }
+}
+
+fn key_hash(gk: &GroupKind, namespace: Option<&str>, name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (&gk.group, &gk.kind, namespace, name).hash(&mut h);
+    h.finish()
+}
+
+/// `o.group_kind() == *gk`, without allocating.
+fn is_kind(o: &Object, gk: &GroupKind) -> bool {
+    o.kind.value == gk.kind && crate::model::normalize_group(&o.group) == gk.group
 }

@@ -5,6 +5,7 @@
 pub(crate) mod fixture;
 mod policies;
 mod routes;
+mod status;
 #[cfg(test)]
 mod tests;
 
@@ -172,6 +173,7 @@ pub fn compute(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     let world = snapshot.world();
     routes::check(world, &mut out);
     policies::check(world, &mut out);
+    status::check(snapshot.effective(), world, &mut out);
     let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
     for d in out {
         by_file.entry(d.file.clone()).or_default().push(d);

@@ -1,0 +1,173 @@
+//! Diagnostics from the computed policy status (DESIGN §5.1, §6): `conflicted`, `overridden`,
+//! `partially-overridden`, `unknown-strategy`, `affects-nothing`, each with the locations of
+//! the policies involved.
+
+use std::sync::Arc;
+
+use super::{Code, Diagnostic, list};
+use crate::effective::{EffectiveIndex, Enforcement, Origin, PolicyStatus, Reason, origin_label};
+use crate::model::Body;
+use crate::syntax::Span;
+use crate::topology::{NodeId, TargetResolution};
+use crate::workspace::{ObjId, World};
+
+pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnostic>) {
+    for &pid in &world.policies {
+        let Some(st) = eff.status(pid) else { continue };
+        let file = &world.file_of(pid).path;
+        let me = world.key(pid).to_string();
+        if let Some(u) = &st.unknown_strategy {
+            out.push(unknown_strategy(world, pid, file, u).object(world, pid));
+        }
+        if !st.accepted && st.reason != Reason::Conflicted {
+            // Invalid and TargetNotFound have their own reference diagnostics.
+            continue;
+        }
+        let mut seen_nodes: Vec<NodeId> = Vec::new();
+        for &(node, winner) in &st.conflicts {
+            if seen_nodes.contains(&node) {
+                continue;
+            }
+            seen_nodes.push(node);
+            let at = world.topology.node_key(world, node).to_string();
+            let w = world.key(winner).to_string();
+            let why = if world.object(winner).creation_timestamp != world.object(pid).creation_timestamp {
+                "is older"
+            } else {
+                "comes first by namespace/name"
+            };
+            let (wfile, wspan) = ref_location(world, winner, node);
+            out.push(
+                Diagnostic::new(
+                    file,
+                    ref_location(world, pid, node).1,
+                    Code::Conflicted,
+                    format!("`{me}` conflicts with `{w}` on `{at}`: `{w}` {why}, so this policy is not applied there"),
+                )
+                .related(&wfile, wspan, format!("`{w}` wins on `{at}`"))
+                .object(world, pid),
+            );
+        }
+        let conflict_winners: Vec<Origin> = st.conflicts.iter().map(|&(_, w)| Origin::Policy(w)).collect();
+        let others: Vec<Origin> = st.superseded_by.iter().copied().filter(|o| !conflict_winners.contains(o)).collect();
+        let name_span = world.object(pid).name.span;
+        match st.enforcement {
+            Some(Enforcement::Overridden) => {
+                let by = names(world, &st.superseded_by);
+                let d = Diagnostic::new(
+                    file,
+                    name_span,
+                    Code::Overridden,
+                    format!("nothing `{me}` sets is in effect: everything is superseded by {}", list(&by)),
+                );
+                out.push(related(world, d, &st.superseded_by).object(world, pid));
+            }
+            Some(Enforcement::PartiallyEnforced) if !others.is_empty() => {
+                let by = names(world, &others);
+                let d = Diagnostic::new(
+                    file,
+                    name_span,
+                    Code::PartiallyOverridden,
+                    format!(
+                        "`{me}` is superseded in part (some fields, or on some paths) by {}; it is still in effect on {} of the {} effective targets it reaches",
+                        list(&by),
+                        st.affects.len(),
+                        st.reached
+                    ),
+                );
+                out.push(related(world, d, &others).object(world, pid));
+            }
+            _ => {}
+        }
+        if st.accepted && st.reached == 0 && !templated(world, pid) {
+            out.push(affects_nothing(world, pid, file, st).object(world, pid));
+        }
+    }
+}
+
+fn names(world: &World, origins: &[Origin]) -> Vec<String> {
+    origins
+        .iter()
+        .map(|&o| match o {
+            Origin::Policy(_) => origin_label(world, o),
+            Origin::Target(_) => format!("{} (its own value)", origin_label(world, o)),
+        })
+        .collect()
+}
+
+fn related(world: &World, mut d: Diagnostic, origins: &[Origin]) -> Diagnostic {
+    for &o in origins {
+        let (Origin::Policy(id) | Origin::Target(id)) = o;
+        let f = &world.file_of(id).path;
+        let msg = match o {
+            Origin::Policy(_) => format!("`{}` supersedes it", world.key(id)),
+            Origin::Target(_) => format!("`{}` sets the field itself", world.key(id)),
+        };
+        d = d.related(f, world.object(id).name.span, msg);
+    }
+    d
+}
+
+/// The span of the policy's reference that attaches it to `node` (its `name` value), else the
+/// policy's `metadata.name`.
+fn ref_location(world: &World, pid: ObjId, node: NodeId) -> (Arc<str>, Span) {
+    let file = world.file_of(pid).path.clone();
+    let obj = world.object(pid);
+    if let (Body::Other(other), Some(res)) = (&obj.body, world.topology.policies.get(&pid)) {
+        for (r, resolution) in other.policy.refs().zip(&res.refs) {
+            if matches!(resolution, TargetResolution::Resolved(n) | TargetResolution::Virtual(n) if *n == node) {
+                return (file, r.name.as_ref().map_or(r.span, |n| n.span));
+            }
+        }
+    }
+    (file, obj.name.span)
+}
+
+fn templated(world: &World, pid: ObjId) -> bool {
+    world.topology.policies.get(&pid).is_some_and(|r| r.refs.iter().any(|x| matches!(x, TargetResolution::Templated)))
+}
+
+fn unknown_strategy(world: &World, pid: ObjId, file: &Arc<str>, u: &crate::effective::UnknownStrategy) -> Diagnostic {
+    let kind = world.policy_kind(pid);
+    let candidates = ["atomic", "patch", "merge", "StrategicMerge", "JSONMerge"];
+    let supported: Vec<String> = candidates
+        .iter()
+        .filter(|c| kind.is_some_and(|k| k.strategy_for(c, u.overrides).is_some()))
+        .map(|c| (*c).to_owned())
+        .collect();
+    let kind_name = kind.map_or_else(String::new, |k| k.gk.to_string());
+    let msg = if supported.is_empty() {
+        format!("`{}` is not a strategy {kind_name} supports here; it takes none", u.value)
+    } else {
+        format!("`{}` is not a strategy {kind_name} supports here; use {}", u.value, list(&supported))
+    };
+    let fix = crate::topology::suggest::closest(&u.value, supported.iter().map(String::as_str)).map(str::to_owned);
+    Diagnostic::new(file, u.span, Code::UnknownStrategy, msg).fix(fix)
+}
+
+fn affects_nothing(world: &World, pid: ObjId, file: &Arc<str>, _st: &PolicyStatus) -> Diagnostic {
+    let obj = world.object(pid);
+    let span = match (&obj.body, world.topology.policies.get(&pid)) {
+        (Body::Other(other), Some(res)) => other
+            .policy
+            .refs()
+            .zip(&res.refs)
+            .find(|(_, x)| matches!(x, TargetResolution::Resolved(_) | TargetResolution::Virtual(_)))
+            .and_then(|(r, _)| r.name.as_ref().map(|n| n.span))
+            .unwrap_or(obj.name.span),
+        _ => obj.name.span,
+    };
+    let what = match world.policy_kind(pid) {
+        Some(k) if !k.effective_targets.is_empty() => {
+            let kinds: Vec<String> = k.effective_targets.iter().map(|g| g.to_string()).collect();
+            format!("no {} below its targets", kinds.join(" or "))
+        }
+        _ => "nothing below its targets".to_owned(),
+    };
+    Diagnostic::new(
+        file,
+        span,
+        Code::AffectsNothing,
+        format!("`{}` is accepted but affects nothing yet: there is {what}", world.key(pid)),
+    )
+}

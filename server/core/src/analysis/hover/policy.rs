@@ -1,0 +1,107 @@
+//! Hover on a policy: its computed status (DESIGN §5.1), who supersedes it, what it targets
+//! and how many objects it affects.
+
+use crate::analysis::refs::sites;
+use crate::catalog::PolicyClass;
+use crate::effective::{Enforcement, Reason, origin_label};
+use crate::workspace::{ObjId, Snapshot};
+
+/// Objects listed by name before the list is cut to a count.
+const MAX_LISTED: usize = 8;
+
+pub(super) fn hover(snap: &Snapshot, pid: ObjId) -> String {
+    let world = snap.world();
+    let t = &world.topology;
+    let obj = world.object(pid);
+    let mut parts = Vec::new();
+    let mut head = format!("**{}** {}", obj.group_kind(), short_name(world, pid));
+    if let Some(kind) = world.policy_kind(pid) {
+        let class = match kind.class {
+            PolicyClass::Direct => "Direct",
+            PolicyClass::Inherited => "Inherited",
+        };
+        head.push_str(&format!(" · {class} · {}", kind.project));
+    }
+    parts.push(head);
+
+    let status = snap.effective().status(pid);
+    let line = match status {
+        Some(s) if s.accepted => {
+            let e = match s.enforcement {
+                Some(Enforcement::Enforced) | None => "Enforced",
+                Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
+                Some(Enforcement::Overridden) => "Overridden",
+            };
+            format!("**Accepted** · {e}")
+        }
+        Some(s) => format!("**Not accepted** · {}", reason(s.reason)),
+        None => "**Status unknown**".to_owned(),
+    };
+    parts.push(line);
+
+    // Why refs point at nothing (TargetNotFound, Invalid).
+    let problems: Vec<String> = sites(world, pid)
+        .iter()
+        .filter_map(|s| s.problem.as_ref().map(|p| format!("- `{}`: {p}", s.written)))
+        .collect();
+    if !problems.is_empty() {
+        parts.push(problems.join("\n"));
+    }
+
+    if let Some(res) = t.policies.get(&pid) {
+        let mut targets: Vec<String> = res.attached_nodes().map(|n| format!("`{}`", t.node_key(world, n))).collect();
+        targets.dedup();
+        if !targets.is_empty() {
+            parts.push(format!("Targets: {}", targets.join(", ")));
+        }
+    }
+    if let Some(s) = status {
+        let mut by: Vec<String> = s.superseded_by.iter().map(|&o| format!("`{}`", origin_label(world, o))).collect();
+        by.sort();
+        by.dedup();
+        if !by.is_empty() {
+            parts.push(format!("Superseded by: {}", by.join(", ")));
+        }
+        for (node, winner) in &s.conflicts {
+            parts.push(format!(
+                "Lost a conflict at `{}` to `{}` (older, or same age and first by name)",
+                t.node_key(world, *node),
+                world.key(*winner)
+            ));
+        }
+        let mut affects: Vec<String> = s.affects.iter().map(|&n| t.node_key(world, n).to_string()).collect();
+        affects.sort();
+        let n = affects.len();
+        let what = if n == 1 { "object" } else { "objects" };
+        let mut line = format!("Affects {n} {what}");
+        if n > 0 {
+            let listed: Vec<String> = affects.iter().take(MAX_LISTED).map(|a| format!("`{a}`")).collect();
+            line.push_str(&format!(": {}", listed.join(", ")));
+            if n > MAX_LISTED {
+                line.push_str(&format!(", … {} more", n - MAX_LISTED));
+            }
+        }
+        if s.accepted {
+            parts.push(line);
+        }
+    }
+    parts.join("\n\n")
+}
+
+fn reason(r: Reason) -> &'static str {
+    match r {
+        Reason::Accepted => "Accepted",
+        Reason::Conflicted => "Conflicted",
+        Reason::Invalid => "Invalid",
+        Reason::TargetNotFound => "TargetNotFound",
+    }
+}
+
+/// `ns/name`, or `name` for cluster-scoped objects.
+fn short_name(world: &crate::workspace::World, id: ObjId) -> String {
+    let name = &world.object(id).name.value;
+    match world.namespace_of(id) {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.clone(),
+    }
+}

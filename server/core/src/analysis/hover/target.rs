@@ -1,0 +1,86 @@
+//! Hover on a target (an object's kind or name, or a listener, rule or port name): every
+//! policy kind reaching it and, per path from a root of the hierarchy, the effective policy as
+//! YAML with each leaf's winning policy and strategy, and the policies that lost.
+
+use super::yaml;
+use crate::analysis::refs::Target;
+use crate::analysis::summary::target_summary;
+use crate::effective::{Context, KindExplanation, explain};
+use crate::topology::PathLimit;
+use crate::workspace::Snapshot;
+
+/// Paths enumerated for one hover: enough for any real hierarchy, bounded for huge ones.
+const PATH_LIMIT: usize = 256;
+/// Distinct results shown per policy kind; the rest are counted.
+const MAX_RESULTS: usize = 3;
+
+pub(super) fn hover(snap: &Snapshot, t: Target) -> String {
+    let world = snap.world();
+    let mut parts = vec![format!("**{}**", target_summary(world, t))];
+    let Some(node) = t.node(world) else {
+        parts.push("Not part of the policy hierarchy.".into());
+        return parts.join("\n\n");
+    };
+    let ex = explain(world, snap.effective(), node, PathLimit(PATH_LIMIT));
+    if ex.policies.is_empty() {
+        parts.push("No policies reach it.".into());
+    }
+    for k in &ex.policies {
+        parts.push(kind_section(k));
+    }
+    if ex.truncated {
+        parts.push(format!("(only the first {PATH_LIMIT} paths were considered)"));
+    }
+    parts.join("\n\n")
+}
+
+/// One policy kind: its policies, then each distinct result with the paths that give it.
+fn kind_section(k: &KindExplanation) -> String {
+    let short = |label: &str| label.strip_prefix(&format!("{}/", k.kind)).unwrap_or(label).to_owned();
+    let mut all: Vec<String> = k.contexts.iter().flat_map(|c| c.policies.iter().map(|p| short(p))).collect();
+    all.sort();
+    all.dedup();
+    let listed: Vec<String> = all.iter().map(|p| format!("`{p}`")).collect();
+    let mut out = format!("**{}** · {}", k.kind, listed.join(", "));
+
+    // Paths with the same result are shown once.
+    let mut groups: Vec<(&Context, usize)> = Vec::new();
+    for c in &k.contexts {
+        match groups
+            .iter_mut()
+            .find(|(g, _)| g.effective == c.effective && g.provenance == c.provenance && g.lost == c.lost)
+        {
+            Some((_, n)) => *n += 1,
+            None => groups.push((c, 1)),
+        }
+    }
+    for (c, same) in groups.iter().take(MAX_RESULTS) {
+        let path: Vec<String> = c.path.iter().map(|p| format!("`{p}`")).collect();
+        out.push_str(&format!("\n\n{}", path.join(" › ")));
+        if *same > 1 {
+            out.push_str(&format!(" (and {} more paths with the same result)", same - 1));
+        }
+        let note = |pointer: &str| {
+            c.provenance.iter().find(|p| p.field == pointer).map(|p| {
+                let who = if p.from_target { format!("{} (own value)", p.policy) } else { short(&p.policy) };
+                format!("{who} · {}", p.strategy.as_str())
+            })
+        };
+        out.push_str(&format!("\n```yaml\n{}```", yaml::render(&c.effective, &note)));
+        for l in &c.lost {
+            let by: Vec<String> = l.by.iter().map(|b| format!("`{}`", short(b))).collect();
+            let mut line = format!("\nLost: `{}` ({})", short(&l.policy), l.outcome);
+            if !by.is_empty() {
+                line.push_str(&format!(" to {}", by.join(", ")));
+            }
+            if !l.because.is_empty() {
+                line.push_str(&format!(" — {}", l.because.join(", ")));
+            }
+            out.push_str(&line);
+        }
+    }
+    if groups.len() > MAX_RESULTS {
+        out.push_str(&format!("\n\n… {} more results on other paths", groups.len() - MAX_RESULTS));
+    }
+    out
+}

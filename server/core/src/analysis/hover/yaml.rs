@@ -1,0 +1,159 @@
+//! An effective spec as YAML, each leaf followed by a comment naming the policy that supplied
+//! it and the strategy that let it win: `timeout: 10s  # shop/a · AtomicDefaults`.
+
+use serde_json::Value;
+
+use crate::analysis::scalar::looks_typed;
+
+/// Renders `value` as block YAML; `leaf_note` gives the comment for a JSON pointer that is a
+/// leaf (a scalar, a whole list, an empty mapping), `None` elsewhere.
+pub(super) fn render(value: &Value, leaf_note: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::new();
+    match value {
+        Value::Object(m) if !m.is_empty() => mapping(&mut out, m, 0, "", leaf_note),
+        other => {
+            out.push_str(&inline(other));
+            note(&mut out, leaf_note(""));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn note(out: &mut String, n: Option<String>) {
+    if let Some(n) = n {
+        out.push_str("  # ");
+        out.push_str(&n);
+    }
+}
+
+fn mapping(
+    out: &mut String,
+    m: &serde_json::Map<String, Value>,
+    indent: usize,
+    pointer: &str,
+    leaf_note: &dyn Fn(&str) -> Option<String>,
+) {
+    // The first line of a list item's mapping follows its `- ` instead of an indent.
+    let mut first_pad = out.ends_with("- ");
+    for (k, v) in m {
+        if !first_pad {
+            out.push_str(&" ".repeat(indent));
+        }
+        first_pad = false;
+        let p = format!("{pointer}/{}", escape(k));
+        out.push_str(&key(k));
+        out.push(':');
+        value_after_key(out, v, indent, &p, leaf_note);
+    }
+}
+
+/// Writes what follows `key:` (or `- `): an inline leaf with its note, or a nested block.
+fn value_after_key(out: &mut String, v: &Value, indent: usize, p: &str, leaf_note: &dyn Fn(&str) -> Option<String>) {
+    let n = leaf_note(p);
+    match v {
+        Value::Object(child) if !child.is_empty() && n.is_none() => {
+            out.push('\n');
+            mapping(out, child, indent + 2, p, leaf_note);
+        }
+        // A list merged by keys: its items have their own leaves.
+        Value::Array(items) if !items.is_empty() && n.is_none() => {
+            out.push('\n');
+            for (i, item) in items.iter().enumerate() {
+                let ip = format!("{p}/{i}");
+                out.push_str(&" ".repeat(indent));
+                out.push_str("- ");
+                match item {
+                    Value::Object(m) if !m.is_empty() && leaf_note(&ip).is_none() => {
+                        mapping(out, m, indent + 2, &ip, leaf_note)
+                    }
+                    other => {
+                        out.push_str(&inline(other));
+                        note(out, leaf_note(&ip));
+                        out.push('\n');
+                    }
+                }
+            }
+        }
+        other => {
+            out.push(' ');
+            out.push_str(&inline(other));
+            note(out, n);
+            out.push('\n');
+        }
+    }
+}
+
+/// A value on one line: scalars as YAML, collections in flow style.
+fn inline(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => scalar(s),
+        Value::Array(items) => format!("[{}]", items.iter().map(inline).collect::<Vec<_>>().join(", ")),
+        Value::Object(m) => {
+            let parts: Vec<String> = m.iter().map(|(k, v)| format!("{}: {}", key(k), inline(v))).collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+    }
+}
+
+/// Keys are shown plain whenever their characters allow (a key `on` is a string to the
+/// Kubernetes decoder).
+fn key(k: &str) -> String {
+    if plain_safe(k) { k.to_owned() } else { quoted(k) }
+}
+
+/// A string as a plain scalar when that reads back as the same string, else double-quoted.
+fn scalar(s: &str) -> String {
+    if plain_safe(s) && !looks_typed(s) { s.to_owned() } else { quoted(s) }
+}
+
+fn plain_safe(s: &str) -> bool {
+    s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        && s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '/' || c == '.')
+}
+
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
+
+/// A JSON pointer token.
+fn escape(k: &str) -> String {
+    k.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_with_leaf_notes() {
+        let v = serde_json::json!({
+            "timeout": "10s",
+            "retry": {"attempts": 3, "on": ["5xx", "reset"]},
+            "rules": [{"name": "a", "x": true}],
+            "empty": {},
+            "odd key": "true"
+        });
+        let note = |p: &str| match p {
+            "/timeout" => Some("infra/gw · AtomicDefaults".to_owned()),
+            "/retry/attempts" | "/retry/on" | "/empty" | "/odd key" => Some("shop/r · PatchDefaults".to_owned()),
+            "/rules/0/name" | "/rules/0/x" => Some("shop/r · Custom".to_owned()),
+            _ => None,
+        };
+        let got = render(&v, &note);
+        let expect = "timeout: 10s  # infra/gw · AtomicDefaults
+retry:
+  attempts: 3  # shop/r · PatchDefaults
+  on: [5xx, reset]  # shop/r · PatchDefaults
+rules:
+- name: a  # shop/r · Custom
+  x: true  # shop/r · Custom
+empty: {}  # shop/r · PatchDefaults
+\"odd key\": \"true\"  # shop/r · PatchDefaults
+";
+        assert_eq!(got, expect);
+    }
+}

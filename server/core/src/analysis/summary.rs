@@ -1,0 +1,126 @@
+//! One-line descriptions of objects and sections, shared by hover (on a reference) and
+//! completion details so that both say the same thing: `Gateway infra/edge · 3 listeners ·
+//! class eg`, `listener · HTTPS :443`.
+
+use super::refs::Target;
+use crate::model::Body;
+use crate::workspace::{ObjId, World};
+
+/// `1 listener`, `3 listeners`.
+pub(crate) fn plural(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+/// `Gateway infra/edge`, `GatewayClass eg`, `ServiceImport.multicluster.x-k8s.io shop/api`.
+pub(crate) fn display_name(world: &World, id: ObjId) -> String {
+    let o = world.object(id);
+    match world.namespace_of(id) {
+        Some(ns) => format!("{} {ns}/{}", o.group_kind(), o.name.value),
+        None => format!("{} {}", o.group_kind(), o.name.value),
+    }
+}
+
+pub(crate) fn object_summary(world: &World, id: ObjId) -> String {
+    let mut parts = vec![display_name(world, id)];
+    match &world.object(id).body {
+        Body::Gateway(g) => {
+            parts.push(plural(g.listeners.len(), "listener"));
+            if let Some(c) = &g.class_name {
+                parts.push(format!("class {}", c.value));
+            }
+        }
+        Body::ListenerSet(ls) => {
+            parts.push(plural(ls.listeners.len(), "listener"));
+            if let Some(p) = ls.parent_ref.as_ref().and_then(|p| p.name.as_ref()) {
+                parts.push(format!("parent {}", p.value));
+            }
+        }
+        Body::Route(r) => {
+            parts.push(plural(r.rules.len(), "rule"));
+            parts.push(plural(r.parent_refs.len(), "parentRef"));
+        }
+        Body::Service(s) if s.ports.is_empty() => parts.push("no ports".into()),
+        Body::Service(s) => {
+            let ports: Vec<String> = s
+                .ports
+                .iter()
+                .map(|p| {
+                    let n = p.port.map_or("?".to_owned(), |n| n.to_string());
+                    match &p.name {
+                        Some(name) => format!("{}:{n}", name.value),
+                        None => n,
+                    }
+                })
+                .collect();
+            parts.push(format!("ports {}", ports.join(", ")));
+        }
+        Body::GatewayClass(c) => {
+            if let Some(ctl) = &c.controller_name {
+                parts.push(format!("controller {ctl}"));
+            }
+        }
+        _ => {}
+    }
+    parts.join(" · ")
+}
+
+/// What a section is called: listener, rule or port.
+pub(crate) fn section_noun(world: &World, id: ObjId) -> &'static str {
+    super::diagnostics::section_noun(&world.object(id).kind.value)
+}
+
+/// `listener · HTTPS :443`, `rule · 2 backendRefs`, `port · 443`.
+pub(crate) fn section_detail(world: &World, id: ObjId, i: u32) -> String {
+    let noun = section_noun(world, id);
+    let mut parts = vec![noun.to_owned()];
+    let i = i as usize;
+    match &world.object(id).body {
+        Body::Gateway(_) | Body::ListenerSet(_) => {
+            let listeners = match &world.object(id).body {
+                Body::Gateway(g) => &g.listeners,
+                Body::ListenerSet(ls) => &ls.listeners,
+                _ => return noun.to_owned(),
+            };
+            if let Some(l) = listeners.get(i) {
+                let proto_port = match (&l.protocol, l.port) {
+                    (Some(p), Some(n)) => Some(format!("{p} :{n}")),
+                    (Some(p), None) => Some(p.clone()),
+                    (None, Some(n)) => Some(format!(":{n}")),
+                    (None, None) => None,
+                };
+                parts.extend(proto_port);
+                if let Some(h) = &l.hostname {
+                    parts.push(h.value.clone());
+                }
+            }
+        }
+        Body::Route(r) => {
+            if let Some(rule) = r.rules.get(i) {
+                parts.push(plural(rule.backend_refs.len(), "backendRef"));
+            }
+        }
+        Body::Service(s) => {
+            if let Some(n) = s.ports.get(i).and_then(|p| p.port) {
+                parts.push(n.to_string());
+            }
+        }
+        _ => {}
+    }
+    parts.join(" · ")
+}
+
+/// `listener https of Gateway infra/edge · HTTPS :443`.
+pub(crate) fn section_summary(world: &World, id: ObjId, i: u32) -> String {
+    let name = crate::topology::section_name(world, id, i).unwrap_or_default();
+    let detail = section_detail(world, id, i);
+    let noun = section_noun(world, id);
+    let rest = detail.strip_prefix(noun).unwrap_or("");
+    format!("{noun} {name} of {}{rest}", display_name(world, id))
+}
+
+pub(crate) fn target_summary(world: &World, t: Target) -> String {
+    match t.section {
+        None => object_summary(world, t.obj),
+        Some(i) => section_summary(world, t.obj, i),
+    }
+}

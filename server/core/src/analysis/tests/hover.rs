@@ -1,0 +1,297 @@
+//! Hover: the markdown, exactly, and the span it is about (shown as the text it covers).
+
+use super::{assert_lines, fixture, show, with_base};
+use crate::analysis::hover;
+
+fn check(src: &str, expect: &str) {
+    let f = fixture(src);
+    let got = match hover(&f.snap, &f.file, f.offset) {
+        Some(h) => format!("{}\n{}", show(&f.snap, &f.file, h.span), h.markdown),
+        None => "none".to_owned(),
+    };
+    assert_lines(&got, expect);
+}
+
+/// Two Envoy Gateway BackendTrafficPolicies: one on the Gateway, one on the route.
+const POLICIES: &str = r#"//- policies.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: gw-defaults
+  namespace: infra
+  creationTimestamp: "2024-01-01T00:00:00Z"
+spec:
+  targetRefs:
+  - group: gateway.networking.k8s.io
+    kind: Gateway
+    name: edge
+  timeout:
+    request: 10s
+  retry:
+    numRetries: 2
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: store-retry
+  namespace: shop
+  creationTimestamp: "2024-02-01T00:00:00Z"
+spec:
+  targetRefs:
+  - group: gateway.networking.k8s.io
+    kind: HTTPRoute
+    name: store
+  retry:
+    numRetries: 5
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tls
+  namespace: shop
+spec:
+  targetRefs:
+  - group: ""
+    kind: Service
+    name: checkout
+    sectionName: https
+  - group: ""
+    kind: Service
+    name: cartt
+"#;
+
+fn base() -> String {
+    with_base(POLICIES)
+}
+
+fn at(needle: &str) -> String {
+    // Puts the cursor right after the first occurrence of `needle`.
+    let src = base();
+    let i = src.find(needle).expect("needle in fixture") + needle.len();
+    format!("{}$0{}", &src[..i], &src[i..])
+}
+
+fn check_at(needle: &str, expect: &str) {
+    check(&at(needle), expect);
+}
+
+#[test]
+fn hover_target_shows_effective_policy_per_path() {
+    check_at(
+        "kind: HTTPRoute\nmetadata:\n  name: sto",
+        r#"
+shop.yaml:30 "store"
+**HTTPRoute shop/store · 2 rules · 1 parentRef**
+
+**BackendTrafficPolicy.gateway.envoyproxy.io** · `infra/gw-defaults`, `shop/store-retry`
+
+`GatewayClass/eg` › `Gateway/infra/edge` › `Gateway/infra/edge#https` › `HTTPRoute/shop/store`
+```yaml
+retry:
+  numRetries: 5  # shop/store-retry · AtomicDefaults
+```
+Lost: `infra/gw-defaults` (Overridden) to `shop/store-retry` — replaced
+"#,
+    );
+}
+
+#[test]
+fn hover_on_kind_of_target() {
+    let f = fixture(&at("kind: HTTPR"));
+    let h = hover(&f.snap, &f.file, f.offset).expect("hover on kind");
+    assert_eq!(show(&f.snap, &f.file, h.span), "shop.yaml:28 \"HTTPRoute\"");
+    assert!(h.markdown.starts_with("**HTTPRoute shop/store · 2 rules · 1 parentRef**"));
+}
+
+#[test]
+fn hover_listener_section() {
+    check_at(
+        "  - name: http",
+        r#"
+infra.yaml:16 "http"
+**listener http of Gateway infra/edge · HTTP :80**
+
+**BackendTrafficPolicy.gateway.envoyproxy.io** · `infra/gw-defaults`
+
+`GatewayClass/eg` › `Gateway/infra/edge` › `Gateway/infra/edge#http`
+```yaml
+timeout:
+  request: 10s  # infra/gw-defaults · AtomicDefaults
+retry:
+  numRetries: 2  # infra/gw-defaults · AtomicDefaults
+```
+"#,
+    );
+}
+
+#[test]
+fn hover_target_without_policies() {
+    check_at(
+        "  name: inter",
+        r#"
+infra.yaml:33 "internal"
+**Gateway infra/internal · 1 listener · class eg**
+
+No policies reach it.
+"#,
+    );
+}
+
+#[test]
+fn hover_policy_status() {
+    check_at(
+        "  name: store-retry",
+        r#"
+policies.yaml:20 "store-retry"
+**BackendTrafficPolicy.gateway.envoyproxy.io** shop/store-retry · Inherited · Envoy Gateway
+
+**Accepted** · Enforced
+
+Targets: `HTTPRoute/shop/store`
+
+Affects 2 objects: `HTTPRoute/shop/store`, `HTTPRoute/shop/store#pay`
+"#,
+    );
+    check_at(
+        "  name: gw-def",
+        r#"
+policies.yaml:4 "gw-defaults"
+**BackendTrafficPolicy.gateway.envoyproxy.io** infra/gw-defaults · Inherited · Envoy Gateway
+
+**Accepted** · Overridden
+
+Targets: `Gateway/infra/edge`
+
+Superseded by: `BackendTrafficPolicy.gateway.envoyproxy.io/shop/store-retry`
+
+Affects 0 objects
+"#,
+    );
+}
+
+#[test]
+fn hover_policy_with_a_broken_ref() {
+    check_at(
+        "  name: tls",
+        r#"
+policies.yaml:34 "tls"
+**BackendTLSPolicy** shop/tls · Direct · Gateway API
+
+**Accepted** · Enforced
+
+- `Service shop/cartt`: not found; did you mean `cart`?
+
+Targets: `Service/shop/checkout#https`
+
+Affects 1 object: `Service/shop/checkout#https`
+"#,
+    );
+}
+
+#[test]
+fn hover_conflicted_policy_and_the_loser_on_the_target() {
+    let src = with_base(
+        r#"//- tls.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: first
+  namespace: shop
+  creationTimestamp: "2024-01-01T00:00:00Z"
+spec:
+  targetRefs:
+  - {group: "", kind: Service, name: cart}
+  validation:
+    hostname: a.example.com
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: sec$0ond
+  namespace: shop
+  creationTimestamp: "2024-03-01T00:00:00Z"
+spec:
+  targetRefs:
+  - {group: "", kind: Service, name: cart}
+  validation:
+    hostname: b.example.com
+"#,
+    );
+    check(
+        &src,
+        r#"
+tls.yaml:16 "second"
+**BackendTLSPolicy** shop/second · Direct · Gateway API
+
+**Not accepted** · Conflicted
+
+Targets: `Service/shop/cart`
+
+Superseded by: `BackendTLSPolicy/shop/first`
+
+Lost a conflict at `Service/shop/cart` to `BackendTLSPolicy/shop/first` (older, or same age and first by name)
+"#,
+    );
+    let on_target = with_base(&format!("{}//- x.yaml\n", src.replace("sec$0ond", "second"))).replacen(
+        "  name: cart\n",
+        "  name: ca$0rt\n",
+        1,
+    );
+    check(
+        &on_target,
+        r#"
+shop.yaml:21 "cart"
+**Service shop/cart · ports 8080**
+
+**BackendTLSPolicy** · `shop/first`, `shop/second`
+
+`GatewayClass/eg` › `Gateway/infra/edge` › `Gateway/infra/edge#https` › `HTTPRoute/shop/store` › `Service/shop/cart`
+```yaml
+validation:
+  hostname: a.example.com  # shop/first · None
+```
+Lost: `shop/second` (Conflicted) to `shop/first` — conflict
+"#,
+    );
+}
+
+#[test]
+fn hover_references() {
+    // A targetRef: the route it names.
+    check_at(
+        "kind: HTTPRoute\n    name: sto",
+        "policies.yaml:27 \"store\"\nHTTPRoute shop/store · 2 rules · 1 parentRef",
+    );
+    // A sectionName: the exact listener.
+    check_at(
+        "    sectionName: ht",
+        "shop.yaml:36 \"https\"\nlistener https of Gateway infra/edge · HTTPS :443 · *.example.com",
+    );
+    // A name that resolves to nothing.
+    check_at("    name: cartt", "policies.yaml:44 \"cartt\"\nService shop/cartt · not found; did you mean `cart`?");
+    // A backendRef with a port: the port.
+    check_at("    - name: checkout\n      port: 44", "shop.yaml:41 \"443\"\nport https of Service shop/checkout · 443");
+    // gatewayClassName.
+    check_at(
+        "  gatewayClassName: e",
+        "infra.yaml:14 \"eg\"\nGatewayClass eg · controller gateway.envoyproxy.io/gatewayclass-controller",
+    );
+}
+
+#[test]
+fn hover_other_ref_fields_and_nothing_elsewhere() {
+    // On a ref's `kind`: the whole ref is what the hover is about.
+    check_at(
+        "spec:\n  targetRefs:\n  - group: gateway.networking.k8s.io\n    kind: Gateway",
+        "policies.yaml:9 \"group: gateway.networking.k8s.io\\n    kind: Gateway\\n    name: edge\"\nGateway infra/edge · 2 listeners · class eg",
+    );
+    check_at(
+        "spec:\n  targetRefs:\n  - group: gateway.networking.k8s.io\n    kind: Gateway\n    name: edge\n  time",
+        "none",
+    );
+    check(&format!("{}//- empty.yaml\n$0", base()), "none");
+    let f = fixture(&at("  name: tls"));
+    for o in 0..f.snap.file(&f.file).map_or(0, |s| s.text.len() as u32 + 2) {
+        let _ = hover(&f.snap, &f.file, o);
+    }
+}

@@ -1,0 +1,118 @@
+//! Code lenses: `title -> locations` per object of the file.
+
+use super::{assert_lines, fixture, show, with_base};
+use crate::analysis::code_lenses;
+
+fn check(src: &str, file: &str, expect: &str) {
+    let f = fixture(src);
+    let mut got = String::new();
+    for l in code_lenses(&f.snap, file) {
+        let locs: Vec<String> = l.locations.iter().map(|x| show(&f.snap, &x.file, x.span)).collect();
+        got.push_str(&format!(
+            "{} | {} -> [{}]\n",
+            show(&f.snap, file, l.span).split(' ').next().unwrap_or(""),
+            l.title,
+            locs.join(", ")
+        ));
+    }
+    assert_lines(&got, expect);
+}
+
+const POLICIES: &str = r#"//- policies.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: gw
+  namespace: infra
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: edge}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata:
+  name: listener
+  namespace: infra
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: edge, sectionName: https}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tls
+  namespace: shop
+spec:
+  targetRefs:
+  - {group: "", kind: Service, name: checkout}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: dangling
+  namespace: shop
+spec:
+  targetRefs:
+  - {group: "", kind: Service, name: nope}
+"#;
+
+#[test]
+fn lens_on_targets_counts_policies_reaching_them() {
+    // Inherited policies on the Gateway and on the listener the route attaches to reach the
+    // route and the Services behind it; the BackendTLSPolicy only its Service.
+    check(
+        &with_base(POLICIES),
+        "shop.yaml",
+        r#"
+shop.yaml:1 | no policies affect this -> []
+shop.yaml:6 | 3 policies affect this -> [policies.yaml:4 "gw", policies.yaml:13 "listener", policies.yaml:22 "tls"]
+shop.yaml:18 | 2 policies affect this -> [policies.yaml:4 "gw", policies.yaml:13 "listener"]
+shop.yaml:27 | 2 policies affect this -> [policies.yaml:4 "gw", policies.yaml:13 "listener"]
+"#,
+    );
+    // The Gateway: its own policy and its listener's; the class above has none.
+    check(
+        &with_base(POLICIES),
+        "infra.yaml",
+        r#"
+infra.yaml:1 | no policies affect this -> []
+infra.yaml:8 | 2 policies affect this -> [policies.yaml:4 "gw", policies.yaml:13 "listener"]
+infra.yaml:30 | no policies affect this -> []
+"#,
+    );
+}
+
+#[test]
+fn lens_on_policies_counts_routes_and_backends() {
+    check(
+        &with_base(POLICIES),
+        "policies.yaml",
+        r#"
+policies.yaml:1 | affects 1 route / 2 backends -> [shop.yaml:30 "store", shop.yaml:9 "checkout", shop.yaml:21 "cart"]
+policies.yaml:10 | affects 1 route / 2 backends -> [shop.yaml:30 "store", shop.yaml:9 "checkout", shop.yaml:21 "cart"]
+policies.yaml:19 | affects 0 routes / 1 backend -> [shop.yaml:9 "checkout"]
+policies.yaml:28 | affects 0 routes / 0 backends -> []
+"#,
+    );
+}
+
+#[test]
+fn lens_direct_policy_above_does_not_reach() {
+    // A Direct policy on the Gateway does not affect the route below it.
+    let src = with_base(
+        r#"//- dns.yaml
+apiVersion: kuadrant.io/v1
+kind: DNSPolicy
+metadata:
+  name: dns
+  namespace: infra
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: edge}
+$0"#,
+    );
+    let f = fixture(&src);
+    let titles: Vec<String> = code_lenses(&f.snap, "shop.yaml").into_iter().map(|l| l.title).collect();
+    assert_eq!(titles[3], "no policies affect this");
+    let titles: Vec<String> = code_lenses(&f.snap, "infra.yaml").into_iter().map(|l| l.title).collect();
+    assert_eq!(titles[1], "1 policy affects this");
+}

@@ -1,0 +1,245 @@
+//! Editor feature tests over inline multi-file fixtures: `//- path` starts a file, `$0` marks
+//! the cursor (`$0…$0` a range) in one of them. Expectations are exact: labels in order, spans
+//! shown as the text they cover.
+
+mod actions;
+mod completion;
+mod hover;
+mod lens;
+mod navigation;
+mod rename;
+mod symbols;
+
+use crate::syntax::Span;
+use crate::workspace::{Snapshot, Workspace};
+
+pub(super) struct Fixture {
+    pub snap: Snapshot,
+    /// The file holding the `$0` marks.
+    pub file: String,
+    /// The cursor (the start of the range when two marks are given).
+    pub offset: u32,
+    pub range: Span,
+}
+
+pub(super) fn fixture(src: &str) -> Fixture {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for line in src.split_inclusive('\n') {
+        if let Some(path) = line.strip_prefix("//- ") {
+            files.push((path.trim().to_owned(), String::new()));
+        } else if let Some((_, text)) = files.last_mut() {
+            text.push_str(line);
+        }
+    }
+    let mut ws = Workspace::new();
+    let mut at: Option<(String, Vec<u32>)> = None;
+    for (path, raw) in files {
+        let mut marks = Vec::new();
+        let mut text = String::with_capacity(raw.len());
+        let mut rest = raw.as_str();
+        while let Some(i) = rest.find("$0") {
+            text.push_str(&rest[..i]);
+            marks.push(text.len() as u32);
+            rest = &rest[i + 2..];
+        }
+        text.push_str(rest);
+        if !marks.is_empty() {
+            at = Some((path.clone(), marks));
+        }
+        if path.ends_with(".policylens.yaml") {
+            ws.set_config(Some(&path), &text);
+        } else {
+            ws.set_file(&path, text);
+        }
+    }
+    let (file, marks) = at.unwrap_or_default();
+    let start = marks.first().copied().unwrap_or(0);
+    let end = marks.get(1).copied().unwrap_or(start);
+    Fixture { snap: ws.snapshot(), file, offset: start, range: Span::new(start, end) }
+}
+
+/// `file:line "covered text"` (1-based line).
+pub(super) fn show(snap: &Snapshot, file: &str, span: Span) -> String {
+    let Some(src) = snap.source(file) else { return format!("{file}:? {span:?}") };
+    let line = src.position(span.start, crate::syntax::PositionEncoding::Utf8).line + 1;
+    format!("{file}:{line} {:?}", src.slice(span))
+}
+
+/// Compares rendered output, printing what was got in full on a mismatch.
+pub(super) fn assert_lines(got: &str, expect: &str) {
+    let (g, e) = (got.trim(), expect.trim());
+    assert!(g == e, "\n--- expected\n{e}\n--- got\n{g}\n");
+}
+
+/// A Gateway API setup used across tests: a class, two Gateways in `infra`, a route in `shop`
+/// attached to the `https` listener, Services, and a Namespace.
+pub(super) const INFRA: &str = r#"//- infra.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: eg
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: edge
+  namespace: infra
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+    allowedRoutes:
+      namespaces:
+        from: All
+  - name: https
+    port: 443
+    protocol: HTTPS
+    hostname: "*.example.com"
+    allowedRoutes:
+      namespaces:
+        from: All
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: internal
+  namespace: infra
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: grpc
+    port: 9000
+    protocol: HTTP
+"#;
+
+pub(super) const SHOP: &str = r#"//- shop.yaml
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: checkout
+  namespace: shop
+spec:
+  ports:
+  - name: http
+    port: 80
+  - name: https
+    port: 443
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: cart
+  namespace: shop
+spec:
+  ports:
+  - port: 8080
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: store
+  namespace: shop
+spec:
+  parentRefs:
+  - name: edge
+    namespace: infra
+    sectionName: https
+  rules:
+  - name: pay
+    backendRefs:
+    - name: checkout
+      port: 443
+  - backendRefs:
+    - name: cart
+      port: 8080
+"#;
+
+/// `INFRA` and `SHOP` followed by `more` (more files, one holding the cursor).
+pub(super) fn with_base(more: &str) -> String {
+    format!("{INFRA}{SHOP}{more}")
+}
+
+/// Every feature at every offset (and past the end) of half-typed, broken, multi-byte text:
+/// no panic, and every span inside the text on char boundaries.
+#[test]
+fn features_never_panic_on_any_offset() {
+    let src = with_base(
+        "//- messy.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tlsé
+  namespace: shop
+spec:
+  targetRef: {group: \"\", kind: Sérvice, name:
+  targetRefs:
+  - group: \"\"
+    kind: Service
+    name: \"chéckout
+    sectionName: :
+  - {kind: Service, name: }
+  - 
+  validation: [
+---
+kind: HTTPRoute
+apiVersion: gateway.networking.k8s.io/v1
+metadata: {name: r, namespace: shop}
+spec:
+  parentRefs:
+  - name: edge
+    sectionName: ht
+  rules:
+  - backendRefs:
+    - name: ca
+      port:
+$0",
+    );
+    let f = fixture(&src);
+    let snap = &f.snap;
+    let text = snap.file("messy.yaml").map(|s| s.text.to_string()).unwrap_or_default();
+    let ok = |span: crate::syntax::Span, file: &str| {
+        let t = snap.source(file).map(|s| s.text.to_string()).unwrap_or_default();
+        assert!(span.start <= span.end && span.end as usize <= t.len(), "{span:?} in {file}");
+        assert!(t.is_char_boundary(span.start as usize) && t.is_char_boundary(span.end as usize));
+    };
+    for o in 0..text.len() as u32 + 4 {
+        for c in crate::analysis::completions(snap, "messy.yaml", o) {
+            ok(c.replace, "messy.yaml");
+        }
+        if let Some(h) = crate::analysis::hover(snap, "messy.yaml", o) {
+            ok(h.span, "messy.yaml");
+        }
+        for l in crate::analysis::definition(snap, "messy.yaml", o) {
+            ok(l.span, &l.file);
+        }
+        for l in crate::analysis::references(snap, "messy.yaml", o, true) {
+            ok(l.span, &l.file);
+        }
+        if let Some((span, _)) = crate::analysis::prepare_rename(snap, "messy.yaml", o) {
+            ok(span, "messy.yaml");
+        }
+        if let Ok(edits) = crate::analysis::rename(snap, "messy.yaml", o, "renamed") {
+            for e in edits {
+                ok(e.span, &e.file);
+            }
+        }
+        for a in crate::analysis::code_actions(snap, "messy.yaml", Span::new(o, o.saturating_add(5))) {
+            for e in a.edits {
+                ok(e.span, &e.file);
+            }
+        }
+    }
+    let _ = crate::analysis::document_symbols(snap, "messy.yaml");
+    let _ = crate::analysis::code_lenses(snap, "messy.yaml");
+    let _ = crate::analysis::workspace_symbols(snap, "é");
+    let _ = crate::analysis::completions(snap, "no-such-file.yaml", 3);
+}

@@ -1,0 +1,169 @@
+//! Definition and references: each location as `file:line "covered text"`.
+
+use super::{assert_lines, fixture, show, with_base};
+use crate::analysis::{Location, definition, references};
+
+fn render(snap: &crate::workspace::Snapshot, locs: &[Location]) -> String {
+    locs.iter().map(|l| show(snap, &l.file, l.span)).collect::<Vec<_>>().join("\n")
+}
+
+fn check_definition(src: &str, expect: &str) {
+    let f = fixture(src);
+    assert_lines(&render(&f.snap, &definition(&f.snap, &f.file, f.offset)), expect);
+}
+
+fn check_references(src: &str, include_declaration: bool, expect: &str) {
+    let f = fixture(src);
+    assert_lines(&render(&f.snap, &references(&f.snap, &f.file, f.offset, include_declaration)), expect);
+}
+
+const POLICIES: &str = r#"//- policies.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tls
+  namespace: shop
+spec:
+  targetRefs:
+  - group: ""
+    kind: Service
+    name: checkout
+    sectionName: https
+  - {group: "", kind: Service, name: cart}
+  - {group: "", kind: Service, name: nope}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata:
+  name: ctp
+  namespace: infra
+spec:
+  targetRef:
+    group: gateway.networking.k8s.io
+    kind: Gateway
+    name: edge
+    sectionName: https
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: by-port
+  namespace: infra
+spec:
+  parentRefs:
+  - name: edge
+    port: 443
+"#;
+
+/// The base workspace with `POLICIES`, the cursor placed right after the first `needle` in
+/// `file`.
+fn at(file: &str, needle: &str) -> String {
+    let src = with_base(POLICIES);
+    let from = src.find(&format!("//- {file}")).expect("file");
+    let i = from + src[from..].find(needle).expect("needle") + needle.len();
+    format!("{}$0{}", &src[..i], &src[i..])
+}
+
+#[test]
+fn definition_of_policy_ref_goes_to_the_section_when_named() {
+    check_definition(&at("policies.yaml", "    name: check"), "shop.yaml:15 \"https\"");
+    check_definition(&at("policies.yaml", "    sectionName: htt"), "shop.yaml:15 \"https\"");
+    check_definition(&at("policies.yaml", "    kind: Serv"), "shop.yaml:15 \"https\"");
+    check_definition(&at("policies.yaml", "kind: Service, name: ca"), "shop.yaml:21 \"cart\"");
+    check_definition(&at("policies.yaml", "kind: Service, name: no"), "");
+    check_definition(&at("policies.yaml", "    kind: Gate"), "infra.yaml:22 \"https\"");
+}
+
+#[test]
+fn definition_of_route_refs() {
+    // parentRef with sectionName: the listener.
+    check_definition(&at("shop.yaml", "  - name: ed"), "infra.yaml:22 \"https\"");
+    // parentRef matched by port only: the listener on that port.
+    check_definition(&at("policies.yaml", "  - name: edge\n    port: 4"), "infra.yaml:22 \"https\"");
+    // backendRef with a matching port: that port; a port without a name: the port item.
+    check_definition(&at("shop.yaml", "    - name: checkou"), "shop.yaml:15 \"https\"");
+    check_definition(&at("shop.yaml", "    - name: car"), "shop.yaml:25 \"port: 8080\"");
+    // gatewayClassName.
+    check_definition(&at("infra.yaml", "gatewayClassName: e"), "infra.yaml:4 \"eg\"");
+}
+
+#[test]
+fn definition_elsewhere_is_empty() {
+    check_definition(&at("policies.yaml", "  name: tl"), "");
+    check_definition(&at("policies.yaml", "metadata:\n"), "");
+}
+
+#[test]
+fn references_of_a_gateway() {
+    check_references(
+        &at("infra.yaml", "kind: Gateway\nmetadata:\n  name: ed"),
+        true,
+        r#"
+infra.yaml:11 "edge"
+policies.yaml:24 "edge"
+policies.yaml:34 "edge"
+shop.yaml:34 "edge"
+"#,
+    );
+    // The same from its kind, without the declaration.
+    check_references(
+        &at("infra.yaml", "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gatew"),
+        false,
+        r#"
+policies.yaml:24 "edge"
+policies.yaml:34 "edge"
+shop.yaml:34 "edge"
+"#,
+    );
+    // A GatewayClass is referred to by gatewayClassName.
+    check_references(&at("infra.yaml", "kind: Gatew"), false, "infra.yaml:14 \"eg\"\ninfra.yaml:36 \"eg\"");
+}
+
+#[test]
+fn references_of_a_listener_and_a_port() {
+    // A listener: sectionNames naming it, and a parentRef that matched it by port.
+    check_references(
+        &at("infra.yaml", "  - name: https"),
+        true,
+        r#"
+infra.yaml:22 "https"
+policies.yaml:25 "https"
+policies.yaml:35 "443"
+shop.yaml:36 "https"
+"#,
+    );
+    // A Service port: sectionNames naming it, and the backendRef port that matches it.
+    check_references(
+        &at("shop.yaml", "  - name: https"),
+        false,
+        r#"
+policies.yaml:11 "https"
+shop.yaml:41 "443"
+"#,
+    );
+}
+
+#[test]
+fn references_from_a_reference() {
+    // On a backendRef name: every reference to that Service, declaration first.
+    check_references(
+        &at("shop.yaml", "    - name: checkou"),
+        true,
+        r#"
+shop.yaml:9 "checkout"
+policies.yaml:10 "checkout"
+shop.yaml:40 "checkout"
+"#,
+    );
+    // On a sectionName: the section's references.
+    check_references(
+        &at("policies.yaml", "    sectionName: http"),
+        false,
+        r#"
+policies.yaml:11 "https"
+shop.yaml:41 "443"
+"#,
+    );
+    // A name that resolves to nothing has no references.
+    check_references(&at("policies.yaml", "name: no"), true, "");
+}
