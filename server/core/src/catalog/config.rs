@@ -673,6 +673,7 @@ impl<'s> Walker<'s> {
         let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
         let mut out = serde_json::Map::new();
         let mut failed_required = Vec::new();
+        let mut suggested: Vec<&str> = Vec::new();
         let mut seen = HashSet::new();
         for e in entries {
             let Some(key) = e.key.as_str() else {
@@ -704,6 +705,8 @@ impl<'s> Walker<'s> {
                     let mut message = format!("unknown key `{key}` in `{path}`");
                     if let Some(m) = did_you_mean(key, prop_names()) {
                         message.push_str(&format!("; did you mean `{m}`?"));
+                        // A misspelt required key: this error says all there is to say.
+                        suggested.push(m);
                     } else {
                         let known: Vec<&str> = prop_names().collect();
                         message.push_str(&format!(" (known keys: {})", known.join(", ")));
@@ -722,7 +725,7 @@ impl<'s> Walker<'s> {
                 continue;
             }
             complete = false;
-            if !failed_required.contains(&r) {
+            if !failed_required.contains(&r) && !suggested.contains(&r) {
                 // No span of its own: point at the first key of the mapping.
                 let span = entries.first().map_or(node.span, |e| e.key.span);
                 self.err(span, format!("`{path}` is missing the required key `{r}`"));
@@ -855,18 +858,29 @@ pub(crate) fn did_you_mean<'a>(
     (d <= limit).then_some(c)
 }
 
+/// Edit distance counting an adjacent transposition as one edit (`kidn` → `kind`).
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
+    let w = b.len() + 1;
+    let mut d: Vec<usize> = vec![0; (a.len() + 1) * w];
+    for (j, cell) in d.iter_mut().enumerate().take(w) {
+        *cell = j;
     }
-    prev[b.len()]
+    for i in 1..=a.len() {
+        d[i * w] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = v;
+        }
+    }
+    d[a.len() * w + b.len()]
 }
 
 #[cfg(test)]
@@ -943,6 +957,7 @@ policyKinds:
   - group: networking.example.io
     kind: RetryOnPolicy
     refs: [targetRef]
+    refsExclusive: false
     maxRefs: 1
     stanza: Plural
     defaultGroup: null
@@ -994,6 +1009,7 @@ policyKinds:
         );
         assert!(retry.target_ref && !retry.target_refs && !retry.target_selectors);
         assert_eq!(retry.max_refs, 1);
+        assert!(!retry.refs_exclusive);
         assert_eq!(c.policy_kinds[1].default_group, Some(None));
         assert_eq!(retry.default_ref_group, None);
         assert_eq!(retry.project, "GEP-2649");
@@ -1008,6 +1024,58 @@ policyKinds:
                 "/spec/rules/*/retry/codes".to_owned()
             )]
         );
+    }
+
+    /// The reader is driven by the schema; this checks the other side: every key the schema
+    /// lists deserialises (the valid example uses them all), and the example uses no other.
+    #[test]
+    fn catalog_config_schema_keys_match_the_structs() {
+        fn schema_keys(v: &Value, out: &mut std::collections::BTreeSet<String>) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::Object(props)) = m.get("properties") {
+                        out.extend(props.keys().cloned());
+                    }
+                    m.values().for_each(|x| schema_keys(x, out));
+                }
+                Value::Array(a) => a.iter().for_each(|x| schema_keys(x, out)),
+                _ => {}
+            }
+        }
+        fn yaml_keys(n: &Node, out: &mut std::collections::BTreeSet<String>) {
+            match &n.kind {
+                NodeKind::Mapping(es) => {
+                    for e in es {
+                        out.extend(e.key.as_str().map(str::to_owned));
+                        yaml_keys(&e.value, out);
+                    }
+                }
+                NodeKind::Sequence(items) => items.iter().for_each(|i| yaml_keys(i, out)),
+                _ => {}
+            }
+        }
+        let mut in_schema = std::collections::BTreeSet::new();
+        schema_keys(config_schema(), &mut in_schema);
+        let parsed = parse_file(VALID);
+        let mut in_example = std::collections::BTreeSet::new();
+        for d in &parsed.documents {
+            if let Some(r) = &d.root {
+                yaml_keys(r, &mut in_example);
+            }
+        }
+        assert_eq!(in_schema, in_example);
+        assert_eq!(load_config(VALID).1, vec![]);
+    }
+
+    /// Half-typed files (every prefix of a valid one) never panic and keep what is valid.
+    #[test]
+    fn catalog_config_every_prefix_loads() {
+        for end in (0..=VALID.len()).filter(|&i| VALID.is_char_boundary(i)) {
+            let (c, _) = load_config(&VALID[..end]);
+            if end > VALID.find("policyKinds").unwrap_or(0) {
+                assert_eq!(c.default_namespace.as_deref(), Some("apps"), "prefix {end}");
+            }
+        }
     }
 
     #[test]

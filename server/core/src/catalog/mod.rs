@@ -10,8 +10,8 @@ mod discover;
 pub use config::{Config, ConfigError, load_config};
 pub use discover::build_catalog;
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 use crate::model::GroupKind;
 
@@ -309,10 +309,10 @@ pub(crate) fn class_defaults(class: PolicyClass) -> (Stanza, Vec<Strategy>) {
     }
 }
 
-/// The policy kinds in force for one workspace.
+/// The policy kinds in force for one workspace, iterated in (group, kind) order.
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
-    kinds: HashMap<GroupKind, Arc<PolicyKind>>,
+    kinds: BTreeMap<GroupKind, Arc<PolicyKind>>,
 }
 
 impl Catalog {
@@ -336,13 +336,18 @@ impl Catalog {
         self.kinds.is_empty()
     }
 
-    /// The built-in table alone.
+    /// The built-in table alone (built once; copies share the entries).
     pub fn builtin() -> Catalog {
-        let mut c = Catalog::default();
-        for k in builtin::kinds() {
-            c.insert(k);
-        }
-        c
+        static BUILTIN: OnceLock<Catalog> = OnceLock::new();
+        BUILTIN
+            .get_or_init(|| {
+                let mut c = Catalog::default();
+                for k in builtin::kinds() {
+                    c.insert(k);
+                }
+                c
+            })
+            .clone()
     }
 }
 
