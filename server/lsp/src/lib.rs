@@ -1,1 +1,59 @@
-//! LSP
+//! policylens-lsp: the language server. The only crate that knows LSP; it converts between
+//! LSP and core's plain data at its edge (`to_proto`, `from_proto`).
+//!
+//! For clients:
+//! - settings section `policylens` (by `workspace/configuration`, or as initializationOptions):
+//!   `configPath`, the config file (relative to the first workspace folder); default: the
+//!   nearest `.policylens.yaml` in or above it.
+//! - position encoding: UTF-8 when the client offers it, else UTF-16.
+//! - diagnostics are pushed for every file; clients that pull (`textDocument/diagnostic`)
+//!   get open files by pull only, with `workspace/diagnostic/refresh` when they change.
+//! - custom requests: `policylens/explain {target}` and `policylens/status` answer the CLI's
+//!   JSON; `policylens/graph` is not served yet. Code lenses carry the command
+//!   `policylens.showReferences` with `[uri, position, locations]`.
+//! - environment: `POLICYLENS_LOG` filters stderr logging (tracing `EnvFilter` syntax);
+//!   `POLICYLENS_TEST=1` / `POLICYLENS_TEST_PANIC=1` enable test-only requests.
+
+mod config;
+mod documents;
+mod from_proto;
+mod handlers;
+mod logging;
+mod progress;
+mod server;
+mod state;
+mod to_proto;
+
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tower_lsp_server::Server;
+
+/// Serves LSP over stdin/stdout until `exit`. Returns the process exit code the spec asks for:
+/// 0 after `shutdown`, 1 when `exit` came without it or the client went away.
+pub async fn run_stdio() -> u8 {
+    let log_rx = logging::init();
+    let (service, socket) = server::service();
+    let shared = service.inner().shared.clone();
+    tokio::spawn(logging::forward(shared.client.clone(), log_rx));
+    // Handlers wait on blocking analysis (and pulls wait for the first index); more slots
+    // than the default 4 keep a few slow requests from holding up edits and cancellations.
+    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).concurrency_level(16).serve(service).await;
+    if shared.shutdown.load(Ordering::Relaxed) { 0 } else { 1 }
+}
+
+/// `policylens serve`: runs [`run_stdio`] on its own runtime.
+pub fn serve() -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("policylens: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = rt.block_on(run_stdio());
+    // The stdin reader may sit in a blocking read the client never ends; do not wait for it.
+    rt.shutdown_timeout(Duration::from_millis(100));
+    ExitCode::from(code)
+}

@@ -148,9 +148,9 @@ pub(super) fn refusal(
             return Some(format!("listener `{lname}` speaks {protocol}, which does not carry {kind}s"));
         }
     }
-    if route.kind.has_hostnames() && !route.hostnames.is_empty() {
-        if let Some(h) = &l.hostname {
-            if !route.hostnames.iter().any(|rh| hostnames::intersect(&h.value, &rh.value)) {
+    if route.kind.has_hostnames() && !route.hostnames.is_empty()
+        && let Some(h) = &l.hostname
+            && !route.hostnames.iter().any(|rh| hostnames::intersect(&h.value, &rh.value)) {
                 let hs: Vec<&str> = route.hostnames.iter().map(|h| h.value.as_str()).collect();
                 return Some(format!(
                     "listener `{lname}` serves hostname `{}`, which matches none of the route's hostnames ({})",
@@ -158,8 +158,6 @@ pub(super) fn refusal(
                     hs.join(", ")
                 ));
             }
-        }
-    }
     None
 }
 

@@ -165,11 +165,10 @@ impl Topology {
 
     /// The node of a §2.1 reference, if it exists.
     pub fn find(&self, world: &World, key: &ObjectKey) -> Option<NodeId> {
-        if key.gk.is("", "Namespace") && key.section.is_none() {
-            if let Some(n) = self.namespace_node(&key.name) {
+        if key.gk.is("", "Namespace") && key.section.is_none()
+            && let Some(n) = self.namespace_node(&key.name) {
                 return Some(n);
             }
-        }
         if let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), &key.name) {
             return match &key.section {
                 Some(s) => self.section_node(o, s),

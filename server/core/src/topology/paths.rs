@@ -50,11 +50,10 @@ impl Topology {
             if path.contains(&p) {
                 continue;
             }
-            if let (Some(want), Some(ports)) = (filter, self.edge_ports.get(&(p, node))) {
-                if !ports.iter().any(|q| q.is_none() || *q == Some(want)) {
+            if let (Some(want), Some(ports)) = (filter, self.edge_ports.get(&(p, node)))
+                && !ports.iter().any(|q| q.is_none() || *q == Some(want)) {
                     continue;
                 }
-            }
             any = true;
             if out.len() >= limit {
                 return true;

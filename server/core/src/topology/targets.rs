@@ -157,11 +157,10 @@ fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields
         };
         out.push((span, format!("{name} has no target: add {want}")));
     }
-    if let Some(sels) = &f.target_selectors {
-        if !kind.target_selectors {
+    if let Some(sels) = &f.target_selectors
+        && !kind.target_selectors {
             out.push((sels.key_span, format!("{name} has no `targetSelectors` field")));
         }
-    }
     out
 }
 

@@ -24,11 +24,10 @@ pub fn validate_ref(r: &TargetRef) -> Vec<RefViolation> {
             bad(g, format!("`group` `{}` is not a valid API group (lowercase DNS subdomain)", g.value));
         }
     }
-    if let Some(k) = &r.kind {
-        if k.value.is_empty() || k.value.len() > 63 || !is_kind(&k.value) {
+    if let Some(k) = &r.kind
+        && (k.value.is_empty() || k.value.len() > 63 || !is_kind(&k.value)) {
             bad(k, format!("`kind` `{}` is not a valid kind (letters, digits and `-`, starting with a letter, at most 63)", k.value));
         }
-    }
     if let Some(n) = &r.name {
         if n.value.is_empty() {
             bad(n, "`name` is empty".into());
@@ -36,16 +35,14 @@ pub fn validate_ref(r: &TargetRef) -> Vec<RefViolation> {
             bad(n, "`name` is longer than 253 characters".into());
         }
     }
-    if let Some(ns) = &r.namespace {
-        if ns.value.len() > 63 || !is_dns_label(&ns.value) {
+    if let Some(ns) = &r.namespace
+        && (ns.value.len() > 63 || !is_dns_label(&ns.value)) {
             bad(ns, format!("`namespace` `{}` is not a valid namespace name (lowercase DNS label)", ns.value));
         }
-    }
-    if let Some(s) = &r.section_name {
-        if s.value.len() > 253 || !is_dns_subdomain(&s.value) {
+    if let Some(s) = &r.section_name
+        && (s.value.len() > 253 || !is_dns_subdomain(&s.value)) {
             bad(s, format!("`sectionName` `{}` is not a valid section name (lowercase DNS subdomain)", s.value));
         }
-    }
     out
 }
 

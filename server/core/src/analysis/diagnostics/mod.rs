@@ -179,7 +179,7 @@ pub fn compute(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
         by_file.entry(d.file.clone()).or_default().push(d);
     }
     for v in by_file.values_mut() {
-        v.sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
+        v.sort_by_key(|a| (a.span.start, a.span.end, a.code));
     }
     by_file
 }

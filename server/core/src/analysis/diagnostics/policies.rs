@@ -100,11 +100,10 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
                         ));
                     }
                     let mut d = Diagnostic::new(file, name_span, Code::TargetNotFound, msg).fix(suggestion.clone());
-                    if let Some(s) = suggestion {
-                        if let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), s) {
+                    if let Some(s) = suggestion
+                        && let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), s) {
                             d = d.related(&world.file_of(o).path, world.object(o).name.span, format!("`{s}` is defined here"));
                         }
-                    }
                     vec![d]
                 }
                 RefProblem::SectionNotFound { target, section, available, suggestion } => {

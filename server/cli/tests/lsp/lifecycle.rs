@@ -1,0 +1,152 @@
+//! Lifecycle: initialize, capabilities, progress, registrations, settings, logging, exit codes.
+
+use serde_json::{Value, json};
+
+use super::support::{TestServer, expect_snapshot};
+
+fn methods(wire: &[Value], method: &str) -> Vec<Value> {
+    wire.iter().filter(|m| m["method"] == method).cloned().collect()
+}
+
+#[test]
+fn initialize_advertises_capabilities_and_utf16_by_default() {
+    let s = TestServer::builder().fixture("lsp").start();
+    let mut result = s.initialize_result.clone().unwrap();
+    assert_eq!(result["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+    result["serverInfo"]["version"] = json!("VERSION");
+    expect_snapshot("initialize_result", &result);
+    assert_eq!(s.shutdown(), 0);
+}
+
+#[test]
+fn utf8_is_chosen_when_offered() {
+    let s = TestServer::builder().fixture("lsp").encodings(&["utf-8", "utf-16"]).start();
+    assert_eq!(s.initialize_result.as_ref().unwrap()["capabilities"]["positionEncoding"], "utf-8");
+    // No positionEncodings at all (old clients): UTF-16.
+    let mut caps = super::support::default_capabilities(&[]);
+    caps.as_object_mut().unwrap().remove("general");
+    let s2 = TestServer::builder().fixture("lsp").capabilities(caps).start();
+    assert_eq!(s2.initialize_result.as_ref().unwrap()["capabilities"]["positionEncoding"], "utf-16");
+}
+
+/// The start-up conversation: configuration is asked for, watchers are registered, indexing
+/// reports progress after creating its token, and the log says what was indexed.
+#[test]
+fn startup_asks_configuration_registers_watchers_and_reports_progress() {
+    let mut s = TestServer::builder().fixture("lsp").start();
+    // Registration runs beside indexing: it may come after the progress ends.
+    s.wait_for(|m| m["method"] == "client/registerCapability");
+    let wire = s.wire.clone();
+    let config = methods(&wire, "workspace/configuration");
+    let register = methods(&wire, "client/registerCapability");
+    let create = methods(&wire, "window/workDoneProgress/create");
+    let progress = methods(&wire, "$/progress");
+    assert_eq!(create.len(), 1);
+    // Every progress message uses the created token.
+    for p in &progress {
+        assert_eq!(p["params"]["token"], create[0]["params"]["token"]);
+    }
+    let strip_ids = |v: Vec<Value>| -> Vec<Value> {
+        v.into_iter()
+            .map(|mut m| {
+                m.as_object_mut().unwrap().remove("id");
+                m
+            })
+            .collect()
+    };
+    expect_snapshot(
+        "startup",
+        &s.normalize(&json!({
+            "workspace/configuration": strip_ids(config),
+            "client/registerCapability": strip_ids(register),
+            "window/workDoneProgress/create": strip_ids(create),
+            "$/progress": progress,
+        })),
+    );
+    let logs = s.drain(std::time::Duration::from_millis(200));
+    let all: Vec<Value> = wire.iter().chain(&logs).cloned().collect();
+    assert!(
+        methods(&all, "window/logMessage")
+            .iter()
+            .any(|m| m["params"]["message"].as_str().unwrap().contains("indexed 5 files")),
+        "no indexing log message in {all:#?}"
+    );
+    assert_eq!(s.shutdown(), 0);
+}
+
+#[test]
+fn no_progress_without_client_support() {
+    let mut caps = super::support::default_capabilities(&["utf-16".into()]);
+    caps["window"]["workDoneProgress"] = json!(false);
+    let mut s = TestServer::builder().fixture("lsp").capabilities(caps).no_wait().start();
+    // Diagnostics still arrive once indexing is done.
+    s.diagnostics_for("policies/policies.yaml");
+    assert!(methods(&s.wire, "$/progress").is_empty());
+    assert!(methods(&s.wire, "window/workDoneProgress/create").is_empty());
+}
+
+#[test]
+fn exit_without_shutdown_is_code_1() {
+    let mut s = TestServer::builder().fixture("lsp").start();
+    s.notify("exit", Value::Null);
+    assert_eq!(s.wait_exit(), 1);
+}
+
+#[test]
+fn requests_before_initialize_are_refused() {
+    // `initialize` is what the builder sends first; a second one is an error.
+    let mut s = TestServer::builder().fixture("lsp").start();
+    let e = s.request("initialize", json!({"capabilities": {}})).unwrap_err();
+    assert_eq!(e["code"], -32600);
+    let ok = s.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": s.uri("shop/routes.yaml")}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(ok.is_ok());
+}
+
+#[test]
+fn version_flag() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_policylens")).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("policylens {}", env!("CARGO_PKG_VERSION")));
+}
+
+/// `configPath` (from workspace/configuration) selects another config; changing it with
+/// didChangeConfiguration re-reads settings and re-indexes.
+#[test]
+fn config_path_setting_and_did_change_configuration() {
+    let alt = "exclude: [\"policies/**\", \"vendor/**\"]\n";
+    let mut s = TestServer::builder()
+        .fixture("lsp")
+        .file("alt.policylens.yaml", alt)
+        .settings(json!({"configPath": "alt.policylens.yaml"}))
+        .start();
+    // policies/ is excluded: nothing has diagnostics, so nothing is published.
+    let pushed = s.drain(std::time::Duration::from_millis(300));
+    assert!(methods(&pushed, "textDocument/publishDiagnostics").is_empty(), "{pushed:#?}");
+    let ex = s.pull("policies/policies.yaml", None);
+    assert_eq!(ex["items"], json!([]));
+
+    s.set_settings(json!({}));
+    s.notify("workspace/didChangeConfiguration", json!({"settings": null}));
+    s.wait_for(|m| m["method"] == "workspace/configuration");
+    let d = s.diagnostics_for("policies/policies.yaml");
+    assert_eq!(d["diagnostics"][0]["code"], "target-not-found");
+}
+
+/// Settings can come as initializationOptions from clients that do not answer
+/// workspace/configuration.
+#[test]
+fn settings_from_initialization_options() {
+    let mut caps = super::support::default_capabilities(&["utf-16".into()]);
+    caps["workspace"]["configuration"] = json!(false);
+    let mut s = TestServer::builder()
+        .fixture("lsp")
+        .file("alt.policylens.yaml", "exclude: [\"policies/**\", \"vendor/**\"]\n")
+        .capabilities(caps)
+        .init_options(json!({"configPath": "alt.policylens.yaml"}))
+        .start();
+    assert!(methods(&s.wire, "workspace/configuration").is_empty());
+    assert_eq!(s.pull("policies/policies.yaml", None)["items"], json!([]));
+}

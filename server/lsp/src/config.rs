@@ -1,0 +1,131 @@
+//! Client settings (section `policylens`), the `.policylens.yaml` lookup, and which files on
+//! disk belong to the workspace.
+
+use std::path::{Path, PathBuf};
+
+use ignore::gitignore::GitignoreBuilder;
+use policylens_core::catalog::Config;
+use policylens_core::catalog::config::ExcludeMatcher;
+use policylens_core::workspace::loader;
+use serde::Deserialize;
+
+/// The `policylens` settings section. Unknown keys are ignored so that clients may send more.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// The config file; relative paths are relative to the first workspace folder.
+    pub config_path: Option<String>,
+}
+
+impl Settings {
+    /// Reads settings from a `workspace/configuration` answer or a `didChangeConfiguration`
+    /// payload; anything malformed counts as "no settings" (it is client input).
+    pub fn from_value(v: &serde_json::Value) -> Settings {
+        let v = v.get("policylens").unwrap_or(v);
+        if v.is_null() {
+            return Settings::default();
+        }
+        match serde_json::from_value::<Settings>(v.clone()) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(target: "policylens", "ignoring malformed policylens settings: {e}");
+                Settings::default()
+            }
+        }
+    }
+}
+
+/// The config file in force: the `configPath` setting, else the nearest `.policylens.yaml`
+/// in or above the first root.
+pub fn resolve_config_path(settings: &Settings, roots: &[PathBuf]) -> Option<PathBuf> {
+    if let Some(p) = settings.config_path.as_deref().filter(|p| !p.is_empty()) {
+        let p = Path::new(p);
+        let p = match roots.first() {
+            Some(root) if p.is_relative() => root.join(p),
+            _ => p.to_path_buf(),
+        };
+        if p.is_file() {
+            return Some(p);
+        }
+        tracing::warn!(target: "policylens", "configPath {} is not a file; ignoring it", p.display());
+        return None;
+    }
+    roots.first().and_then(|r| loader::find_config(r))
+}
+
+/// The config's `exclude` globs, relative to the config file's directory (core's matcher, so
+/// the server and the CLI exclude the same files).
+#[derive(Clone, Debug, Default)]
+pub struct Excludes(Option<ExcludeMatcher>);
+
+impl Excludes {
+    pub fn new(config: &Config, config_path: Option<&Path>) -> Excludes {
+        let mut config = config.clone();
+        config.base_dir = config_path.and_then(Path::parent).map(Path::to_path_buf);
+        Excludes(config.base_dir.is_some().then(|| config.exclude_matcher()))
+    }
+
+    pub fn is_excluded(&self, path: &Path) -> bool {
+        self.0.as_ref().is_some_and(|m| m.is_excluded(path))
+    }
+}
+
+/// Whether `path` is a `*.yaml`/`*.yml` file that a directory walk of `roots` would pick up:
+/// below a root, no hidden component, not git-ignored, not excluded. Used for files that
+/// appear or change on disk after the initial walk, which used core's loader.
+pub fn is_discoverable(path: &Path, roots: &[PathBuf], excludes: &Excludes) -> bool {
+    if !matches!(path.extension().and_then(|x| x.to_str()), Some("yaml" | "yml")) {
+        return false;
+    }
+    if excludes.is_excluded(path) {
+        return false;
+    }
+    let Some(root) = roots.iter().find(|r| path.starts_with(r)) else { return false };
+    let Ok(rel) = path.strip_prefix(root) else { return false };
+    if rel.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.')) {
+        return false;
+    }
+    !is_ignored(path)
+}
+
+/// `.ignore` and `.gitignore` files from the file's directory up to the filesystem root (the
+/// loader reads parents' ignore files too); the deepest file with a matching rule decides.
+fn is_ignored(path: &Path) -> bool {
+    let Some(dir) = path.parent() else { return false };
+    for d in dir.ancestors() {
+        for name in [".ignore", ".gitignore"] {
+            let f = d.join(name);
+            if !f.is_file() {
+                continue;
+            }
+            let mut b = GitignoreBuilder::new(d);
+            if b.add(&f).is_some() {
+                continue;
+            }
+            let Ok(gi) = b.build() else { continue };
+            let m = gi.matched_path_or_any_parents(path, false);
+            if m.is_ignore() {
+                return true;
+            }
+            if m.is_whitelist() {
+                return false;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_accept_section_or_bare_and_ignore_junk() {
+        let s = Settings::from_value(&serde_json::json!({"policylens": {"configPath": "x.yaml", "other": 1}}));
+        assert_eq!(s.config_path.as_deref(), Some("x.yaml"));
+        let s = Settings::from_value(&serde_json::json!({"configPath": "y.yaml"}));
+        assert_eq!(s.config_path.as_deref(), Some("y.yaml"));
+        assert_eq!(Settings::from_value(&serde_json::json!(null)), Settings::default());
+        assert_eq!(Settings::from_value(&serde_json::json!({"configPath": 5})), Settings::default());
+    }
+}

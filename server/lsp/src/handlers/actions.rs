@@ -1,0 +1,60 @@
+use policylens_core::analysis::{self, CodeAction as CoreAction, CodeActionKind, TextEdit as CoreEdit};
+use policylens_core::syntax::Span;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::{CodeActionOrCommand, CodeActionParams, CodeActionResponse};
+
+use super::document;
+use crate::state::Ctx;
+use crate::{from_proto, to_proto};
+
+/// Core's actions, each quick fix carrying the diagnostics it fixes; plus a "replace with"
+/// fix for every closest-name suggestion a diagnostic holds that core's actions do not
+/// already offer.
+pub fn code_actions(ctx: &Ctx, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+    let Some((path, file)) = document(ctx, &params.text_document.uri) else { return Ok(None) };
+    let span = from_proto::span(file, params.range, ctx.enc());
+    let touching: Vec<_> = ctx
+        .snap
+        .diagnostics_for(&path)
+        .iter()
+        .filter(|d| d.span.start <= span.end && span.start <= d.span.end)
+        .collect();
+
+    let mut actions = analysis::code_actions(&ctx.snap, &path, span);
+    let offered: Vec<(Span, String)> =
+        actions.iter().flat_map(|a| a.edits.iter().map(|e| (e.span, e.new_text.clone()))).collect();
+    for d in &touching {
+        for (i, fix) in d.fixes.iter().enumerate() {
+            if offered.iter().any(|(s, t)| *s == d.span && t == fix) {
+                continue;
+            }
+            actions.push(CoreAction {
+                title: format!("Replace with `{fix}`"),
+                kind: CodeActionKind::QuickFix,
+                edits: vec![CoreEdit { file: path.clone(), span: d.span, new_text: fix.clone() }],
+                fixes: Some(d.code),
+                preferred: i == 0,
+            });
+        }
+    }
+
+    let only = params.context.only.unwrap_or_default();
+    let mut out = Vec::new();
+    for a in actions {
+        let lsp_diags = match a.fixes {
+            Some(code) => {
+                touching.iter().filter(|d| d.code == code).map(|d| to_proto::diagnostic(ctx, file, d)).collect()
+            }
+            None => Vec::new(),
+        };
+        let action = to_proto::code_action(ctx, a, lsp_diags);
+        let kind = action.kind.as_ref().map(|k| k.as_str()).unwrap_or("");
+        // `only: ["refactor"]` admits `refactor.rewrite`.
+        if !only.is_empty() && !only.iter().any(|o| kind == o.as_str() || kind.starts_with(&format!("{}.", o.as_str())))
+        {
+            continue;
+        }
+        out.push(CodeActionOrCommand::CodeAction(action));
+    }
+    Ok(Some(out))
+}

@@ -1,0 +1,88 @@
+//! Custom requests: `policylens/explain`, `policylens/status`, `policylens/graph` return the
+//! CLI's JSON. Tests only: `policylens/debugPanic` panics inside a handler,
+//! `policylens/debugDocument` returns a document's text as the analysis sees it.
+
+use serde::Deserialize;
+use serde_json::Value;
+use tower_lsp_server::jsonrpc::Result;
+
+use policylens_core::effective;
+use policylens_core::model::ObjectKey;
+use policylens_core::topology::{NodeId, PathLimit, suggest};
+use tower_lsp_server::jsonrpc::Error;
+
+use super::failed;
+use crate::state::Ctx;
+
+#[derive(Debug, Deserialize)]
+pub struct ExplainParams {
+    /// `Kind[.group]/[namespace/]name[#section]` (DESIGN §2.1).
+    pub target: String,
+}
+
+/// Kinds written without a group that live in the core group (the CLI's `--target` reads
+/// them the same way).
+fn is_core_kind(kind: &str) -> bool {
+    matches!(kind, "Service" | "Namespace" | "Pod" | "ConfigMap" | "Secret" | "Endpoints" | "ServiceAccount" | "Node")
+}
+
+/// `policylens explain --format json` for one target.
+pub fn explain(ctx: &Ctx, params: ExplainParams) -> Result<Value> {
+    let target = params.target.trim();
+    if target.is_empty() {
+        return Err(Error::invalid_params("`target` is empty"));
+    }
+    let Some(key) = ObjectKey::parse(target, is_core_kind) else {
+        return Err(Error::invalid_params(format!(
+            "`{target}` is not a reference; write `Kind[.group]/[namespace/]name[#section]`, e.g. `HTTPRoute/shop/checkout#pay`"
+        )));
+    };
+    let world = ctx.snap.world();
+    let t = &world.topology;
+    // A namespaced kind written without a namespace is looked up in the default namespace.
+    let node = t.find(world, &key).or_else(|| {
+        let mut k = key.clone();
+        k.namespace = Some(world.default_namespace.to_string());
+        key.namespace.is_none().then(|| t.find(world, &k)).flatten()
+    });
+    let Some(node) = node else {
+        let keys: Vec<String> = (0..t.node_count() as u32).map(|i| t.node_key(world, NodeId(i)).to_string()).collect();
+        let hint = suggest::closest(target, keys.iter().map(String::as_str))
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        return Err(failed(format!("`{key}` is not in the workspace{hint}")));
+    };
+    let ex = effective::explain(world, ctx.snap.effective(), node, PathLimit::default());
+    serde_json::to_value(ex).map_err(|e| failed(e.to_string()))
+}
+
+/// `policylens status --format json`.
+pub fn status(ctx: &Ctx) -> Result<Value> {
+    let report = ctx.snap.effective().report(ctx.snap.world());
+    serde_json::to_value(report).map_err(|e| failed(e.to_string()))
+}
+
+pub fn graph(_ctx: &Ctx) -> Result<Value> {
+    // The dot/mermaid renderers live in the CLI crate; the server answers once they move to
+    // core, where both can share them.
+    Err(failed("policylens/graph is not available in the language server yet; run `policylens graph`"))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DocumentParams {
+    pub uri: tower_lsp_server::ls_types::Uri,
+}
+
+/// Test-only: the text the analysis sees for a document, and its version if open, so tests
+/// can check that edits were applied exactly and in order.
+pub fn debug_document(ctx: &Ctx, params: DocumentParams) -> Result<Value> {
+    let path = crate::from_proto::path(&params.uri);
+    let text = path.as_deref().and_then(|p| ctx.snap.source(p)).map(|f| f.text.to_string());
+    let version = path.as_deref().and_then(|p| ctx.open.get(p)).map(|o| o.version);
+    Ok(serde_json::json!({ "text": text, "version": version }))
+}
+
+/// Enabled only with `POLICYLENS_TEST_PANIC=1`: lets tests check invariant 7 end to end.
+pub fn debug_panic() -> Result<Value> {
+    panic!("policylens/debugPanic: deliberate panic (POLICYLENS_TEST_PANIC=1)")
+}

@@ -1,0 +1,14 @@
+use policylens_core::analysis;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::{CodeLens, CodeLensParams};
+
+use super::document;
+use crate::state::Ctx;
+use crate::to_proto;
+
+pub fn code_lens(ctx: &Ctx, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+    let Some((path, file)) = document(ctx, &params.text_document.uri) else { return Ok(None) };
+    let lenses =
+        analysis::code_lenses(&ctx.snap, &path).into_iter().map(|l| to_proto::code_lens(ctx, file, &path, l)).collect();
+    Ok(Some(lenses))
+}

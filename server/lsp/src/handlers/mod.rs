@@ -1,0 +1,75 @@
+//! Request handlers. Each runs on a blocking thread over one [`Ctx`] taken when the request
+//! arrived; a panic inside is caught, logged and answered with an error (invariant 7).
+
+pub mod actions;
+pub mod completion;
+pub mod custom;
+pub mod diagnostics;
+pub mod hover;
+pub mod lens;
+pub mod navigation;
+pub mod rename;
+pub mod symbols;
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use policylens_core::workspace::SourceFile;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::{Position, Uri};
+
+use crate::from_proto;
+use crate::state::Ctx;
+
+/// LSP's `RequestFailed`: the request was valid but could not be carried out.
+pub const REQUEST_FAILED: i64 = -32803;
+
+pub fn failed(message: impl Into<Cow<'static, str>>) -> Error {
+    Error { code: ErrorCode::ServerError(REQUEST_FAILED), message: message.into(), data: None }
+}
+
+/// Runs `f` off the async workers; a panic becomes an `InternalError` answer.
+pub async fn run<T, F>(method: &'static str, f: F) -> Result<T>
+where
+    F: FnOnce() -> Result<T> + Send + 'static,
+    T: Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r,
+        Err(e) => {
+            let msg = if e.is_panic() { panic_message(e.into_panic()) } else { e.to_string() };
+            tracing::error!(target: "policylens", "{method} failed: {msg}");
+            Err(Error {
+                code: ErrorCode::InternalError,
+                message: format!("policylens: internal error in {method}: {msg}").into(),
+                data: None,
+            })
+        }
+    }
+}
+
+pub fn panic_message(p: Box<dyn Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".to_owned()
+    }
+}
+
+/// The workspace path, file and byte offset a text position names, when the file is known.
+pub fn locate<'a>(ctx: &'a Ctx, uri: &Uri, pos: Position) -> Option<(Arc<str>, &'a SourceFile, u32)> {
+    let path = from_proto::path(uri)?;
+    let file = ctx.snap.source(&path)?;
+    let offset = from_proto::offset(file, pos, ctx.enc());
+    Some((path, file, offset))
+}
+
+/// The workspace path and file a document URI names.
+pub fn document<'a>(ctx: &'a Ctx, uri: &Uri) -> Option<(Arc<str>, &'a SourceFile)> {
+    let path = from_proto::path(uri)?;
+    let file = ctx.snap.source(&path)?;
+    Some((path, file))
+}

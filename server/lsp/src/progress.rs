@@ -1,0 +1,164 @@
+//! Indexing the workspace folders from disk, with `$/progress` (files read / total).
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use policylens_core::workspace::Workspace;
+use policylens_core::workspace::loader::{self, FileContent};
+use tokio::sync::mpsc;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::notification::Progress as ProgressNotification;
+use tower_lsp_server::ls_types::{
+    NumberOrString, ProgressParams, ProgressParamsValue, WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressEnd,
+    WorkDoneProgressReport,
+};
+
+use crate::config::{self, Excludes};
+use crate::handlers::panic_message;
+use crate::state::{Shared, read_text};
+
+/// A work-done progress the server started; silent when the client cannot show one.
+pub struct Progress {
+    client: Client,
+    token: Option<NumberOrString>,
+}
+
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+impl Progress {
+    pub async fn begin(client: &Client, supported: bool, title: &str) -> Progress {
+        let mut p = Progress { client: client.clone(), token: None };
+        if !supported {
+            return p;
+        }
+        let token = NumberOrString::String(format!("policylens/index/{}", NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)));
+        // The spec forbids progress on a token the client refused to create.
+        if client.create_work_done_progress(token.clone()).await.is_err() {
+            return p;
+        }
+        p.token = Some(token);
+        p.send(WorkDoneProgress::Begin(WorkDoneProgressBegin {
+            title: title.to_owned(),
+            cancellable: Some(false),
+            message: None,
+            percentage: Some(0),
+        }))
+        .await;
+        p
+    }
+
+    async fn send(&self, value: WorkDoneProgress) {
+        if let Some(token) = &self.token {
+            let params = ProgressParams { token: token.clone(), value: ProgressParamsValue::WorkDone(value) };
+            self.client.send_notification::<ProgressNotification>(params).await;
+        }
+    }
+
+    pub async fn report(&self, done: usize, total: usize) {
+        let percentage = (done * 100).checked_div(total).unwrap_or(100) as u32;
+        self.send(WorkDoneProgress::Report(WorkDoneProgressReport {
+            cancellable: Some(false),
+            message: Some(format!("{done}/{total} files")),
+            percentage: Some(percentage),
+        }))
+        .await;
+    }
+
+    pub async fn end(self, message: String) {
+        self.send(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message) })).await;
+    }
+}
+
+/// What a walk of the roots produced, before it replaces the server's workspace.
+struct Built {
+    ws: Workspace,
+    disk: HashSet<Arc<str>>,
+    config_path: Option<PathBuf>,
+    excludes: Excludes,
+}
+
+/// Files read between two progress reports.
+const CHUNK: usize = 64;
+
+fn build(roots: Vec<PathBuf>, config_path: Option<PathBuf>, progress: mpsc::UnboundedSender<(usize, usize)>) -> Built {
+    let mut ws = Workspace::new();
+    let config_str = config_path.as_deref().map(|p| p.to_string_lossy().into_owned());
+    if let (Some(p), Some(text)) = (&config_str, config_path.as_deref().and_then(read_text)) {
+        ws.set_config(Some(p), &text);
+    }
+    let excludes = Excludes::new(&ws.config().config, config_path.as_deref());
+    let (files, errors) = loader::discover(&roots, &|p| excludes.is_excluded(p));
+    for e in errors {
+        tracing::warn!(target: "policylens", "{e}");
+    }
+    let total = files.len();
+    let _ = progress.send((0, total));
+    let mut texts = Vec::with_capacity(total);
+    let mut disk = HashSet::with_capacity(total);
+    for (i, f) in files.iter().enumerate() {
+        let path = f.to_string_lossy().into_owned();
+        // The config file is config, not a manifest.
+        if config_str.as_deref() == Some(path.as_str()) {
+            continue;
+        }
+        match loader::read(f) {
+            Ok(FileContent::Text(t)) => texts.push((path.clone(), t)),
+            Ok(FileContent::Unreadable(reason)) => ws.set_unreadable(&path, &reason),
+            Err(e) => {
+                tracing::warn!(target: "policylens", "{}: {e}", f.display());
+                continue;
+            }
+        }
+        disk.insert(Arc::from(path));
+        if (i + 1) % CHUNK == 0 {
+            let _ = progress.send((i + 1, total));
+        }
+    }
+    ws.set_files(texts);
+    let _ = progress.send((total, total));
+    Built { ws, disk, config_path, excludes }
+}
+
+/// Walks the roots (honouring `.gitignore` and the config's excludes), reads and parses every
+/// file off the async workers, then swaps the result in, keeping open documents' texts.
+pub async fn reindex(shared: Arc<Shared>) {
+    let _one_at_a_time = shared.index_lock.lock().await;
+    let start = Instant::now();
+    let (roots, settings) = {
+        let st = shared.lock();
+        (st.roots.clone(), st.settings.clone())
+    };
+    let caps = shared.caps();
+    let progress = Progress::begin(&shared.client, caps.work_done_progress, "policylens: indexing").await;
+    let config_path = config::resolve_config_path(&settings, &roots).map(|p| crate::from_proto::normalize(&p));
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let job = tokio::task::spawn_blocking(move || build(roots, config_path, tx));
+    while let Some((done, total)) = rx.recv().await {
+        progress.report(done, total).await;
+    }
+    let message = match job.await {
+        Ok(built) => {
+            let files = built.disk.len();
+            let config = built.config_path.as_deref().map(|p| p.display().to_string());
+            shared.lock().install(built.ws, built.disk, built.config_path, built.excludes);
+            let ms = start.elapsed().as_millis();
+            tracing::info!(
+                target: "policylens",
+                "indexed {files} files in {ms} ms (config: {})",
+                config.as_deref().unwrap_or("none")
+            );
+            format!("{files} files")
+        }
+        Err(e) => {
+            let msg = if e.is_panic() { panic_message(e.into_panic()) } else { e.to_string() };
+            tracing::error!(target: "policylens", "indexing failed: {msg}");
+            "indexing failed".to_owned()
+        }
+    };
+    progress.end(message).await;
+    shared.indexed.send_replace(true);
+    shared.changed();
+}

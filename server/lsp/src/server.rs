@@ -1,0 +1,525 @@
+//! The `LanguageServer` implementation: lifecycle, document sync, and dispatch to handlers.
+//!
+//! Notification handlers do all their work before their first `.await` (tower-lsp-server runs
+//! handlers concurrently but polls each one first in the order the messages arrived), so edits
+//! are applied strictly in order. Request handlers take their snapshot at the same point.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use serde_json::Value;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, ClientSocket, LanguageServer, LspService};
+
+use crate::config::Settings;
+use crate::handlers::{self, custom, run};
+use crate::progress::reindex;
+use crate::state::{Caps, Shared, State};
+use crate::{from_proto, to_proto};
+
+/// How long to wait for the client's answer to a request the server cannot do without.
+const CLIENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+pub struct Backend {
+    pub shared: Arc<Shared>,
+}
+
+/// The service, with the custom methods. Test-only methods: `policylens/debugPanic` with
+/// `POLICYLENS_TEST_PANIC=1` or `POLICYLENS_TEST=1`, `policylens/debugDocument` with the latter.
+pub fn service() -> (LspService<Backend>, ClientSocket) {
+    let mut b = LspService::build(|client: Client| Backend { shared: Arc::new(Shared::new(client)) })
+        .custom_method("policylens/explain", Backend::explain)
+        .custom_method("policylens/status", Backend::status)
+        .custom_method("policylens/graph", Backend::graph);
+    let env_on = |k: &str| std::env::var(k).is_ok_and(|v| v == "1");
+    if env_on("POLICYLENS_TEST") || env_on("POLICYLENS_TEST_PANIC") {
+        b = b.custom_method("policylens/debugPanic", Backend::debug_panic);
+    }
+    if env_on("POLICYLENS_TEST") {
+        b = b.custom_method("policylens/debugDocument", Backend::debug_document);
+    }
+    b.finish()
+}
+
+fn caps_of(params: &InitializeParams) -> Caps {
+    let v = serde_json::to_value(&params.capabilities).unwrap_or_default();
+    let flag = |p: &str| v.pointer(p).and_then(Value::as_bool).unwrap_or(false);
+    let offers_utf8 = v
+        .pointer("/general/positionEncodings")
+        .and_then(Value::as_array)
+        .is_some_and(|a| a.iter().any(|e| e.as_str() == Some("utf-8")));
+    let markdown_hover = match v.pointer("/textDocument/hover/contentFormat").and_then(Value::as_array) {
+        Some(formats) => formats.iter().any(|f| f.as_str() == Some("markdown")),
+        None => true,
+    };
+    Caps {
+        encoding: if offers_utf8 {
+            policylens_core::syntax::PositionEncoding::Utf8
+        } else {
+            policylens_core::syntax::PositionEncoding::Utf16
+        },
+        work_done_progress: flag("/window/workDoneProgress"),
+        watched_files_dynamic: flag("/workspace/didChangeWatchedFiles/dynamicRegistration"),
+        configuration: flag("/workspace/configuration"),
+        configuration_dynamic: flag("/workspace/didChangeConfiguration/dynamicRegistration"),
+        pull_diagnostics: v.pointer("/textDocument/diagnostic").is_some_and(Value::is_object),
+        diagnostic_refresh: flag("/workspace/diagnostics/refreshSupport"),
+        snippets: flag("/textDocument/completion/completionItem/snippetSupport"),
+        hierarchical_symbols: flag("/textDocument/documentSymbol/hierarchicalDocumentSymbolSupport"),
+        show_document: flag("/window/showDocument/support"),
+        markdown_hover,
+    }
+}
+
+#[allow(deprecated)] // root_uri and root_path are the fallbacks of old clients
+fn roots_of(params: &InitializeParams) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Some(folders) = &params.workspace_folders {
+        roots.extend(folders.iter().filter_map(|f| from_proto::path(&f.uri)).map(|p| PathBuf::from(&*p)));
+    }
+    if roots.is_empty() {
+        if let Some(p) = params.root_uri.as_ref().and_then(from_proto::path) {
+            roots.push(PathBuf::from(&*p));
+        } else if let Some(p) = params.root_path.as_deref().filter(|p| !p.is_empty()) {
+            roots.push(from_proto::normalize(std::path::Path::new(p)));
+        }
+    }
+    roots.dedup();
+    roots
+}
+
+fn server_capabilities(caps: &Caps) -> ServerCapabilities {
+    let encoding = match caps.encoding {
+        policylens_core::syntax::PositionEncoding::Utf8 => PositionEncodingKind::UTF8,
+        _ => PositionEncodingKind::UTF16,
+    };
+    ServerCapabilities {
+        position_encoding: Some(encoding),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+            open_close: Some(true),
+            change: Some(TextDocumentSyncKind::INCREMENTAL),
+            ..Default::default()
+        })),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![":".into(), " ".into(), "-".into()]),
+            ..Default::default()
+        }),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        workspace_symbol_provider: Some(OneOf::Left(true)),
+        code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+        rename_provider: Some(OneOf::Right(RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: Default::default(),
+        })),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR_REWRITE]),
+            ..Default::default()
+        })),
+        diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
+            identifier: Some("policylens".into()),
+            inter_file_dependencies: true,
+            workspace_diagnostics: false,
+            work_done_progress_options: Default::default(),
+        })),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![to_proto::SHOW_REFERENCES.into()],
+            ..Default::default()
+        }),
+        workspace: Some(WorkspaceServerCapabilities {
+            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(OneOf::Left(true)),
+            }),
+            file_operations: None,
+        }),
+        ..Default::default()
+    }
+}
+
+impl Backend {
+    /// Runs a state mutation; a panic in it is logged and the server goes on (invariant 7).
+    fn mutate(&self, what: &str, f: impl FnOnce(&mut State) -> bool) {
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            let mut st = self.shared.lock();
+            f(&mut st)
+        }));
+        match r {
+            Ok(true) => self.shared.changed(),
+            Ok(false) => {}
+            Err(p) => {
+                tracing::error!(target: "policylens", "{what} panicked: {}", handlers::panic_message(p));
+                self.shared.changed();
+            }
+        }
+    }
+
+    /// Asks the client for the `policylens` settings section, when it answers such requests.
+    async fn fetch_settings(&self) -> Option<Settings> {
+        if !self.shared.caps().configuration {
+            return None;
+        }
+        let items = vec![ConfigurationItem { scope_uri: None, section: Some("policylens".into()) }];
+        // A client that never answers must not hold up indexing.
+        match tokio::time::timeout(CLIENT_TIMEOUT, self.shared.client.configuration(items)).await {
+            Ok(Ok(values)) => Some(values.first().map(Settings::from_value).unwrap_or_default()),
+            Ok(Err(e)) => {
+                tracing::warn!(target: "policylens", "workspace/configuration failed: {e}");
+                None
+            }
+            Err(_) => {
+                tracing::warn!(target: "policylens", "workspace/configuration got no answer; using defaults");
+                None
+            }
+        }
+    }
+
+    async fn register_watchers(&self) {
+        let caps = self.shared.caps();
+        let mut registrations = Vec::new();
+        if caps.watched_files_dynamic {
+            let mut globs =
+                vec!["**/*.{yaml,yml}".to_owned(), "**/.policylens.yaml".to_owned(), "**/.gitignore".to_owned()];
+            // A configPath outside the folders is watched by its own path.
+            let config = self.shared.lock().settings.config_path.clone();
+            if let Some(c) = config.filter(|c| std::path::Path::new(c).is_absolute()) {
+                globs.push(c);
+            }
+            let watchers = globs
+                .into_iter()
+                .map(|g| FileSystemWatcher { glob_pattern: GlobPattern::String(g), kind: None })
+                .collect();
+            let opts = DidChangeWatchedFilesRegistrationOptions { watchers };
+            registrations.push(Registration {
+                id: "policylens/watchedFiles".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: serde_json::to_value(opts).ok(),
+            });
+        }
+        if caps.configuration_dynamic {
+            registrations.push(Registration {
+                id: "policylens/configuration".into(),
+                method: "workspace/didChangeConfiguration".into(),
+                register_options: Some(serde_json::json!({ "section": "policylens" })),
+            });
+        }
+        if !registrations.is_empty()
+            && let Err(e) = self.shared.client.register_capability(registrations).await
+        {
+            tracing::warn!(target: "policylens", "client/registerCapability failed: {e}");
+        }
+    }
+
+    async fn explain(&self, params: custom::ExplainParams) -> Result<Value> {
+        let ctx = self.shared.ctx();
+        run("policylens/explain", move || custom::explain(&ctx, params)).await
+    }
+
+    async fn status(&self, _params: Option<Value>) -> Result<Value> {
+        let ctx = self.shared.ctx();
+        run("policylens/status", move || custom::status(&ctx)).await
+    }
+
+    async fn graph(&self, _params: Option<Value>) -> Result<Value> {
+        let ctx = self.shared.ctx();
+        run("policylens/graph", move || custom::graph(&ctx)).await
+    }
+
+    async fn debug_document(&self, params: custom::DocumentParams) -> Result<Value> {
+        let ctx = self.shared.ctx();
+        run("policylens/debugDocument", move || custom::debug_document(&ctx, params)).await
+    }
+
+    async fn debug_panic(&self, _params: Option<Value>) -> Result<Value> {
+        run("policylens/debugPanic", custom::debug_panic).await
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let caps = caps_of(&params);
+        let roots = roots_of(&params);
+        tracing::info!(
+            target: "policylens",
+            "policylens {} starting; roots: {:?}; position encoding: {:?}",
+            env!("CARGO_PKG_VERSION"),
+            roots,
+            caps.encoding
+        );
+        let result = InitializeResult {
+            capabilities: server_capabilities(&caps),
+            server_info: Some(ServerInfo {
+                name: "policylens".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            ..Default::default()
+        };
+        {
+            let mut st = self.shared.lock();
+            st.encoding = caps.encoding;
+            st.roots = roots;
+            // Settings may come as initializationOptions too (clients without
+            // workspace/configuration).
+            if let Some(opts) = &params.initialization_options {
+                st.settings = Settings::from_value(opts);
+            }
+        }
+        let _ = self.shared.caps.set(Arc::new(caps));
+        Ok(result)
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        tokio::spawn(handlers::diagnostics::publisher(self.shared.clone()));
+        let this = Backend { shared: self.shared.clone() };
+        tokio::spawn(async move {
+            if let Some(s) = this.fetch_settings().await {
+                this.shared.lock().settings = s;
+            }
+            let registering = Backend { shared: this.shared.clone() };
+            tokio::spawn(async move { registering.register_watchers().await });
+            reindex(this.shared.clone()).await;
+        });
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shared.shutdown.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let d = params.text_document;
+        let Some(path) = from_proto::path(&d.uri) else { return };
+        self.mutate("textDocument/didOpen", |st| {
+            st.did_open(path, d.uri, d.version, &d.text);
+            true
+        });
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let Some(path) = from_proto::path(&params.text_document.uri) else { return };
+        let version = params.text_document.version;
+        self.mutate("textDocument/didChange", |st| {
+            let applied = st.did_change(&path, version, params.content_changes);
+            if !applied {
+                tracing::warn!(target: "policylens", "didChange for {path}, which is not open; ignored");
+            }
+            applied
+        });
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let Some(path) = from_proto::path(&params.text_document.uri) else { return };
+        let mut config_closed = false;
+        self.mutate("textDocument/didClose", |st| {
+            config_closed = st.did_close(&path);
+            true
+        });
+        if config_closed {
+            tokio::spawn(reindex(self.shared.clone()));
+        }
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let mut full = false;
+        let mut events = Vec::new();
+        {
+            let st = self.shared.lock();
+            for ev in params.changes {
+                let Some(path) = from_proto::path(&ev.uri) else { continue };
+                let name = std::path::Path::new(&*path).file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if st.is_config(&path) || matches!(name, ".policylens.yaml" | ".gitignore" | ".ignore") {
+                    full = true;
+                } else {
+                    events.push((path, ev.typ));
+                }
+            }
+        }
+        if full {
+            // Which files belong to the workspace may have changed: walk again.
+            tokio::spawn(reindex(self.shared.clone()));
+            return;
+        }
+        if events.is_empty() {
+            return;
+        }
+        let (roots, excludes) = {
+            let st = self.shared.lock();
+            (st.roots.clone(), st.excludes.clone())
+        };
+        let read = tokio::task::spawn_blocking(move || {
+            events
+                .into_iter()
+                .map(|(path, typ)| {
+                    let p = std::path::Path::new(&*path);
+                    let content = (typ != FileChangeType::DELETED
+                        && crate::config::is_discoverable(p, &roots, &excludes))
+                    .then(|| policylens_core::workspace::loader::read(p).ok())
+                    .flatten();
+                    (path, content)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await;
+        let Ok(read) = read else { return };
+        self.mutate("workspace/didChangeWatchedFiles", |st| {
+            let mut changed = false;
+            for (path, content) in read {
+                // The editor's text wins over the disk for open documents.
+                if st.is_open(&path) {
+                    continue;
+                }
+                use policylens_core::workspace::loader::FileContent;
+                match content {
+                    Some(FileContent::Text(t)) => st.ws.set_file(&path, t),
+                    Some(FileContent::Unreadable(r)) => st.ws.set_unreadable(&path, &r),
+                    None => {
+                        // A deleted directory comes as one event: drop what was below it.
+                        let dir = format!("{path}/");
+                        let gone: Vec<Arc<str>> = st
+                            .disk
+                            .iter()
+                            .filter(|p| **p == path || p.starts_with(&dir))
+                            .filter(|p| !st.is_open(p))
+                            .cloned()
+                            .collect();
+                        for p in gone {
+                            st.disk.remove(&p);
+                            changed |= st.ws.remove_file(&p);
+                        }
+                        changed |= st.ws.remove_file(&path);
+                        continue;
+                    }
+                }
+                st.disk.insert(path);
+                changed = true;
+            }
+            changed
+        });
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let settings = match self.fetch_settings().await {
+            Some(s) => s,
+            None => Settings::from_value(&params.settings),
+        };
+        let changed = {
+            let mut st = self.shared.lock();
+            let changed = st.settings != settings;
+            st.settings = settings;
+            changed
+        };
+        if changed {
+            tracing::info!(target: "policylens", "settings changed; re-indexing");
+            tokio::spawn(reindex(self.shared.clone()));
+        }
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        {
+            let mut st = self.shared.lock();
+            let removed: Vec<PathBuf> = params
+                .event
+                .removed
+                .iter()
+                .filter_map(|f| from_proto::path(&f.uri))
+                .map(|p| PathBuf::from(&*p))
+                .collect();
+            st.roots.retain(|r| !removed.contains(r));
+            for f in &params.event.added {
+                if let Some(p) = from_proto::path(&f.uri).map(|p| PathBuf::from(&*p))
+                    && !st.roots.contains(&p)
+                {
+                    st.roots.push(p);
+                }
+            }
+        }
+        tokio::spawn(reindex(self.shared.clone()));
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let ctx = self.shared.ctx();
+        run("textDocument/hover", move || handlers::hover::hover(&ctx, params)).await
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let ctx = self.shared.ctx();
+        run("textDocument/completion", move || handlers::completion::completion(&ctx, params)).await
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        let ctx = self.shared.ctx();
+        run("textDocument/definition", move || handlers::navigation::definition(&ctx, params)).await
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let ctx = self.shared.ctx();
+        run("textDocument/references", move || handlers::navigation::references(&ctx, params)).await
+    }
+
+    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+        let ctx = self.shared.ctx();
+        run("textDocument/documentSymbol", move || handlers::symbols::document_symbols(&ctx, params)).await
+    }
+
+    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
+        let ctx = self.shared.ctx();
+        run("workspace/symbol", move || handlers::symbols::workspace_symbols(&ctx, params)).await
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let ctx = self.shared.ctx();
+        run("textDocument/codeLens", move || handlers::lens::code_lens(&ctx, params)).await
+    }
+
+    async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
+        let ctx = self.shared.ctx();
+        run("textDocument/prepareRename", move || handlers::rename::prepare_rename(&ctx, params)).await
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let ctx = self.shared.ctx();
+        run("textDocument/rename", move || handlers::rename::rename(&ctx, params)).await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let ctx = self.shared.ctx();
+        run("textDocument/codeAction", move || handlers::actions::code_actions(&ctx, params)).await
+    }
+
+    async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+        handlers::diagnostics::pull(self.shared.clone(), params).await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command != to_proto::SHOW_REFERENCES {
+            return Err(handlers::failed(format!("unknown command {}", params.command)));
+        }
+        // Editors with their own references view handle this command client-side; the rest
+        // get the first location shown.
+        let first = params
+            .arguments
+            .get(2)
+            .and_then(|v| serde_json::from_value::<Vec<Location>>(v.clone()).ok())
+            .and_then(|l| l.into_iter().next());
+        if let Some(loc) = first
+            && self.shared.caps().show_document
+        {
+            let _ = self
+                .shared
+                .client
+                .show_document(ShowDocumentParams {
+                    uri: loc.uri,
+                    external: None,
+                    take_focus: Some(true),
+                    selection: Some(loc.range),
+                })
+                .await;
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,232 @@
+//! The server's mutable state: the core workspace, the open documents, the roots and config.
+//!
+//! All of it sits behind one `std::sync::Mutex` that is only ever held for synchronous work
+//! (never across an `.await`). Notification handlers apply their edits while holding it, in the
+//! synchronous prefix of the handler, which tower-lsp-server polls in the order the client sent
+//! the messages: that lock is the ordered writer. Requests take a [`Ctx`] (one immutable
+//! snapshot) under the same lock and never see half an edit.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use policylens_core::syntax::PositionEncoding;
+use policylens_core::workspace::{Snapshot, Workspace};
+use tokio::sync::watch;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
+
+use crate::config::{Excludes, Settings};
+use crate::documents::Document;
+
+/// What the client said it can do, read once from `initialize`.
+#[derive(Clone, Debug, Default)]
+pub struct Caps {
+    pub encoding: PositionEncoding,
+    pub work_done_progress: bool,
+    pub watched_files_dynamic: bool,
+    pub configuration: bool,
+    pub configuration_dynamic: bool,
+    /// The client pulls diagnostics (`textDocument/diagnostic`) for open documents.
+    pub pull_diagnostics: bool,
+    pub diagnostic_refresh: bool,
+    pub snippets: bool,
+    pub hierarchical_symbols: bool,
+    pub show_document: bool,
+    pub markdown_hover: bool,
+}
+
+/// An open document as of a snapshot; `uri` is the client's own spelling, which published
+/// diagnostics must match.
+#[derive(Clone, Debug)]
+pub struct OpenDoc {
+    pub uri: Uri,
+    pub version: i32,
+}
+
+/// Everything a request reads: one snapshot and the open documents of that moment.
+#[derive(Clone)]
+pub struct Ctx {
+    pub snap: Snapshot,
+    pub open: Arc<HashMap<Arc<str>, OpenDoc>>,
+    pub caps: Arc<Caps>,
+}
+
+impl Ctx {
+    pub fn enc(&self) -> PositionEncoding {
+        self.caps.encoding
+    }
+}
+
+pub struct State {
+    pub ws: Workspace,
+    docs: HashMap<Arc<str>, Document>,
+    open: Arc<HashMap<Arc<str>, OpenDoc>>,
+    pub roots: Vec<PathBuf>,
+    pub settings: Settings,
+    pub config_path: Option<PathBuf>,
+    pub excludes: Excludes,
+    /// Files the last directory walk found (the ones to fall back to when closed).
+    pub disk: HashSet<Arc<str>>,
+    pub encoding: PositionEncoding,
+}
+
+impl State {
+    fn new() -> State {
+        State {
+            ws: Workspace::new(),
+            docs: HashMap::new(),
+            open: Arc::default(),
+            roots: Vec::new(),
+            settings: Settings::default(),
+            config_path: None,
+            excludes: Excludes::default(),
+            disk: HashSet::new(),
+            encoding: PositionEncoding::Utf16,
+        }
+    }
+
+    pub fn is_open(&self, path: &str) -> bool {
+        self.docs.contains_key(path)
+    }
+
+    pub fn is_config(&self, path: &str) -> bool {
+        self.config_path.as_deref().is_some_and(|c| c == Path::new(path))
+    }
+
+    /// Puts an editor text into the workspace: as the config, as a manifest, or nowhere
+    /// when the config excludes it.
+    fn route(&mut self, path: &str, text: String) {
+        if self.is_config(path) {
+            self.ws.set_config(Some(path), &text);
+        } else if !self.excludes.is_excluded(Path::new(path)) {
+            self.ws.set_file(path, text);
+        }
+    }
+
+    pub fn did_open(&mut self, path: Arc<str>, uri: Uri, version: i32, text: &str) {
+        self.docs.insert(path.clone(), Document::new(version, text));
+        Arc::make_mut(&mut self.open).insert(path.clone(), OpenDoc { uri, version });
+        self.route(&path, text.to_owned());
+    }
+
+    /// Applies the changes in order; `false` when the document is not open (the client is out
+    /// of sync and the event is ignored).
+    pub fn did_change(&mut self, path: &str, version: i32, changes: Vec<TextDocumentContentChangeEvent>) -> bool {
+        let enc = self.encoding;
+        let Some(doc) = self.docs.get_mut(path) else { return false };
+        for c in changes {
+            doc.apply(c.range, &c.text, enc);
+        }
+        doc.version = version;
+        let text = doc.text();
+        if let Some(o) = Arc::make_mut(&mut self.open).get_mut(path) {
+            o.version = version;
+        }
+        self.route(path, text);
+        true
+    }
+
+    /// Closes a document; returns whether the config was closed (which needs a re-index, as
+    /// unsaved config edits may have changed the excludes).
+    pub fn did_close(&mut self, path: &str) -> bool {
+        if self.docs.remove(path).is_none() {
+            return false;
+        }
+        Arc::make_mut(&mut self.open).remove(path);
+        if self.is_config(path) {
+            return true;
+        }
+        // Back to what is on disk, if the workspace walk had it.
+        let on_disk = self.disk.contains(path).then(|| read_text(Path::new(path))).flatten();
+        match on_disk {
+            Some(text) => self.ws.set_file(path, text),
+            None => {
+                self.ws.remove_file(path);
+            }
+        }
+        false
+    }
+
+    pub fn ctx(&mut self, caps: Arc<Caps>) -> Ctx {
+        Ctx { snap: self.ws.snapshot(), open: self.open.clone(), caps }
+    }
+
+    /// Replaces the whole workspace after a directory walk, keeping the open documents' texts.
+    pub fn install(
+        &mut self,
+        mut fresh: Workspace,
+        disk: HashSet<Arc<str>>,
+        config_path: Option<PathBuf>,
+        excludes: Excludes,
+    ) {
+        self.config_path = config_path;
+        self.excludes = excludes;
+        let open: Vec<(Arc<str>, String)> = self.docs.iter().map(|(p, d)| (p.clone(), d.text())).collect();
+        for (path, text) in open {
+            if self.is_config(&path) {
+                fresh.set_config(Some(&path), &text);
+            } else if !self.excludes.is_excluded(Path::new(&*path)) {
+                fresh.set_file(&path, text);
+            }
+        }
+        self.ws = fresh;
+        self.disk = disk;
+    }
+}
+
+/// A file's text, or `None` when it is gone or not text.
+pub fn read_text(path: &Path) -> Option<String> {
+    match policylens_core::workspace::loader::read(path) {
+        Ok(policylens_core::workspace::loader::FileContent::Text(t)) => Some(t),
+        _ => None,
+    }
+}
+
+/// Shared by every handler and background task.
+pub struct Shared {
+    pub client: Client,
+    state: Mutex<State>,
+    pub caps: OnceLock<Arc<Caps>>,
+    /// Bumped on every workspace change; the diagnostics publisher watches it.
+    pub changes: watch::Sender<u64>,
+    /// Whether the first directory walk has finished.
+    pub indexed: watch::Sender<bool>,
+    /// Serialises re-indexing (config changes while a walk runs).
+    pub index_lock: tokio::sync::Mutex<()>,
+    pub shutdown: AtomicBool,
+}
+
+impl Shared {
+    pub fn new(client: Client) -> Shared {
+        Shared {
+            client,
+            state: Mutex::new(State::new()),
+            caps: OnceLock::new(),
+            changes: watch::Sender::new(0),
+            indexed: watch::Sender::new(false),
+            index_lock: tokio::sync::Mutex::new(()),
+            shutdown: AtomicBool::new(false),
+        }
+    }
+
+    /// The state; a panic that poisoned the lock does not take the server down with it.
+    pub fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn caps(&self) -> Arc<Caps> {
+        self.caps.get().cloned().unwrap_or_default()
+    }
+
+    pub fn ctx(&self) -> Ctx {
+        let caps = self.caps();
+        self.lock().ctx(caps)
+    }
+
+    /// Tells the diagnostics publisher that the workspace changed.
+    pub fn changed(&self) {
+        self.changes.send_modify(|g| *g += 1);
+    }
+}

@@ -1,0 +1,266 @@
+//! Core → LSP: byte spans to ranges in the negotiated encoding, paths to URIs, and the plain
+//! data of core's analysis to LSP structures. Only this crate knows LSP.
+
+use std::collections::HashMap;
+
+use policylens_core::analysis::diagnostics::{Diagnostic as CoreDiagnostic, Severity};
+use policylens_core::analysis::{
+    self as core, CodeActionKind as CoreActionKind, CompletionKind, SymbolKind as CoreSymbolKind,
+};
+use policylens_core::syntax::{PositionEncoding, Span};
+use policylens_core::workspace::SourceFile;
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionKind, CodeLens, Command, CompletionItem, CompletionItemKind, CompletionTextEdit, Diagnostic,
+    DiagnosticRelatedInformation, DiagnosticSeverity, DocumentSymbol, Documentation, Hover, HoverContents,
+    InsertTextFormat, Location, MarkupContent, MarkupKind, NumberOrString, Position, Range, SymbolInformation,
+    SymbolKind, TextEdit, Uri, WorkspaceEdit,
+};
+
+use crate::state::Ctx;
+
+pub const SOURCE: &str = "policylens";
+/// The command code lenses carry: `[uri, position, locations]`, as VS Code's
+/// `editor.action.showReferences` takes them.
+pub const SHOW_REFERENCES: &str = "policylens.showReferences";
+
+/// The URI of a workspace path: the client's own spelling for open documents.
+pub fn uri(ctx: &Ctx, path: &str) -> Option<Uri> {
+    if let Some(o) = ctx.open.get(path) {
+        return Some(o.uri.clone());
+    }
+    Uri::from_file_path(path)
+}
+
+pub fn position(file: &SourceFile, offset: u32, enc: PositionEncoding) -> Position {
+    let p = file.position(offset, enc);
+    Position::new(p.line, p.character)
+}
+
+pub fn range(file: &SourceFile, span: Span, enc: PositionEncoding) -> Range {
+    Range::new(position(file, span.start, enc), position(file, span.end, enc))
+}
+
+pub fn location(ctx: &Ctx, path: &str, span: Span) -> Option<Location> {
+    let file = ctx.snap.source(path)?;
+    Some(Location::new(uri(ctx, path)?, range(file, span, ctx.enc())))
+}
+
+pub fn severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Information => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
+    }
+}
+
+pub fn diagnostic(ctx: &Ctx, file: &SourceFile, d: &CoreDiagnostic) -> Diagnostic {
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .filter_map(|r| {
+            Some(DiagnosticRelatedInformation { location: location(ctx, &r.file, r.span)?, message: r.message.clone() })
+        })
+        .collect();
+    Diagnostic {
+        range: range(file, d.span, ctx.enc()),
+        severity: Some(severity(d.severity)),
+        code: Some(NumberOrString::String(d.code.as_str().to_owned())),
+        source: Some(SOURCE.to_owned()),
+        message: d.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        ..Default::default()
+    }
+}
+
+/// Every diagnostic of one file, in LSP form.
+pub fn file_diagnostics(ctx: &Ctx, path: &str) -> Vec<Diagnostic> {
+    let Some(file) = ctx.snap.source(path) else { return Vec::new() };
+    ctx.snap.diagnostics_for(path).iter().map(|d| diagnostic(ctx, file, d)).collect()
+}
+
+pub fn hover(ctx: &Ctx, file: &SourceFile, h: core::Hover) -> Hover {
+    let contents = if ctx.caps.markdown_hover {
+        HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown })
+    } else {
+        HoverContents::Markup(MarkupContent { kind: MarkupKind::PlainText, value: h.markdown })
+    };
+    Hover { contents, range: Some(range(file, h.span, ctx.enc())) }
+}
+
+pub fn completion(ctx: &Ctx, file: &SourceFile, c: core::CompletionItem) -> CompletionItem {
+    let kind = match c.kind {
+        CompletionKind::Reference => CompletionItemKind::REFERENCE,
+        CompletionKind::Section => CompletionItemKind::FIELD,
+        CompletionKind::Kind => CompletionItemKind::CLASS,
+        CompletionKind::Namespace => CompletionItemKind::MODULE,
+        CompletionKind::Value => CompletionItemKind::ENUM_MEMBER,
+        CompletionKind::Snippet => CompletionItemKind::SNIPPET,
+    };
+    let snippet = c.is_snippet && ctx.caps.snippets;
+    let new_text = if c.is_snippet && !snippet { strip_snippet(&c.insert_text) } else { c.insert_text };
+    CompletionItem {
+        label: c.label,
+        kind: Some(kind),
+        detail: c.detail,
+        documentation: c
+            .documentation
+            .map(|d| Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: d })),
+        sort_text: Some(c.sort_text),
+        insert_text_format: Some(if snippet { InsertTextFormat::SNIPPET } else { InsertTextFormat::PLAIN_TEXT }),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit { range: range(file, c.replace, ctx.enc()), new_text })),
+        ..Default::default()
+    }
+}
+
+/// Snippet syntax to plain text, for clients without snippet support: `${1:x}` → `x`,
+/// `${1|a,b|}` → `a`, `$1`/`$0` → nothing, `\$` → `$`.
+pub fn strip_snippet(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    strip_into(&mut s.chars().peekable(), &mut out, false);
+    out
+}
+
+/// Copies text up to the end, or up to the `}` closing a placeholder when `nested`.
+fn strip_into(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, out: &mut String, nested: bool) {
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            '}' if nested => return,
+            '$' if chars.peek().is_some_and(char::is_ascii_digit) => {
+                while chars.next_if(char::is_ascii_digit).is_some() {}
+            }
+            '$' if chars.peek() == Some(&'{') => {
+                chars.next();
+                while chars.next_if(char::is_ascii_digit).is_some() {}
+                match chars.next() {
+                    Some(':') => strip_into(chars, out, true),
+                    Some('|') => {
+                        // A choice: keep the first option.
+                        let mut first = true;
+                        while let Some(n) = chars.next() {
+                            match n {
+                                '|' if chars.peek() == Some(&'}') => {
+                                    chars.next();
+                                    break;
+                                }
+                                ',' => first = false,
+                                '\\' => out.extend(chars.next().filter(|_| first)),
+                                c if first => out.push(c),
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => {} // `${1}`: a tab stop
+                }
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+fn symbol_kind(k: CoreSymbolKind) -> SymbolKind {
+    match k {
+        CoreSymbolKind::Object => SymbolKind::CLASS,
+        CoreSymbolKind::Policy => SymbolKind::INTERFACE,
+        CoreSymbolKind::Section => SymbolKind::FIELD,
+    }
+}
+
+#[allow(deprecated)] // `deprecated` is a required field of the LSP structs
+pub fn document_symbol(ctx: &Ctx, file: &SourceFile, s: core::Symbol) -> DocumentSymbol {
+    let enc = ctx.enc();
+    let range = range(file, s.span, enc);
+    // Clients reject a selection range outside the full range.
+    let sel = if s.span.start <= s.selection_span.start && s.selection_span.end <= s.span.end {
+        self::range(file, s.selection_span, enc)
+    } else {
+        range
+    };
+    DocumentSymbol {
+        name: if s.name.is_empty() { "(unnamed)".into() } else { s.name },
+        detail: s.detail,
+        kind: symbol_kind(s.kind),
+        tags: None,
+        deprecated: None,
+        range,
+        selection_range: sel,
+        children: (!s.children.is_empty())
+            .then(|| s.children.into_iter().map(|c| document_symbol(ctx, file, c)).collect()),
+    }
+}
+
+/// Symbols flattened, children named with their parent as container.
+#[allow(deprecated)] // `deprecated` is a required field of the LSP structs
+pub fn symbol_information(ctx: &Ctx, s: core::Symbol, container: Option<&str>, out: &mut Vec<SymbolInformation>) {
+    let Some(loc) = location(ctx, &s.file, s.selection_span) else { return };
+    let name = if s.name.is_empty() { "(unnamed)".to_owned() } else { s.name };
+    out.push(SymbolInformation {
+        name: name.clone(),
+        kind: symbol_kind(s.kind),
+        tags: None,
+        deprecated: None,
+        location: loc,
+        container_name: container.map(str::to_owned),
+    });
+    for c in s.children {
+        symbol_information(ctx, c, Some(&name), out);
+    }
+}
+
+pub fn code_lens(ctx: &Ctx, file: &SourceFile, path: &str, l: core::CodeLens) -> CodeLens {
+    let range = range(file, l.span, ctx.enc());
+    let locations: Vec<Location> = l.locations.iter().filter_map(|x| location(ctx, &x.file, x.span)).collect();
+    let args = uri(ctx, path).map(|u| {
+        vec![
+            serde_json::json!(u.as_str()),
+            serde_json::to_value(range.start).unwrap_or_default(),
+            serde_json::to_value(&locations).unwrap_or_default(),
+        ]
+    });
+    CodeLens {
+        range,
+        command: Some(Command { title: l.title, command: SHOW_REFERENCES.to_owned(), arguments: args }),
+        data: None,
+    }
+}
+
+/// Core edits grouped by file into a workspace edit; edits in files the snapshot does not
+/// know are dropped.
+pub fn workspace_edit(ctx: &Ctx, edits: &[core::TextEdit]) -> WorkspaceEdit {
+    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+    for e in edits {
+        let (Some(file), Some(u)) = (ctx.snap.source(&e.file), uri(ctx, &e.file)) else { continue };
+        changes
+            .entry(u)
+            .or_default()
+            .push(TextEdit { range: range(file, e.span, ctx.enc()), new_text: e.new_text.clone() });
+    }
+    WorkspaceEdit { changes: Some(changes), ..Default::default() }
+}
+
+pub fn code_action(ctx: &Ctx, a: core::CodeAction, diagnostics: Vec<Diagnostic>) -> CodeAction {
+    CodeAction {
+        title: a.title,
+        kind: Some(match a.kind {
+            CoreActionKind::QuickFix => CodeActionKind::QUICKFIX,
+            CoreActionKind::Refactor => CodeActionKind::REFACTOR_REWRITE,
+        }),
+        diagnostics: (!diagnostics.is_empty()).then_some(diagnostics),
+        edit: Some(workspace_edit(ctx, &a.edits)),
+        is_preferred: a.preferred.then_some(true),
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_become_plain_text() {
+        assert_eq!(strip_snippet("- kind: ${1:Gateway}\n  name: $2$0"), "- kind: Gateway\n  name: ");
+        assert_eq!(strip_snippet(r"cost: \$5 ${1:a{b\} ${2:c}}"), "cost: $5 a{b} c");
+        assert_eq!(strip_snippet("name: ${1|edge,internal|}$0"), "name: edge");
+    }
+}

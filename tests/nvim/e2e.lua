@@ -1,0 +1,256 @@
+-- Real-editor test: headless Neovim 0.11+ with the documented configuration
+-- (editors/neovim/policylens.lua, loaded as is) against a copy of fixtures/demo.
+--
+--   PATH="$PWD/target/debug:$PATH" nvim --headless --clean -n -i NONE \
+--     -l tests/nvim/e2e.lua OUT.json [WORKSPACE_DIR]
+--
+-- `policylens` is found on PATH, exactly as a user's editor would find it. The script copies
+-- fixtures/demo into WORKSPACE_DIR (default: a Neovim temp dir), marks it as a repository root
+-- with an empty `.git`, drives the editor, and writes what Neovim received to OUT.json. On the
+-- first failed check it records the failure in OUT.json and raises an error, so nvim exits 1.
+-- Every wait is bounded (`vim.wait` with a timeout); nothing sleeps.
+-- server/cli/tests/neovim.rs runs this with the freshly built binary.
+
+local TIMEOUT = 20000 -- ms; generous for a debug build on a busy machine
+
+local out_path = arg[1]
+assert(out_path and out_path ~= '', 'usage: nvim --headless --clean -l e2e.lua OUT.json [WORKSPACE_DIR]')
+local repo = vim.fn.fnamemodify(arg[0], ':p:h:h:h')
+local results = { nvim = tostring(vim.version()), steps = {} }
+
+local function write_results()
+  local f = assert(io.open(out_path, 'w'))
+  f:write(vim.json.encode(results))
+  f:close()
+end
+
+local function fail(fmt, ...)
+  error(string.format(fmt, ...), 0)
+end
+
+local function check(cond, fmt, ...)
+  if not cond then
+    fail(fmt, ...)
+  end
+end
+
+local function wait_for(what, cond)
+  if not vim.wait(TIMEOUT, cond, 10) then
+    fail('timed out after %d ms waiting for %s', TIMEOUT, what)
+  end
+end
+
+local function copy_tree(from, to)
+  vim.fn.mkdir(to, 'p')
+  for name, kind in vim.fs.dir(from, { depth = math.huge }) do
+    local src, dst = from .. '/' .. name, to .. '/' .. name
+    if kind == 'directory' then
+      vim.fn.mkdir(dst, 'p')
+    else
+      vim.fn.mkdir(vim.fs.dirname(dst), 'p')
+      assert(vim.uv.fs_copyfile(src, dst))
+    end
+  end
+end
+
+local function contains(haystack, needle)
+  return haystack:find(needle, 1, true) ~= nil
+end
+
+local function rel(path)
+  return path:sub(#results.workspace + 2)
+end
+
+-- The floating window opened by vim.lsp.buf.hover(), as text.
+local function hover_text()
+  local win
+  wait_for('the hover window', function()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= '' then
+        win = w
+        return true
+      end
+    end
+    return false
+  end)
+  local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+  vim.api.nvim_win_close(win, true)
+  return table.concat(lines, '\n')
+end
+
+local function policylens_client(buf)
+  local client
+  wait_for('policylens to attach to ' .. vim.api.nvim_buf_get_name(buf), function()
+    client = vim.lsp.get_clients({ bufnr = buf, name = 'policylens' })[1]
+    return client ~= nil and client.initialized == true
+  end)
+  return client
+end
+
+local function open(relpath)
+  vim.cmd.edit(vim.fn.fnameescape(results.workspace .. '/' .. relpath))
+  local buf = vim.api.nvim_get_current_buf()
+  check(vim.bo[buf].filetype == 'yaml', '%s: filetype is %q, not yaml', relpath, vim.bo[buf].filetype)
+  return buf, policylens_client(buf)
+end
+
+local function diagnostics(buf)
+  local list = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    local text = vim.api.nvim_buf_get_text(buf, d.lnum, d.col, d.end_lnum, d.end_col, {})
+    list[#list + 1] = {
+      line = d.lnum + 1,
+      col = d.col + 1,
+      code = d.code,
+      severity = vim.diagnostic.severity[d.severity],
+      source = d.source,
+      message = d.message,
+      text = table.concat(text, '\n'),
+    }
+  end
+  table.sort(list, function(a, b)
+    return a.line < b.line or (a.line == b.line and a.col < b.col)
+  end)
+  return list
+end
+
+local function codes(list)
+  return vim.tbl_map(function(d)
+    return d.code
+  end, list)
+end
+
+local function main()
+  -- The workspace: a copy of the demo repository.
+  local ws = arg[2] or vim.fn.tempname()
+  copy_tree(repo .. '/fixtures/demo', ws)
+  vim.fn.mkdir(ws .. '/.git', 'p')
+  results.workspace = vim.uv.fs_realpath(ws)
+
+  -- The documented configuration, unchanged.
+  dofile(repo .. '/editors/neovim/policylens.lua')
+
+  -- 1. Diagnostics pushed for a policy file with three of the demo's mistakes.
+  local shop, client = open('policies/shop.yaml')
+  results.client = { name = client.name, root_dir = client.root_dir, encoding = client.offset_encoding }
+  check(client.root_dir == results.workspace, 'root_dir is %s, expected %s', client.root_dir, results.workspace)
+  local expected = {
+    { line = 34, code = 'section-not-found', text = 'assets', message = 'no rule named `assets`' },
+    { line = 51, code = 'target-kind-not-allowed', text = 'HTTPRoute', message = 'cannot target HTTPRoute' },
+    { line = 90, code = 'target-not-found', text = 'chekout', message = 'did you mean `checkout`?' },
+  }
+  wait_for('the diagnostics of policies/shop.yaml', function()
+    return #vim.diagnostic.get(shop) >= #expected
+  end)
+  local diags = diagnostics(shop)
+  results.steps.diagnostics = diags
+  check(#diags == #expected, 'expected %d diagnostics, got %s', #expected, vim.inspect(codes(diags)))
+  for i, want in ipairs(expected) do
+    local got = diags[i]
+    check(
+      got.line == want.line and got.code == want.code and got.text == want.text,
+      'diagnostic %d: expected %s at line %d on `%s`, got %s',
+      i,
+      want.code,
+      want.line,
+      want.text,
+      vim.inspect(got)
+    )
+    check(got.source == 'policylens', 'diagnostic %d: source %s', i, vim.inspect(got.source))
+    check(contains(got.message, want.message), 'diagnostic %d: message %q lacks %q', i, got.message, want.message)
+  end
+
+  -- 2. Hover on a ref: line 14 `name: checkout` (with `sectionName: pay`).
+  vim.api.nvim_win_set_cursor(0, { 14, 13 })
+  vim.lsp.buf.hover()
+  local hover = hover_text()
+  results.steps.hover_ref = hover
+  check(contains(hover, 'rule pay of HTTPRoute shop/checkout'), 'hover on the ref: %q', hover)
+
+  -- 3. Go to definition from the same ref: the rule `pay` in shop/routes.yaml.
+  vim.lsp.buf.definition()
+  wait_for('the definition jump', function()
+    return vim.api.nvim_get_current_buf() ~= shop
+  end)
+  local pos = vim.api.nvim_win_get_cursor(0)
+  local routes = vim.api.nvim_get_current_buf()
+  results.steps.definition = { file = rel(vim.api.nvim_buf_get_name(routes)), line = pos[1], col = pos[2] + 1 }
+  check(
+    results.steps.definition.file == 'shop/routes.yaml' and pos[1] == 55 and pos[2] == 12,
+    'definition landed on %s',
+    vim.inspect(results.steps.definition)
+  )
+  check(
+    vim.api.nvim_get_current_line():sub(pos[2] + 1) == 'pay',
+    'definition line: %q',
+    vim.api.nvim_get_current_line()
+  )
+
+  -- 4. Hover on a target: HTTPRoute shop/checkout's metadata.name (line 37). The demo's own
+  --    AuthPolicy for it is broken (mistake #1), so the edge default reaches it.
+  policylens_client(routes)
+  vim.api.nvim_win_set_cursor(0, { 37, 10 })
+  vim.lsp.buf.hover()
+  hover = hover_text()
+  results.steps.hover_target = hover
+  for _, want in ipairs({ 'HTTPRoute shop/checkout', 'AuthPolicy.kuadrant.io', 'infra/edge-auth' }) do
+    check(contains(hover, want), 'hover on the target lacks %q: %q', want, hover)
+  end
+
+  -- 5. Completion of a Gateway ref's sectionName: the listeners of Gateway infra/edge, in
+  --    their order. The value is cleared first, as a user retyping it would.
+  local edge, edge_client = open('policies/edge.yaml')
+  check(vim.api.nvim_buf_get_lines(edge, 18, 19, true)[1] == '      sectionName: https', 'edge.yaml line 19 moved')
+  vim.api.nvim_buf_set_text(edge, 18, 19, 18, 24, { '' })
+  vim.api.nvim_win_set_cursor(0, { 19, 19 })
+  local params = vim.lsp.util.make_position_params(0, edge_client.offset_encoding)
+  local response = edge_client:request_sync('textDocument/completion', params, TIMEOUT, edge)
+  check(response and response.err == nil and response.result, 'completion failed: %s', vim.inspect(response))
+  local items = response.result.items or response.result
+  -- Neovim's completion menu orders items by sortText, falling back to the label.
+  table.sort(items, function(a, b)
+    return (a.sortText or a.label) < (b.sortText or b.label)
+  end)
+  local labels = vim.tbl_map(function(item)
+    return item.label
+  end, items)
+  results.steps.completion = labels
+  check(
+    vim.deep_equal(labels, { 'http', 'https', 'admin' }),
+    'sectionName completion: %s',
+    vim.inspect(labels)
+  )
+
+  -- 6. Typing: fix the typo `chekout` -> `checkout` in shop.yaml; target-not-found goes away
+  --    and the other two stay.
+  vim.api.nvim_set_current_buf(shop)
+  vim.api.nvim_buf_set_text(shop, 89, 13, 89, 13, { 'c' })
+  check(vim.api.nvim_buf_get_lines(shop, 89, 90, true)[1] == '    name: checkout', 'the edit went wrong')
+  wait_for('target-not-found to clear after the edit', function()
+    return not vim.tbl_contains(codes(diagnostics(shop)), 'target-not-found')
+  end)
+  local after = diagnostics(shop)
+  results.steps.after_edit = after
+  check(
+    vim.deep_equal(codes(after), { 'section-not-found', 'target-kind-not-allowed' }),
+    'after the edit: %s',
+    vim.inspect(codes(after))
+  )
+
+  -- 7. Shut the server down the way Neovim does (shutdown, exit).
+  client:stop()
+  wait_for('the server to stop', function()
+    return client:is_stopped()
+  end)
+end
+
+local ok, err = pcall(main)
+results.ok = ok
+if not ok then
+  results.error = tostring(err)
+end
+write_results()
+if not ok then
+  error('policylens nvim e2e: ' .. tostring(err), 0)
+end
+print('policylens nvim e2e: ok')
