@@ -126,7 +126,8 @@ fn gitignored_and_hidden_files_are_skipped_and_config_excludes_apply() {
     let (code, out, err) = run(&["check", "--format", "json", dir.to_str().unwrap_or_default()]);
     assert_eq!(code, 1, "{err}");
     let v: Value = serde_json::from_str(&out).expect("json");
-    let files: Vec<&str> = v["diagnostics"].as_array().expect("list").iter().filter_map(|d| d["file"].as_str()).collect();
+    let files: Vec<&str> =
+        v["diagnostics"].as_array().expect("list").iter().filter_map(|d| d["file"].as_str()).collect();
     assert_eq!(files.len(), 1, "{files:?}");
     assert!(files[0].ends_with("kept/p.yaml"), "{files:?}");
     assert_eq!(v["summary"]["files"], 1);

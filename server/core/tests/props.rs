@@ -43,9 +43,14 @@ const PATHS: [&str; 4] = ["a.yaml", "b.yaml", "c/d.yaml", "c/e.yml"];
 /// A text: one of the sources, possibly mutated at a few places with YAML-significant
 /// characters.
 fn text() -> impl Strategy<Value = String> {
-    let edit = (any::<prop::sample::Index>(), 0usize..3, prop::sample::select(vec![
-        ":", "-", " ", "\n", "{", "}", "[", "]", "\"", "'", "#", "*", "&", "!", "|", ">", "\t", "é", "---\n", "\r\n", "{{ .x }}",
-    ]));
+    let edit = (
+        any::<prop::sample::Index>(),
+        0usize..3,
+        prop::sample::select(vec![
+            ":", "-", " ", "\n", "{", "}", "[", "]", "\"", "'", "#", "*", "&", "!", "|", ">", "\t", "é", "---\n",
+            "\r\n", "{{ .x }}",
+        ]),
+    );
     (0usize..SOURCES.len(), prop::collection::vec(edit, 0..4)).prop_map(|(i, edits)| {
         let mut s = SOURCES[i].to_owned();
         for (at, op, piece) in edits {

@@ -34,7 +34,10 @@ fn parse_args() -> Result<Args, String> {
         let mut val = || it.next().ok_or(format!("{flag} needs a value"));
         match flag.as_str() {
             "--sizes" => {
-                a.sizes = val()?.split(',').map(|s| s.parse().map_err(|e| format!("--sizes: {e}"))).collect::<Result<_, _>>()?
+                a.sizes = val()?
+                    .split(',')
+                    .map(|s| s.parse().map_err(|e| format!("--sizes: {e}")))
+                    .collect::<Result<_, _>>()?
             }
             "--runs" => a.runs = val()?.parse().map_err(|e| format!("--runs: {e}"))?,
             "--data" => a.data = val()?.into(),
@@ -100,7 +103,9 @@ fn real_main() -> Result<(), String> {
     if !args.binary.is_file() {
         return Err(format!("{} missing: run `cargo build --release -p policylens` first", args.binary.display()));
     }
-    println!("| objects | bytes | check median ms | PyYAML C parse median ms | check / PyYAML | peak RSS MiB | RSS / bytes |");
+    println!(
+        "| objects | bytes | check median ms | PyYAML C parse median ms | check / PyYAML | peak RSS MiB | RSS / bytes |"
+    );
     println!("|---:|---:|---:|---:|---:|---:|---:|");
     let mut medians = Vec::new();
     for &n in &args.sizes {

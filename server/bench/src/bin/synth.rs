@@ -52,15 +52,10 @@ fn run() -> Result<(), String> {
             _ => (arg.clone(), None),
         };
         let mut value = || -> Result<String, String> {
-            inline
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| format!("{key} needs a value\n{USAGE}"))
+            inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{key} needs a value\n{USAGE}"))
         };
         let num = |v: String| -> Result<usize, String> {
-            v.replace('_', "")
-                .parse::<usize>()
-                .map_err(|_| format!("{key}: not a number: {v}"))
+            v.replace('_', "").parse::<usize>().map_err(|_| format!("{key}: not a number: {v}"))
         };
         match key.as_str() {
             "--objects" | "-n" => objects = Some(num(value()?)?),
@@ -68,8 +63,7 @@ fn run() -> Result<(), String> {
             "--seed" => seed = num(value()?)? as u64,
             "--profile" => {
                 let v = value()?;
-                profile = Profile::parse(&v)
-                    .ok_or_else(|| format!("unknown profile {v} (mixed|paths)"))?;
+                profile = Profile::parse(&v).ok_or_else(|| format!("unknown profile {v} (mixed|paths)"))?;
             }
             "--gateways" => shape.gateways = num(value()?)?,
             "--listeners" => shape.listeners = num(value()?)?,
@@ -85,9 +79,7 @@ fn run() -> Result<(), String> {
     let objects = match (profile, objects) {
         (Profile::Mixed, Some(n)) => n,
         (Profile::Mixed, None) => {
-            return Err(format!(
-                "--objects is required for the mixed profile\n{USAGE}"
-            ));
+            return Err(format!("--objects is required for the mixed profile\n{USAGE}"));
         }
         (Profile::Paths, Some(_)) => {
             eprintln!("policylens-synth: note: --objects is ignored by the paths profile");
@@ -96,13 +88,7 @@ fn run() -> Result<(), String> {
         (Profile::Paths, None) => 0,
     };
 
-    let cfg = Config {
-        objects,
-        out: out.clone(),
-        seed,
-        profile,
-        paths: shape,
-    };
+    let cfg = Config { objects, out: out.clone(), seed, profile, paths: shape };
     let start = Instant::now();
     let s = synth::generate(&cfg).map_err(|e| format!("{}: {e}", out.display()))?;
     let secs = start.elapsed().as_secs_f64();

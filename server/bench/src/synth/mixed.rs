@@ -14,31 +14,17 @@ use std::fmt::Write as _;
 use std::io;
 
 use super::{
-    APP_WORDS, Config, Doc, GATEWAY_GROUP, Out, RULE_WORDS, Rng, TEAM_WORDS, line, pascal,
-    target_ref_item, target_ref_single, timestamp, typo,
+    APP_WORDS, Config, Doc, GATEWAY_GROUP, Out, RULE_WORDS, Rng, TEAM_WORDS, line, pascal, target_ref_item,
+    target_ref_single, timestamp, typo,
 };
 
 /// Chance of a typo in one ref name or sectionName, in permille.
 const TYPO_PERMILLE: u32 = 10;
 const INFRA: &str = "infra";
 const DOMAIN: &str = "synth.example";
-const AREAS: &[&str] = &[
-    "commerce",
-    "logistics",
-    "identity",
-    "media",
-    "finance",
-    "growth",
-    "support",
-    "data",
-];
+const AREAS: &[&str] = &["commerce", "logistics", "identity", "media", "finance", "growth", "support", "data"];
 const INTERNAL_SERVICES: &[&str] = &["worker", "cache", "events"];
-const EXTRA_PORTS: &[(&str, u16)] = &[
-    ("grpc", 9090),
-    ("https", 8443),
-    ("metrics", 9100),
-    ("admin", 8081),
-];
+const EXTRA_PORTS: &[(&str, u16)] = &[("grpc", 9090), ("https", 8443), ("metrics", 9100), ("admin", 8081)];
 /// creationTimestamps fall within this many seconds after 2024-01-01.
 const TS_SPAN: usize = 600 * 86_400;
 
@@ -59,11 +45,7 @@ pub(super) fn generate(cfg: &Config, rng: &mut Rng, out: &mut Out) -> io::Result
     let take = policies.len().min(budget);
     budget -= take;
     if take > 0 {
-        out.write_file(
-            "infra/policies.yaml",
-            "Platform-wide policies on the shared gateways.",
-            &policies[..take],
-        )?;
+        out.write_file("infra/policies.yaml", "Platform-wide policies on the shared gateways.", &policies[..take])?;
     }
 
     let mut prev: Vec<SvcRef> = Vec::new();
@@ -81,10 +63,7 @@ pub(super) fn generate(cfg: &Config, rng: &mut Rng, out: &mut Out) -> io::Result
             let (chunk, tail) = rest.split_at(size);
             let first = &chunk[0].0;
             let rel = format!("teams/{area}/{}/{file_no:02}-{first}.yaml", team.ns);
-            let header = format!(
-                "{} ({} team), managed by GitOps.\nOwners: @{}-oncall",
-                team.ns, area, team.ns
-            );
+            let header = format!("{} ({} team), managed by GitOps.\nOwners: @{}-oncall", team.ns, area, team.ns);
             out.write_file_refs(&rel, &header, chunk.iter().map(|(_, d)| d))?;
             rest = tail;
             file_no += 1;
@@ -140,10 +119,7 @@ fn infra(rng: &mut Rng, gateways: usize) -> (Vec<Doc>, Vec<Doc>) {
     line!(s, "metadata:");
     line!(s, "  name: synth");
     line!(s, "spec:");
-    line!(
-        s,
-        "  controllerName: gateway.envoyproxy.io/gatewayclass-controller"
-    );
+    line!(s, "  controllerName: gateway.envoyproxy.io/gatewayclass-controller");
     line!(s, "  description: Envoy Gateway, shared by all teams");
     topo.push(Doc::object(s));
 
@@ -155,12 +131,7 @@ fn infra(rng: &mut Rng, gateways: usize) -> (Vec<Doc>, Vec<Doc>) {
     for g in 0..gateways {
         let gw = gateway_name(g);
         // ClientTrafficPolicy on the https listener.
-        let mut s = header(
-            "gateway.envoyproxy.io/v1alpha1",
-            "ClientTrafficPolicy",
-            &format!("{gw}-client"),
-            INFRA,
-        );
+        let mut s = header("gateway.envoyproxy.io/v1alpha1", "ClientTrafficPolicy", &format!("{gw}-client"), INFRA);
         line!(s, "spec:");
         line!(s, "  targetRefs:");
         target_ref_item(&mut s, 4, GATEWAY_GROUP, "Gateway", &gw, Some("https"));
@@ -175,12 +146,7 @@ fn infra(rng: &mut Rng, gateways: usize) -> (Vec<Doc>, Vec<Doc>) {
         pols.push(Doc::policy(s));
 
         // BackendTrafficPolicy defaults for the whole Gateway.
-        let mut s = header(
-            "gateway.envoyproxy.io/v1alpha1",
-            "BackendTrafficPolicy",
-            &format!("{gw}-defaults"),
-            INFRA,
-        );
+        let mut s = header("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy", &format!("{gw}-defaults"), INFRA);
         line!(s, "spec:");
         line!(s, "  targetRefs:");
         target_ref_item(&mut s, 4, GATEWAY_GROUP, "Gateway", &gw, None);
@@ -192,21 +158,12 @@ fn infra(rng: &mut Rng, gateways: usize) -> (Vec<Doc>, Vec<Doc>) {
         line!(s, "  retry:");
         line!(s, "    numRetries: 2");
         line!(s, "    retryOn:");
-        line!(
-            s,
-            "      triggers: [connect-failure, retriable-status-codes]"
-        );
+        line!(s, "      triggers: [connect-failure, retriable-status-codes]");
         line!(s, "      httpStatusCodes: [502, 503]");
         pols.push(Doc::policy(s));
 
         // Kuadrant overrides: a per-Gateway cap merged into every route's limits.
-        let mut s = header_ts(
-            "kuadrant.io/v1",
-            "RateLimitPolicy",
-            &format!("{gw}-cap"),
-            INFRA,
-            rng,
-        );
+        let mut s = header_ts("kuadrant.io/v1", "RateLimitPolicy", &format!("{gw}-cap"), INFRA, rng);
         line!(s, "spec:");
         target_ref_single(&mut s, GATEWAY_GROUP, "Gateway", &gw, None);
         line!(s, "  overrides:");
@@ -219,13 +176,7 @@ fn infra(rng: &mut Rng, gateways: usize) -> (Vec<Doc>, Vec<Doc>) {
         pols.push(Doc::policy(s));
 
         // Kuadrant default authentication, replaced by a team's own AuthPolicy.
-        let mut s = header_ts(
-            "kuadrant.io/v1",
-            "AuthPolicy",
-            &format!("{gw}-auth"),
-            INFRA,
-            rng,
-        );
+        let mut s = header_ts("kuadrant.io/v1", "AuthPolicy", &format!("{gw}-auth"), INFRA, rng);
         line!(s, "spec:");
         target_ref_single(&mut s, GATEWAY_GROUP, "Gateway", &gw, None);
         line!(s, "  defaults:");
@@ -234,19 +185,12 @@ fn infra(rng: &mut Rng, gateways: usize) -> (Vec<Doc>, Vec<Doc>) {
         line!(s, "      authentication:");
         line!(s, "        sso:");
         line!(s, "          jwt:");
-        line!(
-            s,
-            "            issuerUrl: https://sso.{DOMAIN}/realms/synth"
-        );
+        line!(s, "            issuerUrl: https://sso.{DOMAIN}/realms/synth");
         pols.push(Doc::policy(s));
 
         // Only known partner networks on the partner listener.
-        let mut s = header(
-            "gateway.envoyproxy.io/v1alpha1",
-            "SecurityPolicy",
-            &format!("{gw}-partner-allowlist"),
-            INFRA,
-        );
+        let mut s =
+            header("gateway.envoyproxy.io/v1alpha1", "SecurityPolicy", &format!("{gw}-partner-allowlist"), INFRA);
         line!(s, "spec:");
         line!(s, "  targetRefs:");
         target_ref_item(&mut s, 4, GATEWAY_GROUP, "Gateway", &gw, Some("partner"));
@@ -256,10 +200,7 @@ fn infra(rng: &mut Rng, gateways: usize) -> (Vec<Doc>, Vec<Doc>) {
         line!(s, "      - name: partner-networks");
         line!(s, "        action: Allow");
         line!(s, "        principal:");
-        line!(
-            s,
-            "          clientCIDRs: [203.0.113.0/24, 198.51.100.0/24]"
-        );
+        line!(s, "          clientCIDRs: [203.0.113.0/24, 198.51.100.0/24]");
         pols.push(Doc::policy(s));
     }
     (topo, pols)
@@ -334,11 +275,7 @@ fn header(api_version: &str, kind: &str, name: &str, ns: &str) -> String {
 /// [`header`] with a `creationTimestamp` (Kuadrant policies order by it within a level).
 fn header_ts(api_version: &str, kind: &str, name: &str, ns: &str, rng: &mut Rng) -> String {
     let mut s = header(api_version, kind, name, ns);
-    line!(
-        s,
-        "  creationTimestamp: \"{}\"",
-        timestamp(rng.below(TS_SPAN) as u64)
-    );
+    line!(s, "  creationTimestamp: \"{}\"", timestamp(rng.below(TS_SPAN) as u64));
     s
 }
 
@@ -372,21 +309,9 @@ fn team(t: usize, rng: &mut Rng, gateways: usize, prev: &[SvcRef]) -> Team {
     let mut i = 0;
     while docs.len() < size {
         let w = APP_WORDS[(offset + i) % APP_WORDS.len()];
-        let app = if i < APP_WORDS.len() {
-            w.to_owned()
-        } else {
-            format!("{w}-{}", i / APP_WORDS.len() + 1)
-        };
+        let app = if i < APP_WORDS.len() { w.to_owned() } else { format!("{w}-{}", i / APP_WORDS.len() + 1) };
         i += 1;
-        let mut ctx = AppCtx {
-            rng,
-            ns: &ns,
-            app: &app,
-            gateways,
-            partner,
-            prev,
-            granted: &mut granted,
-        };
+        let mut ctx = AppCtx { rng, ns: &ns, app: &app, gateways, partner, prev, granted: &mut granted };
         for doc in ctx.app_docs(&mut services) {
             docs.push((app.clone(), doc));
         }
@@ -428,51 +353,30 @@ impl AppCtx<'_> {
         }
         let canary = rng.chance(200);
         docs.push(Doc::object(service(ns, app, app, "stable", &ports)));
-        services.push(SvcRef {
-            ns: ns.to_owned(),
-            name: app.to_owned(),
-        });
+        services.push(SvcRef { ns: ns.to_owned(), name: app.to_owned() });
         let canary_name = format!("{app}-canary");
         if canary {
-            docs.push(Doc::object(service(
-                ns,
-                &canary_name,
-                app,
-                "canary",
-                &ports,
-            )));
+            docs.push(Doc::object(service(ns, &canary_name, app, "canary", &ports)));
         }
         let has = |n: &str| ports.iter().any(|(p, _)| *p == n);
         // Internal-only companions (no route points at them).
         for companion in INTERNAL_SERVICES {
             if rng.chance(270) {
                 let name = format!("{app}-{companion}");
-                docs.push(Doc::object(service(
-                    ns,
-                    &name,
-                    &name,
-                    "stable",
-                    &[("http", 8080), ("metrics", 9100)],
-                )));
+                docs.push(Doc::object(service(ns, &name, &name, "stable", &[("http", 8080), ("metrics", 9100)])));
             }
         }
 
         // One route: GRPCRoute when the app speaks gRPC (sometimes), else HTTPRoute.
         let grpc = has("grpc") && rng.chance(400);
-        let (kind, route) = if grpc {
-            ("GRPCRoute", format!("{app}-grpc"))
-        } else {
-            ("HTTPRoute", app.to_owned())
-        };
+        let (kind, route) = if grpc { ("GRPCRoute", format!("{app}-grpc")) } else { ("HTTPRoute", app.to_owned()) };
         let nrules = match rng.below(20) {
             0..=8 => 2,
             9..=15 => 3,
             _ => 4,
         };
         let start = rng.below(RULE_WORDS.len());
-        let rules: Vec<&str> = (0..nrules)
-            .map(|j| RULE_WORDS[(start + j) % RULE_WORDS.len()])
-            .collect();
+        let rules: Vec<&str> = (0..nrules).map(|j| RULE_WORDS[(start + j) % RULE_WORDS.len()]).collect();
 
         // Now and then a cross-namespace backend of the previous team, with its ReferenceGrant
         // (missing once in a while: a deliberate `backend-not-permitted`).
@@ -514,13 +418,7 @@ impl AppCtx<'_> {
             }
         }
         if use_partner {
-            parent_ref(
-                &mut s,
-                rng,
-                &gateway_name(g1),
-                Some("partner"),
-                &mut mistakes,
-            );
+            parent_ref(&mut s, rng, &gateway_name(g1), Some("partner"), &mut mistakes);
         }
         if !grpc {
             line!(s, "  hostnames:");
@@ -533,28 +431,16 @@ impl AppCtx<'_> {
         let port = if grpc { 9090 } else { 8080 };
         // Some teams write matches in flow style, as many hand-written manifests do.
         let flow = rng.chance(500);
-        let prefix = if use_partner {
-            format!("/{ns}/{app}")
-        } else {
-            format!("/{app}")
-        };
+        let prefix = if use_partner { format!("/{ns}/{app}") } else { format!("/{app}") };
         for (j, rule) in rules.iter().enumerate() {
             line!(s, "    - name: {rule}");
             line!(s, "      matches:");
             if grpc {
                 line!(s, "        - method:");
-                line!(
-                    s,
-                    "            service: {}.v1.{}Service",
-                    app.replace('-', "_"),
-                    pascal(app)
-                );
+                line!(s, "            service: {}.v1.{}Service", app.replace('-', "_"), pascal(app));
                 line!(s, "            method: {}", pascal(rule));
             } else if flow {
-                line!(
-                    s,
-                    "        - path: {{type: PathPrefix, value: {prefix}/{rule}}}"
-                );
+                line!(s, "        - path: {{type: PathPrefix, value: {prefix}/{rule}}}");
             } else {
                 line!(s, "        - path:");
                 line!(s, "            type: PathPrefix");
@@ -574,20 +460,10 @@ impl AppCtx<'_> {
                     line!(s, "        request: {}s", rng.range(5, 60));
                 }
             }
-            let mut backends = vec![Backend {
-                name: app.to_owned(),
-                ns: None,
-                port,
-                weight: None,
-            }];
+            let mut backends = vec![Backend { name: app.to_owned(), ns: None, port, weight: None }];
             if canary {
                 backends[0].weight = Some(90);
-                backends.push(Backend {
-                    name: canary_name.clone(),
-                    ns: None,
-                    port,
-                    weight: Some(10),
-                });
+                backends.push(Backend { name: canary_name.clone(), ns: None, port, weight: Some(10) });
             }
             backend_refs(&mut s, rng, &backends, &mut mistakes);
         }
@@ -597,12 +473,7 @@ impl AppCtx<'_> {
             line!(s, "        - path:");
             line!(s, "            type: PathPrefix");
             line!(s, "            value: {prefix}/upstream");
-            let b = Backend {
-                name: uname.clone(),
-                ns: Some(uns.clone()),
-                port: 8080,
-                weight: None,
-            };
+            let b = Backend { name: uname.clone(), ns: Some(uns.clone()), port: 8080, weight: None };
             backend_refs(&mut s, rng, &[b], &mut mistakes);
             if *missing {
                 mistakes += 1;
@@ -616,11 +487,7 @@ impl AppCtx<'_> {
             all_rules.push("upstream");
         }
         let section = |rng: &mut Rng| {
-            if rng.chance(350) {
-                Some(*rng.pick(&all_rules))
-            } else {
-                None
-            }
+            if rng.chance(350) { Some(*rng.pick(&all_rules)) } else { None }
         };
         if rng.chance(130) {
             let sec = section(rng);
@@ -692,12 +559,8 @@ fn service(ns: &str, name: &str, app: &str, track: &str, ports: &[(&str, u16)]) 
 }
 
 fn reference_grant(target_ns: &str, from_ns: &str, svc: &str) -> String {
-    let mut s = header(
-        &format!("{GATEWAY_GROUP}/v1beta1"),
-        "ReferenceGrant",
-        &format!("allow-{from_ns}-to-{svc}"),
-        target_ns,
-    );
+    let mut s =
+        header(&format!("{GATEWAY_GROUP}/v1beta1"), "ReferenceGrant", &format!("allow-{from_ns}-to-{svc}"), target_ns);
     line!(s, "spec:");
     line!(s, "  from:");
     line!(s, "    - group: {GATEWAY_GROUP}");
@@ -711,36 +574,19 @@ fn reference_grant(target_ns: &str, from_ns: &str, svc: &str) -> String {
 }
 
 /// The name and sectionName of a ref to a route, each possibly misspelt.
-fn route_target(
-    rng: &mut Rng,
-    route: &str,
-    section: Option<&str>,
-    mistakes: &mut u32,
-) -> (String, Option<String>) {
+fn route_target(rng: &mut Rng, route: &str, section: Option<&str>, mistakes: &mut u32) -> (String, Option<String>) {
     let name = maybe_typo(rng, route, mistakes);
     let sec = section.map(|sec| maybe_typo(rng, sec, mistakes));
     (name, sec)
 }
 
-fn backend_traffic_policy(
-    rng: &mut Rng,
-    ns: &str,
-    app: &str,
-    kind: &str,
-    route: &str,
-    section: Option<&str>,
-) -> Doc {
+fn backend_traffic_policy(rng: &mut Rng, ns: &str, app: &str, kind: &str, route: &str, section: Option<&str>) -> Doc {
     let mut mistakes = 0;
     let name = match section {
         Some(sec) => format!("{route}-{sec}-traffic"),
         None => format!("{route}-traffic"),
     };
-    let mut s = header(
-        "gateway.envoyproxy.io/v1alpha1",
-        "BackendTrafficPolicy",
-        &name,
-        ns,
-    );
+    let mut s = header("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy", &name, ns);
     app_labels(&mut s, app);
     line!(s, "spec:");
     line!(s, "  targetRefs:");
@@ -763,21 +609,9 @@ fn backend_traffic_policy(
     Doc::policy(s).with_mistakes(mistakes)
 }
 
-fn security_policy(
-    rng: &mut Rng,
-    ns: &str,
-    app: &str,
-    kind: &str,
-    route: &str,
-    section: Option<&str>,
-) -> Doc {
+fn security_policy(rng: &mut Rng, ns: &str, app: &str, kind: &str, route: &str, section: Option<&str>) -> Doc {
     let mut mistakes = 0;
-    let mut s = header(
-        "gateway.envoyproxy.io/v1alpha1",
-        "SecurityPolicy",
-        &format!("{route}-security"),
-        ns,
-    );
+    let mut s = header("gateway.envoyproxy.io/v1alpha1", "SecurityPolicy", &format!("{route}-security"), ns);
     app_labels(&mut s, app);
     line!(s, "spec:");
     line!(s, "  targetRefs:");
@@ -796,22 +630,12 @@ fn security_policy(
         line!(s, "      - name: sso");
         line!(s, "        issuer: https://sso.{DOMAIN}/realms/synth");
         line!(s, "        remoteJWKS:");
-        line!(
-            s,
-            "          uri: https://sso.{DOMAIN}/realms/synth/protocol/openid-connect/certs"
-        );
+        line!(s, "          uri: https://sso.{DOMAIN}/realms/synth/protocol/openid-connect/certs");
     }
     Doc::policy(s).with_mistakes(mistakes)
 }
 
-fn rate_limit_policy(
-    rng: &mut Rng,
-    ns: &str,
-    app: &str,
-    kind: &str,
-    route: &str,
-    section: Option<&str>,
-) -> Doc {
+fn rate_limit_policy(rng: &mut Rng, ns: &str, app: &str, kind: &str, route: &str, section: Option<&str>) -> Doc {
     let mut mistakes = 0;
     let name = match section {
         Some(sec) => format!("{route}-{sec}-limits"),
@@ -826,11 +650,7 @@ fn rate_limit_policy(
     // implicit-defaults form.
     let pad = if rng.chance(500) {
         line!(s, "  defaults:");
-        line!(
-            s,
-            "    strategy: {}",
-            if rng.chance(500) { "merge" } else { "atomic" }
-        );
+        line!(s, "    strategy: {}", if rng.chance(500) { "merge" } else { "atomic" });
         "  "
     } else {
         ""
@@ -847,13 +667,7 @@ fn rate_limit_policy(
 
 fn auth_policy(rng: &mut Rng, ns: &str, app: &str, kind: &str, route: &str) -> Doc {
     let mut mistakes = 0;
-    let mut s = header_ts(
-        "kuadrant.io/v1",
-        "AuthPolicy",
-        &format!("{route}-auth"),
-        ns,
-        rng,
-    );
+    let mut s = header_ts("kuadrant.io/v1", "AuthPolicy", &format!("{route}-auth"), ns, rng);
     app_labels(&mut s, app);
     line!(s, "spec:");
     let (tname, _) = route_target(rng, route, None, &mut mistakes);
@@ -873,12 +687,7 @@ fn auth_policy(rng: &mut Rng, ns: &str, app: &str, kind: &str, route: &str) -> D
 
 fn backend_tls_policy(rng: &mut Rng, ns: &str, app: &str, services: &[String]) -> Doc {
     let mut mistakes = 0;
-    let mut s = header(
-        &format!("{GATEWAY_GROUP}/v1"),
-        "BackendTLSPolicy",
-        &format!("{app}-tls"),
-        ns,
-    );
+    let mut s = header(&format!("{GATEWAY_GROUP}/v1"), "BackendTLSPolicy", &format!("{app}-tls"), ns);
     app_labels(&mut s, app);
     line!(s, "spec:");
     line!(s, "  targetRefs:");

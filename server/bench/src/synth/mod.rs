@@ -71,15 +71,7 @@ pub struct PathsShape {
 
 impl Default for PathsShape {
     fn default() -> PathsShape {
-        PathsShape {
-            gateways: 50,
-            listeners: 2,
-            routes: 200,
-            services: 20,
-            parent_refs: 16,
-            rules: 3,
-            backends: 3,
-        }
+        PathsShape { gateways: 50, listeners: 2, routes: 200, services: 20, parent_refs: 16, rules: 3, backends: 3 }
     }
 }
 
@@ -95,13 +87,7 @@ pub struct Config {
 
 impl Config {
     pub fn mixed(objects: usize, out: impl Into<PathBuf>, seed: u64) -> Config {
-        Config {
-            objects,
-            out: out.into(),
-            seed,
-            profile: Profile::Mixed,
-            paths: PathsShape::default(),
-        }
+        Config { objects, out: out.into(), seed, profile: Profile::Mixed, paths: PathsShape::default() }
     }
 }
 
@@ -155,22 +141,12 @@ fn prepare_dir(dir: &Path, cfg: &Config) -> io::Result<()> {
         fs::create_dir_all(dir)?;
     }
     let marker = match cfg.profile {
-        Profile::Mixed => format!(
-            "policylens-synth profile=mixed objects={} seed={}\n",
-            cfg.objects, cfg.seed
-        ),
+        Profile::Mixed => format!("policylens-synth profile=mixed objects={} seed={}\n", cfg.objects, cfg.seed),
         Profile::Paths => {
             let p = &cfg.paths;
             format!(
                 "policylens-synth profile=paths seed={} gateways={} listeners={} routes={} services={} parent-refs={} rules={} backends={}\n",
-                cfg.seed,
-                p.gateways,
-                p.listeners,
-                p.routes,
-                p.services,
-                p.parent_refs,
-                p.rules,
-                p.backends
+                cfg.seed, p.gateways, p.listeners, p.routes, p.services, p.parent_refs, p.rules, p.backends
             )
         }
     };
@@ -187,19 +163,11 @@ pub(crate) struct Doc {
 
 impl Doc {
     pub fn object(text: String) -> Doc {
-        Doc {
-            text,
-            policy: false,
-            mistakes: 0,
-        }
+        Doc { text, policy: false, mistakes: 0 }
     }
 
     pub fn policy(text: String) -> Doc {
-        Doc {
-            text,
-            policy: true,
-            mistakes: 0,
-        }
+        Doc { text, policy: true, mistakes: 0 }
     }
 
     pub fn with_mistakes(mut self, mistakes: u32) -> Doc {
@@ -217,11 +185,7 @@ pub(crate) struct Out {
 
 impl Out {
     fn new(root: &Path) -> Out {
-        Out {
-            root: root.to_path_buf(),
-            made_dirs: BTreeSet::new(),
-            summary: Summary::default(),
-        }
+        Out { root: root.to_path_buf(), made_dirs: BTreeSet::new(), summary: Summary::default() }
     }
 
     /// Writes `docs` as one multi-document file at `rel`, after a comment header. Every object
@@ -356,29 +320,25 @@ pub(crate) const APP_WORDS: &[&str] = &[
 ];
 
 pub(crate) const TEAM_WORDS: &[&str] = &[
-    "apollo", "borealis", "comet", "delta", "ember", "falcon", "glacier", "harbor", "ion", "jade",
-    "kestrel", "lumen", "meteor", "nova", "orbit", "pulsar", "quartz", "raven", "sierra", "tundra",
-    "umber", "vega", "willow", "xenon", "yarrow", "zephyr",
+    "apollo", "borealis", "comet", "delta", "ember", "falcon", "glacier", "harbor", "ion", "jade", "kestrel", "lumen",
+    "meteor", "nova", "orbit", "pulsar", "quartz", "raven", "sierra", "tundra", "umber", "vega", "willow", "xenon",
+    "yarrow", "zephyr",
 ];
 
 pub(crate) const RULE_WORDS: &[&str] = &[
-    "list", "get", "create", "update", "delete", "search", "health", "static", "assets", "api",
-    "admin", "hooks", "signin", "signout", "export", "import", "preview", "batch", "stream",
-    "feed",
+    "list", "get", "create", "update", "delete", "search", "health", "static", "assets", "api", "admin", "hooks",
+    "signin", "signout", "export", "import", "preview", "batch", "stream", "feed",
 ];
 
 /// Other name segments that occur in generated names.
 const OTHER_WORDS: &[&str] = &[
-    "gw", "http", "https", "grpc", "metrics", "admin", "partner", "canary", "upstream", "infra",
-    "synth", "paths", "svc", "tls", "traffic", "limits", "auth", "security", "client", "allow",
-    "edge", "stress", "route", "ns", "cap", "defaults", "team", "worker", "cache", "events",
+    "gw", "http", "https", "grpc", "metrics", "admin", "partner", "canary", "upstream", "infra", "synth", "paths",
+    "svc", "tls", "traffic", "limits", "auth", "security", "client", "allow", "edge", "stress", "route", "ns", "cap",
+    "defaults", "team", "worker", "cache", "events",
 ];
 
 fn is_word(w: &str) -> bool {
-    APP_WORDS.contains(&w)
-        || TEAM_WORDS.contains(&w)
-        || RULE_WORDS.contains(&w)
-        || OTHER_WORDS.contains(&w)
+    APP_WORDS.contains(&w) || TEAM_WORDS.contains(&w) || RULE_WORDS.contains(&w) || OTHER_WORDS.contains(&w)
 }
 
 /// A plausible misspelling of `name` that is not any real name: two adjacent letters of one
@@ -393,10 +353,7 @@ pub(crate) fn typo(rng: &mut Rng, name: &str) -> String {
         let mut v = b.to_vec();
         v.swap(i, i + 1);
         let s = String::from_utf8(v).expect("ASCII");
-        let collides = name
-            .split('-')
-            .zip(s.split('-'))
-            .any(|(o, n)| o != n && is_word(n));
+        let collides = name.split('-').zip(s.split('-')).any(|(o, n)| o != n && is_word(n));
         if !collides {
             return s;
         }
@@ -414,12 +371,7 @@ pub(crate) fn timestamp(secs: u64) -> String {
     let days = (t / 86_400) as i64;
     let rem = t % 86_400;
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
 }
 
 /// Proleptic Gregorian date of a day count since 1970-01-01.
@@ -468,13 +420,7 @@ pub(crate) fn target_ref_item(
 }
 
 /// A singular `targetRef` mapping under `spec:`.
-pub(crate) fn target_ref_single(
-    s: &mut String,
-    group: &str,
-    kind: &str,
-    name: &str,
-    section: Option<&str>,
-) {
+pub(crate) fn target_ref_single(s: &mut String, group: &str, kind: &str, name: &str, section: Option<&str>) {
     line!(s, "  targetRef:");
     line!(s, "    group: {}", quote_group(group));
     line!(s, "    kind: {kind}");
@@ -495,10 +441,8 @@ mod tests {
     fn temp_dir(tag: &str) -> PathBuf {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static N: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
         std::env::temp_dir().join(format!(
             "policylens-synth-test-{}-{}-{}-{}",
             std::process::id(),
@@ -518,10 +462,7 @@ mod tests {
                 if e.file_type().unwrap().is_dir() {
                     stack.push(e.path());
                 } else {
-                    out.push((
-                        e.path().strip_prefix(dir).unwrap().to_path_buf(),
-                        fs::read(e.path()).unwrap(),
-                    ));
+                    out.push((e.path().strip_prefix(dir).unwrap().to_path_buf(), fs::read(e.path()).unwrap()));
                 }
             }
         }
@@ -556,11 +497,7 @@ mod tests {
         assert_eq!(ta.len(), tb.len());
         for ((pa, ba), (pb, bb)) in ta.iter().zip(&tb) {
             assert_eq!(pa, pb);
-            assert!(
-                ba == bb,
-                "{} differs between two runs with the same seed",
-                pa.display()
-            );
+            assert!(ba == bb, "{} differs between two runs with the same seed", pa.display());
         }
         // Another seed gives another workspace of the same size.
         let c = temp_dir("c");
@@ -583,17 +520,10 @@ mod tests {
         let pct = s.policies * 100 / s.objects;
         assert!((10..=15).contains(&pct), "policies {pct} %");
         let per_object = s.bytes / s.objects as u64;
-        assert!(
-            (400..=600).contains(&per_object),
-            "{per_object} bytes/object"
-        );
+        assert!((400..=600).contains(&per_object), "{per_object} bytes/object");
         let per_file = s.objects / s.files;
         assert!((15..=50).contains(&per_file), "{per_file} objects/file");
-        assert!(
-            s.mistakes > 0 && s.mistakes < s.objects / 20,
-            "{} mistakes",
-            s.mistakes
-        );
+        assert!(s.mistakes > 0 && s.mistakes < s.objects / 20, "{} mistakes", s.mistakes);
         fs::remove_dir_all(d).unwrap();
     }
 
@@ -611,22 +541,9 @@ mod tests {
     #[test]
     fn paths_profile_counts() {
         let d = temp_dir("paths");
-        let shape = PathsShape {
-            gateways: 5,
-            listeners: 2,
-            routes: 12,
-            services: 4,
-            parent_refs: 3,
-            rules: 2,
-            backends: 2,
-        };
-        let cfg = Config {
-            objects: 0,
-            out: d.clone(),
-            seed: 9,
-            profile: Profile::Paths,
-            paths: shape,
-        };
+        let shape =
+            PathsShape { gateways: 5, listeners: 2, routes: 12, services: 4, parent_refs: 3, rules: 2, backends: 2 };
+        let cfg = Config { objects: 0, out: d.clone(), seed: 9, profile: Profile::Paths, paths: shape };
         let s = generate(&cfg).unwrap();
         let t = tree(&d);
         let (kinds, docs, _) = yaml_stats(&t);

@@ -12,9 +12,7 @@
 use std::fmt::Write as _;
 use std::io;
 
-use super::{
-    Doc, GATEWAY_GROUP, Out, PathsShape, RULE_WORDS, Rng, line, target_ref_item, timestamp,
-};
+use super::{Doc, GATEWAY_GROUP, Out, PathsShape, RULE_WORDS, Rng, line, target_ref_item, timestamp};
 
 const NS: &str = "paths";
 const STRESS_GROUP: &str = "bench.policylens.dev";
@@ -47,11 +45,7 @@ fn listener_name(l: usize) -> String {
 }
 
 fn rule_name(j: usize) -> String {
-    if j < RULE_WORDS.len() {
-        RULE_WORDS[j].to_owned()
-    } else {
-        format!("r{j}")
-    }
+    if j < RULE_WORDS.len() { RULE_WORDS[j].to_owned() } else { format!("r{j}") }
 }
 
 pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::Result<()> {
@@ -82,10 +76,7 @@ pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::
     line!(s, "metadata:");
     line!(s, "  name: {NS}");
     line!(s, "spec:");
-    line!(
-        s,
-        "  controllerName: gateway.envoyproxy.io/gatewayclass-controller"
-    );
+    line!(s, "  controllerName: gateway.envoyproxy.io/gatewayclass-controller");
     base.push(Doc::object(s));
     for i in 0..s_n {
         let mut s = meta("v1", "Service", &svc(i));
@@ -99,11 +90,7 @@ pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::
         line!(s, "      port: 8443");
         base.push(Doc::object(s));
     }
-    out.write_file(
-        "base.yaml",
-        "Namespace, GatewayClass and the shared Services.",
-        &base,
-    )?;
+    out.write_file("base.yaml", "Namespace, GatewayClass and the shared Services.", &base)?;
 
     let mut gateways = Vec::new();
     for i in 0..g_n {
@@ -158,11 +145,7 @@ pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::
             let first = (i * 3 + j * 5) % s_n;
             for x in 0..b {
                 line!(s, "        - name: {}", svc((first + x) % s_n));
-                line!(
-                    s,
-                    "          port: {}",
-                    if x % 2 == 0 { 8080 } else { 8443 }
-                );
+                line!(s, "          port: {}", if x % 2 == 0 { 8080 } else { 8443 });
             }
         }
         routes.push(Doc::object(s));
@@ -172,39 +155,13 @@ pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::
     // Policies, level by level.
     let ts = |rng: &mut Rng| timestamp(rng.below(TS_SPAN) as u64);
     let mut pols = Vec::new();
-    pols.push(stress(
-        &ts(rng),
-        "ns-defaults",
-        "",
-        "Namespace",
-        NS,
-        None,
-        "defaults",
-        "merge",
-        rng,
-    ));
+    pols.push(stress(&ts(rng), "ns-defaults", "", "Namespace", NS, None, "defaults", "merge", rng));
     for i in 0..g_n {
-        pols.push(btp(
-            &format!("{}-traffic", gw(i)),
-            "Gateway",
-            &gw(i),
-            None,
-            rng,
-        ));
+        pols.push(btp(&format!("{}-traffic", gw(i)), "Gateway", &gw(i), None, rng));
         if l_n >= 2 {
-            pols.push(btp(
-                &format!("{}-https-traffic", gw(i)),
-                "Gateway",
-                &gw(i),
-                Some("https"),
-                rng,
-            ));
+            pols.push(btp(&format!("{}-https-traffic", gw(i)), "Gateway", &gw(i), Some("https"), rng));
         }
-        let (stanza, strategy) = if i % 5 == 0 {
-            ("overrides", "atomic")
-        } else {
-            ("defaults", "merge")
-        };
+        let (stanza, strategy) = if i % 5 == 0 { ("overrides", "atomic") } else { ("defaults", "merge") };
         pols.push(stress(
             &ts(rng),
             &format!("{}-stress", gw(i)),
@@ -229,33 +186,15 @@ pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::
                 rng,
             ));
         }
-        pols.push(rlp(
-            &ts(rng),
-            &format!("{}-cap", gw(i)),
-            "Gateway",
-            &gw(i),
-            "overrides",
-            rng,
-        ));
+        pols.push(rlp(&ts(rng), &format!("{}-cap", gw(i)), "Gateway", &gw(i), "overrides", rng));
     }
-    write_chunks(
-        out,
-        "policies/gateways",
-        "Policies on Gateways and listeners",
-        &pols,
-    )?;
+    write_chunks(out, "policies/gateways", "Policies on Gateways and listeners", &pols)?;
 
     let mut pols = Vec::new();
     for i in 0..r_n {
         let r = route(i);
         pols.push(btp(&format!("{r}-traffic"), "HTTPRoute", &r, None, rng));
-        pols.push(btp(
-            &format!("{r}-first-traffic"),
-            "HTTPRoute",
-            &r,
-            Some(&rule_name(0)),
-            rng,
-        ));
+        pols.push(btp(&format!("{r}-first-traffic"), "HTTPRoute", &r, Some(&rule_name(0)), rng));
         pols.push(stress(
             &ts(rng),
             &format!("{r}-stress"),
@@ -295,36 +234,14 @@ pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::
                 rng,
             ));
         }
-        pols.push(rlp(
-            &ts(rng),
-            &format!("{r}-limits"),
-            "HTTPRoute",
-            &r,
-            "defaults",
-            rng,
-        ));
+        pols.push(rlp(&ts(rng), &format!("{r}-limits"), "HTTPRoute", &r, "defaults", rng));
     }
-    write_chunks(
-        out,
-        "policies/routes",
-        "Policies on routes and rules",
-        &pols,
-    )?;
+    write_chunks(out, "policies/routes", "Policies on routes and rules", &pols)?;
 
     let mut pols = Vec::new();
     for i in 0..s_n {
         let v = svc(i);
-        pols.push(stress(
-            &ts(rng),
-            &format!("{v}-stress"),
-            "",
-            "Service",
-            &v,
-            None,
-            "defaults",
-            "merge",
-            rng,
-        ));
+        pols.push(stress(&ts(rng), &format!("{v}-stress"), "", "Service", &v, None, "defaults", "merge", rng));
         pols.push(stress(
             &ts(rng),
             &format!("{v}-https-stress"),
@@ -336,11 +253,7 @@ pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::
             "merge",
             rng,
         ));
-        let mut s = meta(
-            &format!("{GATEWAY_GROUP}/v1"),
-            "BackendTLSPolicy",
-            &format!("{v}-tls"),
-        );
+        let mut s = meta(&format!("{GATEWAY_GROUP}/v1"), "BackendTLSPolicy", &format!("{v}-tls"));
         line!(s, "spec:");
         line!(s, "  targetRefs:");
         target_ref_item(&mut s, 4, "", "Service", &v, Some("https"));
@@ -349,12 +262,7 @@ pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::
         line!(s, "    hostname: {v}.{NS}.svc.cluster.local");
         pols.push(Doc::policy(s));
     }
-    write_chunks(
-        out,
-        "policies/services",
-        "Policies on Services and ports",
-        &pols,
-    )?;
+    write_chunks(out, "policies/services", "Policies on Services and ports", &pols)?;
 
     out.summary.paths = (r_n * k * l_n * u * b) as u64;
     Ok(())
@@ -362,11 +270,7 @@ pub(super) fn generate(shape: &PathsShape, rng: &mut Rng, out: &mut Out) -> io::
 
 fn write_chunks(out: &mut Out, stem: &str, what: &str, docs: &[Doc]) -> io::Result<()> {
     for (n, chunk) in docs.chunks(PER_FILE).enumerate() {
-        out.write_file(
-            &format!("{stem}-{n:03}.yaml"),
-            &format!("{what} (part {n})."),
-            chunk,
-        )?;
+        out.write_file(&format!("{stem}-{n:03}.yaml"), &format!("{what} (part {n})."), chunk)?;
     }
     Ok(())
 }
@@ -382,11 +286,7 @@ fn meta(api_version: &str, kind: &str, name: &str) -> String {
 }
 
 fn btp(name: &str, kind: &str, target: &str, section: Option<&str>, rng: &mut Rng) -> Doc {
-    let mut s = meta(
-        "gateway.envoyproxy.io/v1alpha1",
-        "BackendTrafficPolicy",
-        name,
-    );
+    let mut s = meta("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy", name);
     line!(s, "spec:");
     line!(s, "  targetRefs:");
     target_ref_item(&mut s, 4, GATEWAY_GROUP, kind, target, section);
@@ -435,11 +335,7 @@ fn stress(
     target_ref_item(&mut s, 4, group, kind, target, section);
     line!(s, "  {stanza}:");
     line!(s, "    strategy: {strategy}");
-    line!(
-        s,
-        "    color: {}",
-        rng.pick(&["red", "green", "blue", "amber", "violet"])
-    );
+    line!(s, "    color: {}", rng.pick(&["red", "green", "blue", "amber", "violet"]));
     line!(s, "    retries: {}", rng.range(0, 9));
     line!(s, "    headers:");
     line!(s, "      x-set-by: {name}");

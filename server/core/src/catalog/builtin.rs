@@ -9,8 +9,7 @@
 //! API, `core/` the core group, and a trailing `#` that the target accepts `sectionName`.
 
 use super::{
-    DEFAULT_MAX_REFS, KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy, TargetKind,
-    class_defaults,
+    DEFAULT_MAX_REFS, KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy, TargetKind, class_defaults,
 };
 use crate::model::GroupKind;
 
@@ -28,35 +27,15 @@ struct Refs {
 }
 
 /// `targetRef` only.
-const ONE: Refs = Refs {
-    one: true,
-    many: false,
-    selectors: false,
-};
+const ONE: Refs = Refs { one: true, many: false, selectors: false };
 /// `targetRefs` only.
-const MANY: Refs = Refs {
-    one: false,
-    many: true,
-    selectors: false,
-};
+const MANY: Refs = Refs { one: false, many: true, selectors: false };
 /// `targetRef` or `targetRefs`.
-const ONE_OR_MANY: Refs = Refs {
-    one: true,
-    many: true,
-    selectors: false,
-};
+const ONE_OR_MANY: Refs = Refs { one: true, many: true, selectors: false };
 /// `targetRefs` and `targetSelectors`.
-const MANY_SEL: Refs = Refs {
-    one: false,
-    many: true,
-    selectors: true,
-};
+const MANY_SEL: Refs = Refs { one: false, many: true, selectors: true };
 /// All three (Envoy Gateway).
-const ALL: Refs = Refs {
-    one: true,
-    many: true,
-    selectors: true,
-};
+const ALL: Refs = Refs { one: true, many: true, selectors: true };
 
 /// Parses a `[group/]Kind[#] ...` list (see the module docs).
 fn targets(spec: &str) -> Vec<TargetKind> {
@@ -66,10 +45,7 @@ fn targets(spec: &str) -> Vec<TargetKind> {
                 Some(i) => (i, true),
                 None => (item, false),
             };
-            TargetKind {
-                gk: gk(item),
-                section_name,
-            }
+            TargetKind { gk: gk(item), section_name }
         })
         .collect()
 }
@@ -226,31 +202,18 @@ fn gateway_api(v: &mut Vec<PolicyKind>) {
     // "Cannot be scoped to a port": no sectionName.
     let x = Tpl::new("Gateway API", "gateway.networking.x-k8s.io", MANY);
     let backends = "core/Service multicluster.x-k8s.io/ServiceImport";
-    v.push(
-        x.direct("XBackendTrafficPolicy", backends)
-            .effective("core/Service")
-            .done(),
-    );
+    v.push(x.direct("XBackendTrafficPolicy", backends).effective("core/Service").done());
     // The name XBackendTrafficPolicy had before (GEP text).
-    v.push(
-        x.direct("BackendTrafficPolicy", backends)
-            .effective("core/Service")
-            .done(),
-    );
-    v.push(
-        p.direct("BackendLBPolicy", "core/Service")
-            .effective("core/Service")
-            .done(),
-    );
+    v.push(x.direct("BackendTrafficPolicy", backends).effective("core/Service").done());
+    v.push(p.direct("BackendLBPolicy", "core/Service").effective("core/Service").done());
 }
 
 /// §2.2. Refs are same-namespace; `group` defaults to Gateway API; targetRef XOR targetRefs
 /// unless selectors are given. The more specific target replaces the less specific one,
 /// unless a route policy sets `mergeType` (patched onto its parent's).
 fn envoy_gateway(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("Envoy Gateway", "gateway.envoyproxy.io", ALL)
-        .default_group(GW)
-        .semantics(Semantics::EnvoyGateway);
+    let p =
+        Tpl::new("Envoy Gateway", "gateway.envoyproxy.io", ALL).default_group(GW).semantics(Semantics::EnvoyGateway);
     let merge = [AtomicDefaults, PatchDefaults];
     v.push(
         p.inherited(
@@ -262,19 +225,12 @@ fn envoy_gateway(v: &mut Vec<PolicyKind>) {
         .done(),
     );
     // Listener settings: sectionName listener > ListenerSet > Gateway; no mergeType.
+    v.push(p.inherited("ClientTrafficPolicy", "Gateway# ListenerSet#").effective("Gateway ListenerSet").done());
     v.push(
-        p.inherited("ClientTrafficPolicy", "Gateway# ListenerSet#")
-            .effective("Gateway ListenerSet")
+        p.inherited("SecurityPolicy", "Gateway# ListenerSet# HTTPRoute# GRPCRoute# TCPRoute#")
+            .strategies(&merge)
+            .effective("HTTPRoute GRPCRoute TCPRoute")
             .done(),
-    );
-    v.push(
-        p.inherited(
-            "SecurityPolicy",
-            "Gateway# ListenerSet# HTTPRoute# GRPCRoute# TCPRoute#",
-        )
-        .strategies(&merge)
-        .effective("HTTPRoute GRPCRoute TCPRoute")
-        .done(),
     );
     v.push(
         p.inherited(
@@ -304,9 +260,7 @@ fn envoy_gateway(v: &mut Vec<PolicyKind>) {
             "BackendSecurityPolicy",
             "aigateway.envoyproxy.io/AIServiceBackend inference.networking.k8s.io/InferencePool",
         )
-        .effective(
-            "aigateway.envoyproxy.io/AIServiceBackend inference.networking.k8s.io/InferencePool",
-        )
+        .effective("aigateway.envoyproxy.io/AIServiceBackend inference.networking.k8s.io/InferencePool")
         .done(),
     );
     v.push(
@@ -341,38 +295,16 @@ fn kuadrant(v: &mut Vec<PolicyKind>) {
     // GEP-713's table says Inherited, the CRD label says direct; behaviour is Direct: the
     // older policy on the same target wins, a listener policy beats a gateway-wide one.
     let direct = p.clone().semantics(Semantics::Gep713);
-    v.push(
-        direct
-            .direct("DNSPolicy", "Gateway#")
-            .effective("Gateway")
-            .done(),
-    );
+    v.push(direct.direct("DNSPolicy", "Gateway#").effective("Gateway").done());
     // Same disagreement; one policy per gateway or listener.
-    v.push(
-        direct
-            .direct("TLSPolicy", "Gateway#")
-            .effective("Gateway")
-            .done(),
-    );
+    v.push(direct.direct("TLSPolicy", "Gateway#").effective("Gateway").done());
 
     // extensions.kuadrant.io: no label, no stanza, conflicts not stated. Kinds that reach
     // routes through a Gateway get the GEP's default for multi-level kinds, AtomicDefaults.
     let ext = Tpl::new("Kuadrant extensions", "extensions.kuadrant.io", ONE);
-    v.push(
-        ext.inherited("OIDCPolicy", "HTTPRoute# Gateway#")
-            .effective("HTTPRoute")
-            .done(),
-    );
-    v.push(
-        ext.inherited("PlanPolicy", routes_and_gw)
-            .effective("HTTPRoute GRPCRoute")
-            .done(),
-    );
-    v.push(
-        ext.inherited("ThreatPolicy", "HTTPRoute# Gateway#")
-            .effective("HTTPRoute")
-            .done(),
-    );
+    v.push(ext.inherited("OIDCPolicy", "HTTPRoute# Gateway#").effective("HTTPRoute").done());
+    v.push(ext.inherited("PlanPolicy", routes_and_gw).effective("HTTPRoute GRPCRoute").done());
+    v.push(ext.inherited("ThreatPolicy", "HTTPRoute# Gateway#").effective("HTTPRoute").done());
     // `metrics.default` is not a GEP stanza.
     v.push(ext.direct("TelemetryPolicy", "Gateway#").done());
 }
@@ -380,8 +312,7 @@ fn kuadrant(v: &mut Vec<PolicyKind>) {
 /// §2.4. No sectionName, no namespace. Only policies that set the same fields conflict;
 /// Inherited kinds merge field-wise with the route-level setting winning (PatchDefaults).
 fn nginx_gateway_fabric(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("NGINX Gateway Fabric", "gateway.nginx.org", MANY)
-        .semantics(Semantics::NginxGatewayFabric);
+    let p = Tpl::new("NGINX Gateway Fabric", "gateway.nginx.org", MANY).semantics(Semantics::NginxGatewayFabric);
     let gw_routes = "Gateway HTTPRoute GRPCRoute";
     let patch = [PatchDefaults];
     v.push(
@@ -394,30 +325,14 @@ fn nginx_gateway_fabric(v: &mut Vec<PolicyKind>) {
     // Gateway refs may not be mixed with route refs (ProxySettings, RateLimit); WAFPolicy
     // refs must all be one kind.
     for kind in ["ProxySettingsPolicy", "RateLimitPolicy", "WAFPolicy"] {
-        v.push(
-            p.inherited(kind, gw_routes)
-                .strategies(&patch)
-                .effective("HTTPRoute GRPCRoute")
-                .done(),
-        );
+        v.push(p.inherited(kind, gw_routes).strategies(&patch).effective("HTTPRoute GRPCRoute").done());
     }
     v.push(
-        p.inherited("PayloadProcessor", "Gateway HTTPRoute")
-            .refs(ONE)
-            .strategies(&patch)
-            .effective("HTTPRoute")
-            .done(),
+        p.inherited("PayloadProcessor", "Gateway HTTPRoute").refs(ONE).strategies(&patch).effective("HTTPRoute").done(),
     );
-    v.push(
-        p.direct("ObservabilityPolicy", "HTTPRoute GRPCRoute")
-            .done(),
-    );
+    v.push(p.direct("ObservabilityPolicy", "HTTPRoute GRPCRoute").done());
     // `group: ""` or the literal `core`.
-    v.push(
-        p.direct("UpstreamSettingsPolicy", "core/Service")
-            .effective("core/Service")
-            .done(),
-    );
+    v.push(p.direct("UpstreamSettingsPolicy", "core/Service").effective("core/Service").done());
     v.push(p.direct("SnippetsPolicy", "Gateway").done());
     v.push(p.direct("ExternalLoadBalancer", "Gateway").max(1).done());
 }
@@ -425,30 +340,17 @@ fn nginx_gateway_fabric(v: &mut Vec<PolicyKind>) {
 /// §2.5. Singular `targetRef` with a `namespace` field, yet the docs require the target in
 /// the policy's namespace; no sectionName.
 fn aws(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new(
-        "AWS Gateway API Controller",
-        "application-networking.k8s.aws",
-        ONE,
-    );
+    let p = Tpl::new("AWS Gateway API Controller", "application-networking.k8s.aws", ONE);
     v.push(
-        p.direct(
-            "TargetGroupPolicy",
-            "core/Service application-networking.k8s.aws/ServiceExport",
-        )
-        .effective("core/Service application-networking.k8s.aws/ServiceExport")
-        .done(),
+        p.direct("TargetGroupPolicy", "core/Service application-networking.k8s.aws/ServiceExport")
+            .effective("core/Service application-networking.k8s.aws/ServiceExport")
+            .done(),
     );
     // Docs: "implements Direct Policy Attachment"; several on one target conflict.
-    v.push(
-        p.direct("IAMAuthPolicy", "Gateway HTTPRoute GRPCRoute")
-            .done(),
-    );
+    v.push(p.direct("IAMAuthPolicy", "Gateway HTTPRoute GRPCRoute").done());
     // One per target and destination type (S3/CloudWatch/Firehose); the generic None rule
     // over-reports when two policies log to different destination types.
-    v.push(
-        p.direct("AccessLogPolicy", "Gateway HTTPRoute GRPCRoute")
-            .done(),
-    );
+    v.push(p.direct("AccessLogPolicy", "Gateway HTTPRoute GRPCRoute").done());
     v.push(p.direct("VpcAssociationPolicy", "Gateway").done());
 }
 
@@ -458,12 +360,8 @@ fn aws(v: &mut Vec<PolicyKind>) {
 fn gke(v: &mut Vec<PolicyKind>) {
     let p = Tpl::new("GKE Gateway", "networking.gke.io", ONE).cross_namespace();
     // Unclear effective targets stay empty.
-    let with_default = |kind: &str, effective: &str| {
-        p.inherited(kind, "")
-            .stanza(Stanza::Singular)
-            .effective(effective)
-            .done()
-    };
+    let with_default =
+        |kind: &str, effective: &str| p.inherited(kind, "").stanza(Stanza::Singular).effective(effective).done();
     v.push(with_default("GCPBackendPolicy", "core/Service"));
     v.push(with_default("GCPGatewayPolicy", "Gateway"));
     v.push(with_default("HealthCheckPolicy", "core/Service"));
@@ -488,15 +386,8 @@ fn istio(v: &mut Vec<PolicyKind>) {
     let targets = "Gateway GatewayClass core/Service networking.istio.io/ServiceEntry";
     let effective = "Gateway core/Service networking.istio.io/ServiceEntry";
     let add = |v: &mut Vec<PolicyKind>, group: &'static str, kind: &str, refs: Refs| {
-        let p = Tpl::new("Istio", group, refs)
-            .default_group("")
-            .semantics(Semantics::Additive);
-        v.push(
-            p.inherited(kind, targets)
-                .strategies(&[])
-                .effective(effective)
-                .done(),
-        );
+        let p = Tpl::new("Istio", group, refs).default_group("").semantics(Semantics::Additive);
+        v.push(p.inherited(kind, targets).strategies(&[]).effective(effective).done());
     };
     add(v, "security.istio.io", "AuthorizationPolicy", ONE_OR_MANY);
     add(v, "security.istio.io", "RequestAuthentication", ONE_OR_MANY);
@@ -522,10 +413,7 @@ fn linkerd(v: &mut Vec<PolicyKind>) {
         .done(),
     );
     // `spec.overrides[]` here are per-client limits, not GEP overrides.
-    v.push(
-        p.direct("HTTPLocalRateLimitPolicy", "policy.linkerd.io/Server")
-            .done(),
-    );
+    v.push(p.direct("HTTPLocalRateLimitPolicy", "policy.linkerd.io/Server").done());
 }
 
 /// §2.9 and §2.12. Gloo and kgateway sort by specificity then age and shallow-merge
@@ -536,12 +424,7 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
     let gloo = Tpl::new("Gloo Gateway", "gateway.solo.io", MANY).default_group(GW);
     let listeners = "Gateway# gateway.networking.x-k8s.io/XListenerSet#";
     // GEP table: Direct/None; code: older first, later ones may add top-level fields.
-    v.push(
-        gloo.direct("RouteOption", "HTTPRoute")
-            .semantics(Semantics::Gloo)
-            .effective("HTTPRoute")
-            .done(),
-    );
+    v.push(gloo.direct("RouteOption", "HTTPRoute").semantics(Semantics::Gloo).effective("HTTPRoute").done());
     // GEP table: "Atomic defaults"; code: shallow merge, section-specific first (Custom).
     v.push(
         gloo.inherited("VirtualHostOption", listeners)
@@ -565,12 +448,9 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
         .done(),
     );
     v.push(
-        kg.direct(
-            "BackendConfigPolicy",
-            "core/Service gateway.kgateway.dev/Backend",
-        )
-        .effective("core/Service gateway.kgateway.dev/Backend")
-        .done(),
+        kg.direct("BackendConfigPolicy", "core/Service gateway.kgateway.dev/Backend")
+            .effective("core/Service gateway.kgateway.dev/Backend")
+            .done(),
     );
     // A lone `spec.default` applying to every listener (plus `perPort[]`); the 2025-02 API
     // used a singular targetRef.
@@ -583,33 +463,16 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
             .done(),
     );
     // Older names (2025-02 snapshot): labelled Direct, singular targetRef; docs also plural.
-    v.push(
-        kg.direct("HTTPListenerPolicy", "Gateway")
-            .refs(ONE_OR_MANY)
-            .done(),
-    );
+    v.push(kg.direct("HTTPListenerPolicy", "Gateway").refs(ONE_OR_MANY).done());
     v.push(kg.direct("RoutePolicy", "HTTPRoute").refs(ONE).done());
 }
 
 /// §2.10: APISIX, Consul, Flomesh.
 fn others(v: &mut Vec<PolicyKind>) {
     let apisix = Tpl::new("Apache APISIX", "apisix.apache.org", MANY);
-    v.push(
-        apisix
-            .direct("BackendTrafficPolicy", "core/Service#")
-            .effective("core/Service")
-            .done(),
-    );
-    v.push(
-        apisix
-            .direct("HTTPRoutePolicy", "HTTPRoute# networking.k8s.io/Ingress")
-            .done(),
-    );
-    v.push(
-        apisix
-            .direct("L4RoutePolicy", "TCPRoute# UDPRoute# TLSRoute#")
-            .done(),
-    );
+    v.push(apisix.direct("BackendTrafficPolicy", "core/Service#").effective("core/Service").done());
+    v.push(apisix.direct("HTTPRoutePolicy", "HTTPRoute# networking.k8s.io/Ingress").done());
+    v.push(apisix.direct("L4RoutePolicy", "TCPRoute# UDPRoute# TLSRoute#").done());
 
     // Singular `default` and `override`, both allowed in one object (JWT settings).
     let consul = Tpl::new("Consul API Gateway", "consul.hashicorp.com", ONE).cross_namespace();
@@ -627,20 +490,10 @@ fn others(v: &mut Vec<PolicyKind>) {
     // overlapping names accept both.
     let fsm = Tpl::new("Flomesh FSM", "gateway.flomesh.io", ONE_OR_MANY).cross_namespace();
     let svc = "core/Service";
-    v.push(
-        fsm.direct("BackendLBPolicy", svc)
-            .refs(MANY)
-            .cross_namespace(false)
-            .done(),
-    );
+    v.push(fsm.direct("BackendLBPolicy", svc).refs(MANY).cross_namespace(false).done());
     v.push(fsm.direct("HealthCheckPolicy", svc).effective(svc).done());
     // Targets a route plus a required `rule` (not sectionName).
-    v.push(
-        fsm.direct("RouteRuleFilterPolicy", "TCPRoute UDPRoute")
-            .refs(MANY)
-            .cross_namespace(false)
-            .done(),
-    );
+    v.push(fsm.direct("RouteRuleFilterPolicy", "TCPRoute UDPRoute").refs(MANY).cross_namespace(false).done());
     for kind in [
         "RateLimitPolicy",
         "AccessControlPolicy",
@@ -668,17 +521,9 @@ mod tests {
         let all = kinds();
         let mut seen = HashSet::new();
         for k in &all {
-            assert!(
-                seen.insert(k.gk.clone()),
-                "duplicate built-in entry {}",
-                k.gk
-            );
+            assert!(seen.insert(k.gk.clone()), "duplicate built-in entry {}", k.gk);
             assert!(!k.project.is_empty());
-            assert!(
-                k.target_ref || k.target_refs || k.target_selectors,
-                "{} has no ref field",
-                k.gk
-            );
+            assert!(k.target_ref || k.target_refs || k.target_selectors, "{} has no ref field", k.gk);
             assert_eq!(k.effective_target.as_ref(), k.effective_targets.first());
             if k.class == Direct {
                 assert_eq!(k.strategies, vec![Strategy::None], "{}", k.gk);
@@ -691,23 +536,8 @@ mod tests {
     #[test]
     fn catalog_target_spec_parsing() {
         let t = targets("Gateway# core/Service aigateway.envoyproxy.io/AIServiceBackend");
-        assert_eq!(
-            t[0],
-            TargetKind {
-                gk: GroupKind::new(GW, "Gateway"),
-                section_name: true
-            }
-        );
-        assert_eq!(
-            t[1],
-            TargetKind {
-                gk: GroupKind::new("", "Service"),
-                section_name: false
-            }
-        );
-        assert_eq!(
-            t[2].gk,
-            GroupKind::new("aigateway.envoyproxy.io", "AIServiceBackend")
-        );
+        assert_eq!(t[0], TargetKind { gk: GroupKind::new(GW, "Gateway"), section_name: true });
+        assert_eq!(t[1], TargetKind { gk: GroupKind::new("", "Service"), section_name: false });
+        assert_eq!(t[2].gk, GroupKind::new("aigateway.envoyproxy.io", "AIServiceBackend"));
     }
 }

@@ -36,9 +36,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::{
-    KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy, TargetKind, class_defaults,
-};
+use super::{KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy, TargetKind, class_defaults};
 use crate::model::{GroupKind, normalize_group};
 use crate::syntax::{Node, NodeKind, Span, parse_file};
 
@@ -209,13 +207,10 @@ impl PolicyKindConfig {
     /// CRD-derived entry of the same group and kind, if any).
     pub fn to_kind(&self, base: Option<&PolicyKind>) -> PolicyKind {
         let gk = self.group_kind();
-        let class = self
-            .class
-            .or(base.map(|b| b.class))
-            .unwrap_or(match self.stanza {
-                Some(Stanza::Plural | Stanza::Singular) => PolicyClass::Inherited,
-                _ => PolicyClass::Direct,
-            });
+        let class = self.class.or(base.map(|b| b.class)).unwrap_or(match self.stanza {
+            Some(Stanza::Plural | Stanza::Singular) => PolicyClass::Inherited,
+            _ => PolicyClass::Direct,
+        });
         let mut k = match base {
             Some(b) => {
                 let mut k = b.clone();
@@ -236,19 +231,11 @@ impl PolicyKindConfig {
         if let Some(ts) = &self.targets {
             k.targets = ts
                 .iter()
-                .map(|t| TargetKind {
-                    gk: GroupKind::new(&t.group, &t.kind),
-                    section_name: t.section_name,
-                })
+                .map(|t| TargetKind { gk: GroupKind::new(&t.group, &t.kind), section_name: t.section_name })
                 .collect();
         }
         if let Some(e) = &self.effective_target {
-            k.set_effective_targets(
-                e.as_slice()
-                    .iter()
-                    .map(|g| GroupKind::new(&g.group, &g.kind))
-                    .collect(),
-            );
+            k.set_effective_targets(e.as_slice().iter().map(|g| GroupKind::new(&g.group, &g.kind)).collect());
         }
         if let Some(x) = self.cross_namespace {
             k.cross_namespace = x;
@@ -277,10 +264,7 @@ impl PolicyKindConfig {
             k.semantics = s;
         }
         if let Some(sh) = &self.shadows {
-            k.shadows = sh
-                .iter()
-                .map(|s| (s.field.clone(), s.target_field.clone()))
-                .collect();
+            k.shadows = sh.iter().map(|s| (s.field.clone(), s.target_field.clone())).collect();
         }
         k
     }
@@ -307,10 +291,7 @@ pub fn load_config(text: &str) -> (Config, Vec<ConfigError>) {
     let mut root: Option<&Node> = None;
     for doc in &parsed.documents {
         if let Some(e) = &doc.error {
-            errors.push(ConfigError {
-                span: e.span,
-                message: format!("YAML syntax: {}", e.message),
-            });
+            errors.push(ConfigError { span: e.span, message: format!("YAML syntax: {}", e.message) });
         }
         match (&doc.root, root) {
             (Some(r), None) => root = Some(r),
@@ -325,20 +306,14 @@ pub fn load_config(text: &str) -> (Config, Vec<ConfigError>) {
         return (Config::default(), errors);
     };
     let schema = config_schema();
-    let mut walker = Walker {
-        root: schema,
-        errors: Vec::new(),
-    };
+    let mut walker = Walker { root: schema, errors: Vec::new() };
     let value = walker.check(root, schema, "config");
     errors.append(&mut walker.errors);
     let config = match value.map(serde_json::from_value::<Config>) {
         Some(Ok(c)) => c,
         Some(Err(e)) => {
             // The walker admits only what the schema describes, so this means the two drifted.
-            errors.push(ConfigError {
-                span: root.span,
-                message: format!("config: {e}"),
-            });
+            errors.push(ConfigError { span: root.span, message: format!("config: {e}") });
             Config::default()
         }
         None => Config::default(),
@@ -360,14 +335,8 @@ pub fn load_config_file(path: &Path) -> std::io::Result<(Config, Vec<ConfigError
 /// The nearest `.policylens.yaml` in `start` (a file's directory when `start` is a file) or
 /// one of its ancestors.
 pub fn find_config_file(start: &Path) -> Option<PathBuf> {
-    let dir = if start.is_file() {
-        start.parent()?
-    } else {
-        start
-    };
-    dir.ancestors()
-        .map(|d| d.join(CONFIG_FILE_NAME))
-        .find(|p| p.is_file())
+    let dir = if start.is_file() { start.parent()? } else { start };
+    dir.ancestors().map(|d| d.join(CONFIG_FILE_NAME)).find(|p| p.is_file())
 }
 
 impl Config {
@@ -411,9 +380,7 @@ impl ExcludeMatcher {
         let Ok(rel) = path.strip_prefix(base) else {
             return false;
         };
-        rel.ancestors()
-            .filter(|a| !a.as_os_str().is_empty())
-            .any(|a| self.set.is_match(a))
+        rel.ancestors().filter(|a| !a.as_os_str().is_empty()).any(|a| self.set.is_match(a))
     }
 }
 
@@ -476,10 +443,7 @@ impl<'s> Walker<'s> {
         if let Some(c) = schema.get("const") {
             return Some(vec![c]);
         }
-        let branches = schema
-            .get("oneOf")
-            .or_else(|| schema.get("anyOf"))?
-            .as_array()?;
+        let branches = schema.get("oneOf").or_else(|| schema.get("anyOf"))?.as_array()?;
         let mut out = Vec::new();
         for b in branches {
             let b = self.resolve(b);
@@ -500,11 +464,7 @@ impl<'s> Walker<'s> {
             out.extend(values.iter().map(|v| value_type(v)));
             return;
         }
-        if let Some(bs) = schema
-            .get("anyOf")
-            .or_else(|| schema.get("oneOf"))
-            .and_then(Value::as_array)
-        {
+        if let Some(bs) = schema.get("anyOf").or_else(|| schema.get("oneOf")).and_then(Value::as_array) {
             for b in bs {
                 self.accepted_types(b, out);
             }
@@ -530,21 +490,14 @@ impl<'s> Walker<'s> {
     fn check(&mut self, node: &Node, schema: &'s Value, path: &str) -> Option<Value> {
         let schema = self.resolve(schema);
         if matches!(node.kind, NodeKind::Alias) {
-            self.err(
-                node.span,
-                format!("`{path}`: aliases are not supported in the config"),
-            );
+            self.err(node.span, format!("`{path}`: aliases are not supported in the config"));
             return None;
         }
         let value = scalar_value(node);
         if let Some(allowed) = self.enum_values(schema) {
             return self.check_enum(node, value, &allowed, path);
         }
-        if schema
-            .get("anyOf")
-            .or_else(|| schema.get("oneOf"))
-            .is_some()
-        {
+        if schema.get("anyOf").or_else(|| schema.get("oneOf")).is_some() {
             return self.check_branches(node, schema, path);
         }
         let found = json_type(node, value.as_ref());
@@ -571,13 +524,7 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn check_enum(
-        &mut self,
-        node: &Node,
-        value: Option<Value>,
-        allowed: &[&Value],
-        path: &str,
-    ) -> Option<Value> {
+    fn check_enum(&mut self, node: &Node, value: Option<Value>, allowed: &[&Value], path: &str) -> Option<Value> {
         let value = value.unwrap_or(Value::Null);
         if allowed.contains(&&value) {
             return Some(value);
@@ -585,11 +532,7 @@ impl<'s> Walker<'s> {
         let names: Vec<&str> = allowed.iter().filter_map(|v| v.as_str()).collect();
         let mut message = format!(
             "`{path}` must be one of {}",
-            names
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         );
         match value.as_str() {
             Some(s) => {
@@ -598,10 +541,7 @@ impl<'s> Walker<'s> {
                     message.push_str(&format!("; did you mean `{m}`?"));
                 }
             }
-            None => message.push_str(&format!(
-                ", found {}",
-                article(json_type(node, Some(&value)))
-            )),
+            None => message.push_str(&format!(", found {}", article(json_type(node, Some(&value))))),
         }
         self.err(node.span, message);
         None
@@ -616,10 +556,7 @@ impl<'s> Walker<'s> {
         let mut fallback = None;
         for b in list {
             let b = self.resolve(b);
-            let mut sub = Walker {
-                root: self.root,
-                errors: Vec::new(),
-            };
+            let mut sub = Walker { root: self.root, errors: Vec::new() };
             let v = sub.check(node, b, path);
             if sub.errors.is_empty() {
                 return v;
@@ -655,10 +592,7 @@ impl<'s> Walker<'s> {
                 format!("{} or {last}", names.join(", "))
             }
         };
-        self.err(
-            node.span,
-            format!("`{path}` must be {expected}, found {}", article(found)),
-        );
+        self.err(node.span, format!("`{path}` must be {expected}, found {}", article(found)));
     }
 
     fn check_object(
@@ -680,16 +614,9 @@ impl<'s> Walker<'s> {
                 self.err(e.key.span, format!("`{path}`: keys must be strings"));
                 continue;
             };
-            let child = if path == "config" {
-                key.to_owned()
-            } else {
-                format!("{path}.{key}")
-            };
+            let child = if path == "config" { key.to_owned() } else { format!("{path}.{key}") };
             if !seen.insert(key) {
-                self.err(
-                    e.key.span,
-                    format!("duplicate key `{child}`; the last one is used"),
-                );
+                self.err(e.key.span, format!("duplicate key `{child}`; the last one is used"));
             }
             match props.and_then(|p| p.get(key)) {
                 Some(s) => match self.check(&e.value, s, &child) {
@@ -734,13 +661,7 @@ impl<'s> Walker<'s> {
         complete.then_some(Value::Object(out))
     }
 
-    fn check_scalar(
-        &mut self,
-        node: &Node,
-        value: Value,
-        schema: &'s Value,
-        path: &str,
-    ) -> Option<Value> {
+    fn check_scalar(&mut self, node: &Node, value: Value, schema: &'s Value, path: &str) -> Option<Value> {
         if let Some(n) = value.as_f64() {
             if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
                 && n < min
@@ -755,18 +676,16 @@ impl<'s> Walker<'s> {
                 return None;
             }
         }
-        if let (Some(s), Some(format)) =
-            (value.as_str(), schema.get("format").and_then(Value::as_str))
-        {
+        if let (Some(s), Some(format)) = (value.as_str(), schema.get("format").and_then(Value::as_str)) {
             let problem = match format {
                 "glob" => GlobBuilder::new(s.trim_end_matches('/'))
                     .literal_separator(true)
                     .build()
                     .err()
                     .map(|e| format!("`{path}` is not a valid glob: {}", e.kind())),
-                "json-pointer" if !s.is_empty() && !s.starts_with('/') => Some(format!(
-                    "`{path}` must be a JSON pointer starting with `/`, e.g. `/{s}`"
-                )),
+                "json-pointer" if !s.is_empty() && !s.starts_with('/') => {
+                    Some(format!("`{path}` must be a JSON pointer starting with `/`, e.g. `/{s}`"))
+                }
                 _ => None,
             };
             if let Some(p) = problem {
@@ -800,9 +719,7 @@ fn json_type(node: &Node, value: Option<&Value>) -> &'static str {
     }
 }
 
-const TYPES: [&str; 7] = [
-    "object", "array", "string", "integer", "number", "boolean", "null",
-];
+const TYPES: [&str; 7] = ["object", "array", "string", "integer", "number", "boolean", "null"];
 static NULL: Value = Value::Null;
 static ANY: Value = Value::Bool(true);
 
@@ -834,20 +751,13 @@ fn article(t: &str) -> String {
 }
 
 /// The candidate closest to `word`, when it is close enough to be a likely typo.
-pub(crate) fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl Iterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase();
     let len = word.chars().count();
     // Ties go to the candidate of the word's length (`targetRefz` → `targetRefs`).
     let mut best: Option<((usize, usize), &str)> = None;
     for c in candidates {
-        let d = if c.to_ascii_lowercase() == lower {
-            0
-        } else {
-            edit_distance(&lower, &c.to_ascii_lowercase())
-        };
+        let d = if c.to_ascii_lowercase() == lower { 0 } else { edit_distance(&lower, &c.to_ascii_lowercase()) };
         let rank = (d, c.chars().count().abs_diff(len));
         if best.is_none_or(|(br, _)| rank < br) {
             best = Some((rank, c));
@@ -871,9 +781,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
         d[i * w] = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j] + 1)
-                .min(d[i * w + j - 1] + 1)
-                .min(d[(i - 1) * w + j - 1] + cost);
+            let mut v = (d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1).min(d[(i - 1) * w + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(d[(i - 2) * w + j - 2] + 1);
             }
@@ -919,11 +827,7 @@ mod tests {
                 Value::Object(m) => {
                     if m.contains_key("properties") {
                         *objects += 1;
-                        assert_eq!(
-                            m.get("additionalProperties"),
-                            Some(&Value::Bool(false)),
-                            "{v}"
-                        );
+                        assert_eq!(m.get("additionalProperties"), Some(&Value::Bool(false)), "{v}");
                     }
                     m.values().for_each(|x| walk(x, objects));
                 }
@@ -977,23 +881,14 @@ policyKinds:
         assert_eq!(c.exclude, vec!["charts/**", "**/*.tmpl.yaml"]);
         assert_eq!(c.policy_kinds.len(), 2);
         let color = c.policy_kinds[0].to_kind(None);
-        assert_eq!(
-            color.gk,
-            GroupKind::new("policies.example.com", "ColorPolicy")
-        );
+        assert_eq!(color.gk, GroupKind::new("policies.example.com", "ColorPolicy"));
         assert_eq!(color.class, PolicyClass::Inherited);
         assert_eq!(color.source, KindSource::Config);
         assert_eq!(
             color.targets,
             vec![
-                TargetKind {
-                    gk: GroupKind::new("gateway.networking.k8s.io", "Gateway"),
-                    section_name: true
-                },
-                TargetKind {
-                    gk: GroupKind::new("gateway.networking.k8s.io", "HTTPRoute"),
-                    section_name: false
-                },
+                TargetKind { gk: GroupKind::new("gateway.networking.k8s.io", "Gateway"), section_name: true },
+                TargetKind { gk: GroupKind::new("gateway.networking.k8s.io", "HTTPRoute"), section_name: false },
             ]
         );
         assert_eq!(color.effective_target, Some(GroupKind::new("", "Service")));
@@ -1002,28 +897,15 @@ policyKinds:
         assert_eq!(color.strategies.len(), 4);
 
         let retry = c.policy_kinds[1].to_kind(None);
-        assert_eq!(
-            retry.class,
-            PolicyClass::Inherited,
-            "a Plural stanza implies Inherited"
-        );
+        assert_eq!(retry.class, PolicyClass::Inherited, "a Plural stanza implies Inherited");
         assert!(retry.target_ref && !retry.target_refs && !retry.target_selectors);
         assert_eq!(retry.max_refs, 1);
         assert!(!retry.refs_exclusive);
         assert_eq!(c.policy_kinds[1].default_group, Some(None));
         assert_eq!(retry.default_ref_group, None);
         assert_eq!(retry.project, "GEP-2649");
-        assert_eq!(
-            retry.effective_targets,
-            vec![GroupKind::new("gateway.networking.k8s.io", "HTTPRoute")]
-        );
-        assert_eq!(
-            retry.shadows,
-            vec![(
-                "/retryOn".to_owned(),
-                "/spec/rules/*/retry/codes".to_owned()
-            )]
-        );
+        assert_eq!(retry.effective_targets, vec![GroupKind::new("gateway.networking.k8s.io", "HTTPRoute")]);
+        assert_eq!(retry.shadows, vec![("/retryOn".to_owned(), "/spec/rules/*/retry/codes".to_owned())]);
     }
 
     /// The reader is driven by the schema; this checks the other side: every key the schema
@@ -1091,16 +973,12 @@ policyKinds:
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(errors[0].span, Span::new(20, 30));
         assert_eq!(at(text, &errors[0]), "policyKind");
-        assert_eq!(
-            errors[0].message,
-            "unknown key `policyKind` in `config`; did you mean `policyKinds`?"
-        );
+        assert_eq!(errors[0].message, "unknown key `policyKind` in `config`; did you mean `policyKinds`?");
         // The valid part is kept.
         assert_eq!(c.default_namespace.as_deref(), Some("a"));
         assert!(c.policy_kinds.is_empty());
 
-        let text =
-            "policyKinds:\n  - group: g\n    kind: K\n    crossNamespaces: true\n    colour: red\n";
+        let text = "policyKinds:\n  - group: g\n    kind: K\n    crossNamespaces: true\n    colour: red\n";
         let (c, errors) = load_config(text);
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "crossNamespaces");
@@ -1109,38 +987,22 @@ policyKinds:
             "unknown key `crossNamespaces` in `policyKinds[0]`; did you mean `crossNamespace`?"
         );
         assert_eq!(at(text, &errors[1]), "colour");
-        assert!(
-            errors[1]
-                .message
-                .starts_with("unknown key `colour` in `policyKinds[0]` (known keys: ")
-        );
-        assert_eq!(
-            c.policy_kinds.len(),
-            1,
-            "the entry survives its unknown keys"
-        );
+        assert!(errors[1].message.starts_with("unknown key `colour` in `policyKinds[0]` (known keys: "));
+        assert_eq!(c.policy_kinds.len(), 1, "the entry survives its unknown keys");
     }
 
     #[test]
     fn catalog_config_wrong_type() {
-        let text = "exclude: charts/**\npolicyKinds:\n  - group: g\n    kind: K\n    maxRefs: many\n    crossNamespace: [x]\n";
+        let text =
+            "exclude: charts/**\npolicyKinds:\n  - group: g\n    kind: K\n    maxRefs: many\n    crossNamespace: [x]\n";
         let (c, errors) = load_config(text);
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "charts/**");
-        assert_eq!(
-            errors[0].message,
-            "`exclude` must be a list, found a string"
-        );
+        assert_eq!(errors[0].message, "`exclude` must be a list, found a string");
         assert_eq!(at(text, &errors[1]), "many");
-        assert_eq!(
-            errors[1].message,
-            "`policyKinds[0].maxRefs` must be an integer, found a string"
-        );
+        assert_eq!(errors[1].message, "`policyKinds[0].maxRefs` must be an integer, found a string");
         assert_eq!(at(text, &errors[2]), "[x]");
-        assert_eq!(
-            errors[2].message,
-            "`policyKinds[0].crossNamespace` must be a boolean, found a list"
-        );
+        assert_eq!(errors[2].message, "`policyKinds[0].crossNamespace` must be a boolean, found a list");
         assert!(c.exclude.is_empty());
         assert_eq!(c.policy_kinds[0].max_refs, None);
         assert_eq!(c.policy_kinds[0].cross_namespace, None);
@@ -1151,20 +1013,14 @@ policyKinds:
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "\"3\"");
         assert_eq!(at(text, &errors[1]), "0");
-        assert_eq!(
-            errors[1].message,
-            "`policyKinds[1].maxRefs` must be at least 1"
-        );
+        assert_eq!(errors[1].message, "`policyKinds[1].maxRefs` must be at least 1");
 
         // effectiveTarget: one mapping or a list of them.
         let text = "policyKinds:\n  - {group: g, kind: K, effectiveTarget: Service}\n";
         let (_, errors) = load_config(text);
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "Service");
-        assert_eq!(
-            errors[0].message,
-            "`policyKinds[0].effectiveTarget` must be a list or a mapping, found a string"
-        );
+        assert_eq!(errors[0].message, "`policyKinds[0].effectiveTarget` must be a list or a mapping, found a string");
     }
 
     #[test]
@@ -1178,25 +1034,11 @@ policyKinds:
             "`policyKinds[0].class` must be one of `Direct`, `Inherited`, found `inherited`; did you mean `Inherited`?"
         );
         assert_eq!(at(text, &errors[1]), "Merge");
-        assert!(
-            errors[1]
-                .message
-                .starts_with("`policyKinds[0].strategies[1]` must be one of `None`, ")
-        );
+        assert!(errors[1].message.starts_with("`policyKinds[0].strategies[1]` must be one of `None`, "));
         assert_eq!(at(text, &errors[2]), "plural");
-        assert!(
-            errors[2]
-                .message
-                .ends_with("found `plural`; did you mean `Plural`?"),
-            "{}",
-            errors[2].message
-        );
+        assert!(errors[2].message.ends_with("found `plural`; did you mean `Plural`?"), "{}", errors[2].message);
         assert_eq!(at(text, &errors[3]), "targetRefz");
-        assert!(
-            errors[3].message.ends_with("did you mean `targetRefs`?"),
-            "{}",
-            errors[3].message
-        );
+        assert!(errors[3].message.ends_with("did you mean `targetRefs`?"), "{}", errors[3].message);
         let k = &c.policy_kinds[0];
         assert_eq!(k.class, None);
         assert_eq!(k.strategies, Some(vec![Strategy::AtomicDefaults]));
@@ -1210,26 +1052,16 @@ policyKinds:
         let (c, errors) = load_config(text);
         assert_eq!(errors.len(), 4, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "\"a/[b\"");
-        assert!(
-            errors[0]
-                .message
-                .starts_with("`exclude[0]` is not a valid glob")
-        );
+        assert!(errors[0].message.starts_with("`exclude[0]` is not a valid glob"));
         assert_eq!(at(text, &errors[1]), "group");
-        assert_eq!(
-            errors[1].message,
-            "`policyKinds[0]` is missing the required key `kind`"
-        );
+        assert_eq!(errors[1].message, "`policyKinds[0]` is missing the required key `kind`");
         assert_eq!(at(text, &errors[2]), "retryOn");
         assert_eq!(
             errors[2].message,
             "`policyKinds[1].shadows[0].field` must be a JSON pointer starting with `/`, e.g. `/retryOn`"
         );
         assert_eq!(at(text, &errors[3]), "K");
-        assert_eq!(
-            errors[3].message,
-            "`K.g` is declared twice; this later entry is used"
-        );
+        assert_eq!(errors[3].message, "`K.g` is declared twice; this later entry is used");
         assert_eq!(c.exclude, vec!["ok/**"]);
         // The entry without `kind` is dropped; the others stay.
         assert_eq!(c.policy_kinds.len(), 2);
@@ -1248,12 +1080,7 @@ policyKinds:
     #[test]
     fn catalog_config_exclude_matcher() {
         let c = Config {
-            exclude: vec![
-                "charts/**".into(),
-                "**/*.tmpl.yaml".into(),
-                "vendor/".into(),
-                "*.bak".into(),
-            ],
+            exclude: vec!["charts/**".into(), "**/*.tmpl.yaml".into(), "vendor/".into(), "*.bak".into()],
             base_dir: Some(PathBuf::from("/repo/deploy")),
             ..Config::default()
         };
@@ -1263,21 +1090,11 @@ policyKinds:
         assert!(m.is_excluded(Path::new("/repo/deploy/x/y/z.tmpl.yaml")));
         assert!(m.is_excluded(Path::new("/repo/deploy/vendor/k.yaml")));
         assert!(m.is_excluded(Path::new("/repo/deploy/a.bak")));
-        assert!(
-            !m.is_excluded(Path::new("/repo/deploy/sub/a.bak")),
-            "`*` does not cross `/`"
-        );
+        assert!(!m.is_excluded(Path::new("/repo/deploy/sub/a.bak")), "`*` does not cross `/`");
         assert!(!m.is_excluded(Path::new("/repo/deploy/apps/charts.yaml")));
-        assert!(
-            !m.is_excluded(Path::new("/repo/charts/a.yaml")),
-            "outside the base"
-        );
+        assert!(!m.is_excluded(Path::new("/repo/charts/a.yaml")), "outside the base");
 
-        let rel = Config {
-            exclude: vec!["charts/**".into()],
-            ..Config::default()
-        }
-        .exclude_matcher();
+        let rel = Config { exclude: vec!["charts/**".into()], ..Config::default() }.exclude_matcher();
         assert!(rel.is_excluded(Path::new("charts/x.yaml")));
         assert!(rel.is_excluded(Path::new("./charts/x.yaml")));
     }
@@ -1285,14 +1102,8 @@ policyKinds:
     #[test]
     fn catalog_config_did_you_mean() {
         let keys = ["defaultNamespace", "exclude", "policyKinds"];
-        assert_eq!(
-            did_you_mean("exlude", keys.iter().copied()),
-            Some("exclude")
-        );
-        assert_eq!(
-            did_you_mean("DefaultNamespace", keys.iter().copied()),
-            Some("defaultNamespace")
-        );
+        assert_eq!(did_you_mean("exlude", keys.iter().copied()), Some("exclude"));
+        assert_eq!(did_you_mean("DefaultNamespace", keys.iter().copied()), Some("defaultNamespace"));
         assert_eq!(did_you_mean("colour", keys.iter().copied()), None);
     }
 }

@@ -46,12 +46,7 @@ pub fn build_catalog<'a>(config: &Config, objects: impl Iterator<Item = &'a Obje
                     Label::Class(c) => Some(c),
                     Label::True => None,
                 };
-                catalog.insert(kind_from_crd(
-                    crd,
-                    class,
-                    seen.get(&gk),
-                    KindSource::CrdLabel,
-                ));
+                catalog.insert(kind_from_crd(crd, class, seen.get(&gk), KindSource::CrdLabel));
             }
             Some(_) => {}
             None => {
@@ -128,11 +123,7 @@ impl Observed {
 
 fn kind_from_shape(gk: GroupKind, obs: &Observed) -> PolicyKind {
     let stanza = obs.stanza();
-    let class = if stanza.is_some() {
-        PolicyClass::Inherited
-    } else {
-        PolicyClass::Direct
-    };
+    let class = if stanza.is_some() { PolicyClass::Inherited } else { PolicyClass::Direct };
     let mut k = PolicyKind::new(gk, class, KindSource::Shape);
     k.target_ref = obs.target_ref;
     k.target_refs = obs.target_refs;
@@ -147,20 +138,11 @@ fn kind_from_shape(gk: GroupKind, obs: &Observed) -> PolicyKind {
 
 /// A kind from a CRD's schema. `class`: from the label; `None`: from the schema's stanza or,
 /// failing that, the objects'.
-fn kind_from_crd(
-    crd: &Crd,
-    class: Option<PolicyClass>,
-    obs: Option<&Observed>,
-    source: KindSource,
-) -> PolicyKind {
+fn kind_from_crd(crd: &Crd, class: Option<PolicyClass>, obs: Option<&Observed>, source: KindSource) -> PolicyKind {
     let gk = GroupKind::new(&crd.group, &crd.kind);
     let info = crd_schema(crd).map(SchemaInfo::read).unwrap_or_default();
     let stanza = info.stanza.or_else(|| obs.and_then(Observed::stanza));
-    let class = class.unwrap_or(if stanza.is_some() {
-        PolicyClass::Inherited
-    } else {
-        PolicyClass::Direct
-    });
+    let class = class.unwrap_or(if stanza.is_some() { PolicyClass::Inherited } else { PolicyClass::Direct });
     let mut k = PolicyKind::new(gk, class, source);
     if info.target_ref || info.target_refs || info.target_selectors {
         k.target_ref = info.target_ref;
@@ -176,14 +158,7 @@ fn kind_from_crd(
     }
     k.cross_namespace = info.namespace;
     k.default_ref_group = info.default_group.clone();
-    k.targets = info
-        .targets
-        .iter()
-        .map(|gk| TargetKind {
-            gk: gk.clone(),
-            section_name: info.section_name,
-        })
-        .collect();
+    k.targets = info.targets.iter().map(|gk| TargetKind { gk: gk.clone(), section_name: info.section_name }).collect();
     match class {
         PolicyClass::Direct => {
             k.stanza = stanza.unwrap_or(Stanza::None);
@@ -237,10 +212,8 @@ impl SchemaInfo {
         info.target_ref = one.is_some();
         info.target_refs = many.is_some();
         info.target_selectors = props.get("targetSelectors").is_some();
-        info.max_items = many
-            .and_then(|m| m.get("maxItems"))
-            .and_then(Node::as_i64)
-            .and_then(|n| u32::try_from(n).ok());
+        info.max_items =
+            many.and_then(|m| m.get("maxItems")).and_then(Node::as_i64).and_then(|n| u32::try_from(n).ok());
 
         // Rules and enums that constrain the referenced kind and group.
         let mut rules: Vec<&str> = Vec::new();
@@ -277,10 +250,7 @@ impl SchemaInfo {
             cel_values(rule, "kind", &mut kinds);
             cel_values(rule, "group", &mut groups);
         }
-        info.targets = kinds
-            .iter()
-            .map(|k| GroupKind::new(&target_group(k, &groups), k))
-            .collect();
+        info.targets = kinds.iter().map(|k| GroupKind::new(&target_group(k, &groups), k)).collect();
 
         let has = |k: &str| props.get(k).is_some();
         info.overrides = has("overrides") || has("override");
@@ -338,10 +308,7 @@ impl SchemaInfo {
 /// `x-kubernetes-validations[].rule` strings of a schema node. At spec level only rules that
 /// talk about the reference fields count.
 fn collect_rules<'n>(node: &'n Node, out: &mut Vec<&'n str>, spec_level: bool) {
-    let Some(list) = node
-        .get("x-kubernetes-validations")
-        .and_then(Node::as_sequence)
-    else {
+    let Some(list) = node.get("x-kubernetes-validations").and_then(Node::as_sequence) else {
         return;
     };
     for item in list {
@@ -354,12 +321,7 @@ fn collect_rules<'n>(node: &'n Node, out: &mut Vec<&'n str>, spec_level: bool) {
 }
 
 fn push_enum(node: &Node, out: &mut Vec<String>) {
-    for v in node
-        .get("enum")
-        .and_then(Node::as_sequence)
-        .into_iter()
-        .flatten()
-    {
+    for v in node.get("enum").and_then(Node::as_sequence).into_iter().flatten() {
         if let Some(s) = v.as_scalar() {
             push_unique(out, &s.value);
         }
@@ -422,8 +384,8 @@ fn target_group(kind: &str, groups: &[String]) -> String {
         return only.clone();
     }
     let known = match kind {
-        "Gateway" | "GatewayClass" | "HTTPRoute" | "GRPCRoute" | "TCPRoute" | "TLSRoute"
-        | "UDPRoute" | "ListenerSet" => Some(GroupKind::new("gateway.networking.k8s.io", kind)),
+        "Gateway" | "GatewayClass" | "HTTPRoute" | "GRPCRoute" | "TCPRoute" | "TLSRoute" | "UDPRoute"
+        | "ListenerSet" => Some(GroupKind::new("gateway.networking.k8s.io", kind)),
         "XListenerSet" | "XBackendTrafficPolicy" | "XBackend" => {
             Some(GroupKind::new("gateway.networking.x-k8s.io", kind))
         }
@@ -433,10 +395,8 @@ fn target_group(kind: &str, groups: &[String]) -> String {
     if let Some(gk) = known {
         return gk.group;
     }
-    let others: Vec<&String> = groups
-        .iter()
-        .filter(|g| !matches!(g.as_str(), "" | "core" | "gateway.networking.k8s.io"))
-        .collect();
+    let others: Vec<&String> =
+        groups.iter().filter(|g| !matches!(g.as_str(), "" | "core" | "gateway.networking.k8s.io")).collect();
     match others.as_slice() {
         [one] => (*one).clone(),
         _ => "gateway.networking.k8s.io".to_owned(),
@@ -582,14 +542,8 @@ spec:
         assert_eq!(
             q.targets,
             vec![
-                TargetKind {
-                    gk: gk("gateway.networking.k8s.io", "HTTPRoute"),
-                    section_name: true
-                },
-                TargetKind {
-                    gk: gk("gateway.networking.k8s.io", "Gateway"),
-                    section_name: true
-                },
+                TargetKind { gk: gk("gateway.networking.k8s.io", "HTTPRoute"), section_name: true },
+                TargetKind { gk: gk("gateway.networking.k8s.io", "Gateway"), section_name: true },
             ]
         );
         assert!(!q.cross_namespace);
@@ -614,14 +568,8 @@ spec:
         assert_eq!(
             b.targets,
             vec![
-                TargetKind {
-                    gk: gk("", "Service"),
-                    section_name: false
-                },
-                TargetKind {
-                    gk: gk("multicluster.x-k8s.io", "ServiceImport"),
-                    section_name: false
-                },
+                TargetKind { gk: gk("", "Service"), section_name: false },
+                TargetKind { gk: gk("multicluster.x-k8s.io", "ServiceImport"), section_name: false },
             ]
         );
         assert_eq!(b.strategies, vec![Strategy::None]);
@@ -631,13 +579,7 @@ spec:
         let t = c.get(&gk("acme.io", "Tweak")).unwrap();
         assert_eq!(t.class, PolicyClass::Inherited);
         assert_eq!(t.stanza, Stanza::Singular);
-        assert_eq!(
-            t.targets,
-            vec![TargetKind {
-                gk: gk("gateway.networking.k8s.io", "Gateway"),
-                section_name: false
-            }]
-        );
+        assert_eq!(t.targets, vec![TargetKind { gk: gk("gateway.networking.k8s.io", "Gateway"), section_name: false }]);
         assert_eq!(t.strategies, vec![Strategy::AtomicDefaults]);
 
         // A label never overrides the built-in table (the label says direct; Kuadrant merges).
@@ -755,10 +697,7 @@ spec: {color: blue}
         // Not given: kept from the built-in entry.
         assert_eq!(
             dns.targets,
-            vec![TargetKind {
-                gk: gk("gateway.networking.k8s.io", "Gateway"),
-                section_name: true
-            }]
+            vec![TargetKind { gk: gk("gateway.networking.k8s.io", "Gateway"), section_name: true }]
         );
         assert!(dns.target_ref && !dns.target_refs);
         // The class changed, so strategies and stanza are the Inherited defaults.

@@ -17,17 +17,7 @@ use crate::model::GroupKind;
 
 /// GEP-713 policy classes: a Direct policy affects exactly what it targets; an Inherited one
 /// also everything below its target in the hierarchy.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum PolicyClass {
     /// Affects only the object (or section) it targets (GEP-2648).
     Direct,
@@ -37,17 +27,7 @@ pub enum PolicyClass {
 
 /// GEP-713 merge strategies.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 pub enum Strategy {
     /// No merging: of two policies on the same target the established one wins and the
@@ -99,9 +79,7 @@ pub struct TargetKind {
 }
 
 /// Where a kind keeps defaults and overrides.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum Stanza {
     /// `spec.defaults` / `spec.overrides` (GEP-713 current, Kuadrant).
     Plural,
@@ -112,9 +90,7 @@ pub enum Stanza {
 }
 
 /// Project-specific merge rules that differ from the generic GEP-713 fold.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum Semantics {
     /// The generic GEP-713 fold: least specific first, the established policy's strategy
     /// decides.
@@ -229,10 +205,7 @@ impl PolicyKind {
     /// sections.
     pub fn target(&self, gk: &GroupKind) -> Option<TargetKind> {
         if self.targets.is_empty() {
-            return Some(TargetKind {
-                gk: gk.clone(),
-                section_name: true,
-            });
+            return Some(TargetKind { gk: gk.clone(), section_name: true });
         }
         self.targets.iter().find(|t| &t.gk == gk).cloned()
     }
@@ -245,8 +218,7 @@ impl PolicyKind {
         match self.class {
             PolicyClass::Direct => Strategy::None,
             PolicyClass::Inherited => {
-                if self.strategies.is_empty() || self.strategies.contains(&Strategy::AtomicDefaults)
-                {
+                if self.strategies.is_empty() || self.strategies.contains(&Strategy::AtomicDefaults) {
                     return Strategy::AtomicDefaults;
                 }
                 self.strategies
@@ -276,17 +248,11 @@ impl PolicyKind {
             ("atomic", false) => Strategy::AtomicDefaults,
             ("atomic", true) => Strategy::AtomicOverrides,
             ("merge", _) if self.semantics == Semantics::Kuadrant => Strategy::Custom,
-            ("strategicmerge" | "jsonmerge", false)
-                if self.semantics == Semantics::EnvoyGateway =>
-            {
+            ("strategicmerge" | "jsonmerge", false) if self.semantics == Semantics::EnvoyGateway => {
                 Strategy::PatchDefaults
             }
-            ("patch" | "merge", false) if self.semantics != Semantics::EnvoyGateway => {
-                Strategy::PatchDefaults
-            }
-            ("patch" | "merge", true) if self.semantics != Semantics::EnvoyGateway => {
-                Strategy::PatchOverrides
-            }
+            ("patch" | "merge", false) if self.semantics != Semantics::EnvoyGateway => Strategy::PatchDefaults,
+            ("patch" | "merge", true) if self.semantics != Semantics::EnvoyGateway => Strategy::PatchOverrides,
             _ => return None,
         };
         self.strategies.contains(&strategy).then_some(strategy)
@@ -358,9 +324,7 @@ mod tests {
     const GW: &str = "gateway.networking.k8s.io";
 
     fn kind(c: &Catalog, group: &str, kind: &str) -> Arc<PolicyKind> {
-        c.get(&GroupKind::new(group, kind))
-            .cloned()
-            .unwrap_or_else(|| panic!("{kind}.{group}"))
+        c.get(&GroupKind::new(group, kind)).cloned().unwrap_or_else(|| panic!("{kind}.{group}"))
     }
 
     #[test]
@@ -374,16 +338,8 @@ mod tests {
         assert_eq!(btls.semantics, Semantics::Gep713);
         assert!(!btls.target_ref && btls.target_refs);
         assert_eq!(btls.max_refs, 16);
-        assert_eq!(
-            btls.target(&GroupKind::new("", "Service"))
-                .map(|t| t.section_name),
-            Some(true)
-        );
-        assert_eq!(
-            btls.target(&GroupKind::new("core", "Service"))
-                .map(|t| t.section_name),
-            Some(true)
-        );
+        assert_eq!(btls.target(&GroupKind::new("", "Service")).map(|t| t.section_name), Some(true));
+        assert_eq!(btls.target(&GroupKind::new("core", "Service")).map(|t| t.section_name), Some(true));
         assert_eq!(btls.target(&GroupKind::new(GW, "Gateway")), None);
         assert_eq!(btls.effective_target, Some(GroupKind::new("", "Service")));
         assert_eq!(btls.default_strategy(), Strategy::None);
@@ -393,17 +349,10 @@ mod tests {
         assert_eq!(btp.semantics, Semantics::EnvoyGateway);
         assert!(btp.target_ref && btp.target_refs && btp.target_selectors && btp.refs_exclusive);
         assert_eq!(btp.default_ref_group.as_deref(), Some(GW));
-        assert_eq!(
-            btp.target(&GroupKind::new(GW, "HTTPRoute"))
-                .map(|t| t.section_name),
-            Some(true)
-        );
+        assert_eq!(btp.target(&GroupKind::new(GW, "HTTPRoute")).map(|t| t.section_name), Some(true));
         assert!(btp.is_effective_target(&GroupKind::new(GW, "GRPCRoute")));
         assert_eq!(btp.strategy_field(), "mergeType");
-        assert_eq!(
-            btp.strategy_for("StrategicMerge", false),
-            Some(Strategy::PatchDefaults)
-        );
+        assert_eq!(btp.strategy_for("StrategicMerge", false), Some(Strategy::PatchDefaults));
         assert_eq!(btp.strategy_for("Replace", false), None);
 
         let auth = kind(&c, "kuadrant.io", "AuthPolicy");
@@ -412,40 +361,23 @@ mod tests {
         assert_eq!(auth.semantics, Semantics::Kuadrant);
         assert!(auth.target_ref && !auth.target_refs);
         assert_eq!(auth.strategy_for("merge", true), Some(Strategy::Custom));
-        assert_eq!(
-            auth.strategy_for("Atomic", true),
-            Some(Strategy::AtomicOverrides)
-        );
+        assert_eq!(auth.strategy_for("Atomic", true), Some(Strategy::AtomicOverrides));
         assert_eq!(auth.strategy_for("patch", false), None);
 
         // Label says direct, GEP table says Inherited: behaviour (older wins) makes it Direct.
         let dns = kind(&c, "kuadrant.io", "DNSPolicy");
         assert_eq!(dns.class, PolicyClass::Direct);
-        assert_eq!(
-            dns.target(&GroupKind::new(GW, "Gateway"))
-                .map(|t| t.section_name),
-            Some(true)
-        );
+        assert_eq!(dns.target(&GroupKind::new(GW, "Gateway")).map(|t| t.section_name), Some(true));
 
         let csp = kind(&c, "gateway.nginx.org", "ClientSettingsPolicy");
-        assert_eq!(
-            csp.target(&GroupKind::new(GW, "Gateway"))
-                .map(|t| t.section_name),
-            Some(false)
-        );
+        assert_eq!(csp.target(&GroupKind::new(GW, "Gateway")).map(|t| t.section_name), Some(false));
         assert_eq!(csp.default_strategy(), Strategy::PatchDefaults);
-        assert_eq!(
-            kind(&c, "gateway.nginx.org", "ExternalLoadBalancer").max_refs,
-            1
-        );
+        assert_eq!(kind(&c, "gateway.nginx.org", "ExternalLoadBalancer").max_refs, 1);
 
         let gke = kind(&c, "networking.gke.io", "HealthCheckPolicy");
         assert_eq!(gke.stanza, Stanza::Singular);
         assert!(gke.cross_namespace);
-        assert!(
-            gke.target(&GroupKind::new("", "Service")).is_some(),
-            "open targets"
-        );
+        assert!(gke.target(&GroupKind::new("", "Service")).is_some(), "open targets");
 
         let consul = kind(&c, "consul.hashicorp.com", "GatewayPolicy");
         assert_eq!(consul.stanza, Stanza::Singular);
@@ -456,10 +388,7 @@ mod tests {
         assert!(!istio.cross_namespace);
 
         // kgateway labels TrafficPolicy Direct; Gateway-level policies are inherited.
-        assert_eq!(
-            kind(&c, "gateway.kgateway.dev", "TrafficPolicy").class,
-            PolicyClass::Inherited
-        );
+        assert_eq!(kind(&c, "gateway.kgateway.dev", "TrafficPolicy").class, PolicyClass::Inherited);
     }
 
     #[test]
@@ -470,11 +399,7 @@ mod tests {
         let f = kind(&c, "gateway.flomesh.io", "RateLimitPolicy");
         assert_eq!(
             (k.semantics, n.semantics, f.semantics),
-            (
-                Semantics::Kuadrant,
-                Semantics::NginxGatewayFabric,
-                Semantics::Gep713
-            )
+            (Semantics::Kuadrant, Semantics::NginxGatewayFabric, Semantics::Gep713)
         );
         assert_eq!(k.stanza, Stanza::Plural);
         assert_eq!(n.stanza, Stanza::None);
@@ -491,30 +416,12 @@ mod tests {
         let x = kind(&c, "gateway.networking.x-k8s.io", "BackendTrafficPolicy");
         assert_eq!(eg.class, PolicyClass::Inherited);
         assert_eq!(apisix.class, PolicyClass::Direct);
-        assert_eq!(
-            apisix
-                .target(&GroupKind::new("", "Service"))
-                .map(|t| t.section_name),
-            Some(true)
-        );
-        assert_eq!(
-            x.target(&GroupKind::new("", "Service"))
-                .map(|t| t.section_name),
-            Some(false)
-        );
+        assert_eq!(apisix.target(&GroupKind::new("", "Service")).map(|t| t.section_name), Some(true));
+        assert_eq!(x.target(&GroupKind::new("", "Service")).map(|t| t.section_name), Some(false));
 
-        assert_eq!(
-            kind(&c, "security.istio.io", "AuthorizationPolicy").project,
-            "Istio"
-        );
-        assert_eq!(
-            kind(&c, "policy.linkerd.io", "AuthorizationPolicy").project,
-            "Linkerd"
-        );
-        assert!(
-            c.get(&GroupKind::new("example.com", "BackendTLSPolicy"))
-                .is_none()
-        );
+        assert_eq!(kind(&c, "security.istio.io", "AuthorizationPolicy").project, "Istio");
+        assert_eq!(kind(&c, "policy.linkerd.io", "AuthorizationPolicy").project, "Linkerd");
+        assert!(c.get(&GroupKind::new("example.com", "BackendTLSPolicy")).is_none());
     }
 
     #[test]
@@ -533,29 +440,9 @@ mod tests {
                     "EnvoyPatchPolicy",
                 ],
             ),
-            (
-                "aigateway.envoyproxy.io",
-                &["BackendSecurityPolicy", "QuotaPolicy"],
-            ),
-            (
-                "kuadrant.io",
-                &[
-                    "AuthPolicy",
-                    "RateLimitPolicy",
-                    "TokenRateLimitPolicy",
-                    "DNSPolicy",
-                    "TLSPolicy",
-                ],
-            ),
-            (
-                "extensions.kuadrant.io",
-                &[
-                    "OIDCPolicy",
-                    "PlanPolicy",
-                    "TelemetryPolicy",
-                    "ThreatPolicy",
-                ],
-            ),
+            ("aigateway.envoyproxy.io", &["BackendSecurityPolicy", "QuotaPolicy"]),
+            ("kuadrant.io", &["AuthPolicy", "RateLimitPolicy", "TokenRateLimitPolicy", "DNSPolicy", "TLSPolicy"]),
+            ("extensions.kuadrant.io", &["OIDCPolicy", "PlanPolicy", "TelemetryPolicy", "ThreatPolicy"]),
             (
                 "gateway.nginx.org",
                 &[
@@ -572,12 +459,7 @@ mod tests {
             ),
             (
                 "application-networking.k8s.aws",
-                &[
-                    "TargetGroupPolicy",
-                    "IAMAuthPolicy",
-                    "AccessLogPolicy",
-                    "VpcAssociationPolicy",
-                ],
+                &["TargetGroupPolicy", "IAMAuthPolicy", "AccessLogPolicy", "VpcAssociationPolicy"],
             ),
             (
                 "networking.gke.io",
@@ -596,20 +478,14 @@ mod tests {
                     "GRPCRouteRetryPolicy",
                 ],
             ),
-            (
-                "security.istio.io",
-                &["AuthorizationPolicy", "RequestAuthentication"],
-            ),
+            ("security.istio.io", &["AuthorizationPolicy", "RequestAuthentication"]),
             ("telemetry.istio.io", &["Telemetry"]),
             ("extensions.istio.io", &["WasmPlugin", "TrafficExtension"]),
             ("networking.istio.io", &["EnvoyFilter"]),
         ];
         for (group, kinds) in expected {
             for k in *kinds {
-                assert!(
-                    c.get(&GroupKind::new(group, k)).is_some(),
-                    "{k}.{group} missing"
-                );
+                assert!(c.get(&GroupKind::new(group, k)).is_some(), "{k}.{group} missing");
             }
         }
     }

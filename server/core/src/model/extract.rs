@@ -53,24 +53,11 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
         None => String::new(),
     };
     // Kubernetes treats an empty namespace as unset; so does the workspace default.
-    let namespace =
-        meta.get("namespace").and_then(read::spanned_str).filter(|ns| !ns.value.is_empty());
+    let namespace = meta.get("namespace").and_then(read::spanned_str).filter(|ns| !ns.value.is_empty());
     let labels = read::labels(meta.get("labels"));
-    let creation_timestamp =
-        meta.get("creationTimestamp").and_then(Node::as_str).and_then(Timestamp::parse);
+    let creation_timestamp = meta.get("creationTimestamp").and_then(Node::as_str).and_then(Timestamp::parse);
     let body = read_body(root, &group, &kind.value, &labels);
-    Some(Object {
-        api_version,
-        group,
-        kind,
-        name,
-        namespace,
-        labels,
-        creation_timestamp,
-        span: root.span,
-        doc,
-        body,
-    })
+    Some(Object { api_version, group, kind, name, namespace, labels, creation_timestamp, span: root.span, doc, body })
 }
 
 fn read_body(root: &Node, group: &str, kind: &str, labels: &[(String, String)]) -> Body {
@@ -90,9 +77,7 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(String, String)]) 
         ("", "Namespace") => Body::Namespace,
         // DESIGN invariant 6: nothing below a Secret's metadata is read.
         ("", "Secret") => Body::Other(Other::default()),
-        (GATEWAY_GROUP, "ReferenceGrant") => {
-            Body::ReferenceGrant(core_kinds::reference_grant(spec()))
-        }
+        (GATEWAY_GROUP, "ReferenceGrant") => Body::ReferenceGrant(core_kinds::reference_grant(spec())),
         (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(core_kinds::crd(spec(), labels)),
         _ => Body::Other(Other { policy: policy::policy_fields(spec()) }),
     }

@@ -18,9 +18,7 @@ impl LabelSelector {
     /// Whether `labels` (sorted by key) satisfy the selector. An empty selector matches
     /// everything; an unknown operator matches nothing.
     pub fn matches(&self, labels: &[(String, String)]) -> bool {
-        let get = |k: &str| {
-            labels.binary_search_by(|(lk, _)| lk.as_str().cmp(k)).ok().map(|i| labels[i].1.as_str())
-        };
+        let get = |k: &str| labels.binary_search_by(|(lk, _)| lk.as_str().cmp(k)).ok().map(|i| labels[i].1.as_str());
         self.match_labels.iter().all(|(k, v)| get(k) == Some(v.as_str()))
             && self.match_expressions.iter().all(|e| {
                 let got = get(&e.key);

@@ -43,10 +43,7 @@ impl Object {
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.labels
-            .binary_search_by(|(k, _)| k.as_str().cmp(key))
-            .ok()
-            .map(|i| self.labels[i].1.as_str())
+        self.labels.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok().map(|i| self.labels[i].1.as_str())
     }
 }
 

@@ -73,10 +73,7 @@ spec:
     let gw = one(text);
     assert_eq!(
         gw.api_version,
-        Spanned::new(
-            "gateway.networking.k8s.io/v1".into(),
-            span_of(text, "gateway.networking.k8s.io/v1")
-        )
+        Spanned::new("gateway.networking.k8s.io/v1".into(), span_of(text, "gateway.networking.k8s.io/v1"))
     );
     assert_eq!(gw.group, "gateway.networking.k8s.io");
     assert_eq!(gw.kind, Spanned::new("Gateway".into(), span_of(text, "Gateway")));
@@ -115,10 +112,7 @@ spec:
         ar.kinds,
         vec![
             RouteGroupKind { group: None, kind: "HTTPRoute".into() },
-            RouteGroupKind {
-                group: Some("gateway.networking.k8s.io".into()),
-                kind: "GRPCRoute".into()
-            },
+            RouteGroupKind { group: Some("gateway.networking.k8s.io".into()), kind: "GRPCRoute".into() },
         ]
     );
     assert_eq!(
@@ -126,14 +120,8 @@ spec:
         Some(span_in(text, "namespaces:\n        from: Selector", "namespaces").start)
     );
     assert_eq!(g.listeners[2].allowed_routes.namespaces, FromNamespaces::All);
-    assert_eq!(
-        g.listeners[2].allowed_routes.span,
-        Some(span_of(text, "{namespaces: {from: All}}"))
-    );
-    assert_eq!(
-        g.listeners[3].allowed_routes.namespaces,
-        FromNamespaces::Unknown("Everywhere".into())
-    );
+    assert_eq!(g.listeners[2].allowed_routes.span, Some(span_of(text, "{namespaces: {from: All}}")));
+    assert_eq!(g.listeners[3].allowed_routes.namespaces, FromNamespaces::Unknown("Everywhere".into()));
 }
 
 #[test]
@@ -169,15 +157,9 @@ spec:
     assert_eq!(parent.namespace, s("infra", span_of(text, "infra")));
     assert_eq!(parent.span, span_of(text, "{name: gw, namespace: infra}"));
     assert_eq!(ls.listeners.len(), 1);
-    assert_eq!(
-        ls.listeners[0].name,
-        Spanned::new("extra-http".into(), span_of(text, "extra-http"))
-    );
+    assert_eq!(ls.listeners[0].name, Spanned::new("extra-http".into(), span_of(text, "extra-http")));
     assert_eq!(ls.listeners[0].port, Some(8080));
-    assert_eq!(
-        ls.listeners[0].span,
-        span_of(text, "{name: extra-http, port: 8080, protocol: HTTP}")
-    );
+    assert_eq!(ls.listeners[0].span, span_of(text, "{name: extra-http, port: 8080, protocol: HTTP}"));
 }
 
 #[test]
@@ -219,10 +201,7 @@ spec:
     assert_eq!(
         r.hostnames,
         vec![
-            Spanned::new(
-                "shop.example.com".into(),
-                span_in(text, "[shop.example.com", "shop.example.com")
-            ),
+            Spanned::new("shop.example.com".into(), span_in(text, "[shop.example.com", "shop.example.com")),
             Spanned::new("*.shop.example.com".into(), span_of(text, "\"*.shop.example.com\"")),
         ]
     );
@@ -245,10 +224,7 @@ spec:
     assert_eq!(b.group, s("", span_of(text, "\"\"")));
     assert_eq!(b.kind, s("Service", span_of(text, "Service")));
     assert_eq!(b.port, Some(Spanned::new(80, span_in(text, "port: 80,", "80"))));
-    assert_eq!(
-        b.span,
-        span_of(text, "{group: \"\", kind: Service, name: pay-b, port: 80, weight: 10}")
-    );
+    assert_eq!(b.span, span_of(text, "{group: \"\", kind: Service, name: pay-b, port: 80, weight: 10}"));
     assert!(!b.templated);
     let unnamed = &r.rules[1];
     assert_eq!(unnamed.name, None);
@@ -317,8 +293,7 @@ spec:
 
 #[test]
 fn namespace_object() {
-    let text =
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels:\n    team: shop\n";
+    let text = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels:\n    team: shop\n";
     let ns = one(text);
     assert_eq!(ns.body, Body::Namespace);
     assert_eq!(ns.label("team"), Some("shop"));
@@ -391,15 +366,9 @@ spec:
     assert_eq!(c.scope, CrdScope::Namespaced);
     assert_eq!(c.policy_label.as_deref(), Some("inherited"));
     assert_eq!(c.versions.len(), 2);
-    assert_eq!(
-        (c.versions[0].name.as_str(), c.versions[0].served, c.versions[0].storage),
-        ("v1alpha1", true, false)
-    );
+    assert_eq!((c.versions[0].name.as_str(), c.versions[0].served, c.versions[0].storage), ("v1alpha1", true, false));
     assert_eq!(c.versions[0].schema, None);
-    assert_eq!(
-        (c.versions[1].name.as_str(), c.versions[1].served, c.versions[1].storage),
-        ("v1", true, true)
-    );
+    assert_eq!((c.versions[1].name.as_str(), c.versions[1].served, c.versions[1].storage), ("v1", true, true));
     let schema = c.versions[1].schema.as_ref().expect("schema");
     assert_eq!(schema.get("type").and_then(Node::as_str), Some("object"));
     assert_eq!(schema.at(&["properties", "spec", "type"]).and_then(Node::as_str), Some("object"));
@@ -434,10 +403,7 @@ items:
     let got: Vec<(&str, &str, u32)> =
         objs.iter().map(|o| (o.kind.value.as_str(), o.name.value.as_str(), o.doc)).collect();
     assert_eq!(got, [("Service", "a", 0), ("HTTPRoute", "r", 0), ("Service", "b", 1)]);
-    assert_eq!(
-        objs[0].span.start,
-        span_in(text, "- apiVersion: v1\n  kind: Service", "apiVersion").start
-    );
+    assert_eq!(objs[0].span.start, span_in(text, "- apiVersion: v1\n  kind: Service", "apiVersion").start);
     assert_eq!(objs[2].span, span_of(text, "{apiVersion: v1, kind: Service, metadata: {name: b}}"));
 }
 
@@ -465,10 +431,7 @@ spec:
     let r = r.as_ref().expect("a mapping");
     assert_eq!(
         r.group,
-        s(
-            "gateway.networking.k8s.io",
-            span_in(text, "group: gateway.networking.k8s.io", "gateway.networking.k8s.io")
-        )
+        s("gateway.networking.k8s.io", span_in(text, "group: gateway.networking.k8s.io", "gateway.networking.k8s.io"))
     );
     assert_eq!(r.kind, s("HTTPRoute", span_of(text, "HTTPRoute")));
     assert_eq!(r.name, s("checkout", span_of(text, "checkout")));
@@ -507,10 +470,7 @@ spec:
     assert_eq!(list.len, 3);
     assert_eq!(list.items.len(), 2);
     assert_eq!(list.items[0].kind, s("Gateway", span_of(text, "Gateway")));
-    assert_eq!(
-        list.items[0].span,
-        span_of(text, "{group: gateway.networking.k8s.io, kind: Gateway, name: gw}")
-    );
+    assert_eq!(list.items[0].span, span_of(text, "{group: gateway.networking.k8s.io, kind: Gateway, name: gw}"));
     assert_eq!(list.items[1].group, None);
     assert_eq!(list.items[1].name, s("r", span_in(text, "name: r}", "r")));
     assert_eq!(p.refs().count(), 2);
@@ -559,10 +519,7 @@ spec:
                 span_in(text, "group: gateway.networking.k8s.io", "gateway.networking.k8s.io")
             ),
             kind: s("Gateway", span_in(text, "kind: Gateway", "Gateway")),
-            selector: LabelSelector {
-                match_labels: strs(&[("tier", "edge")]),
-                match_expressions: vec![]
-            },
+            selector: LabelSelector { match_labels: strs(&[("tier", "edge")]), match_expressions: vec![] },
             namespaces: Some(FromNamespaces::Selector(LabelSelector {
                 match_labels: strs(&[("env", "prod")]),
                 match_expressions: vec![],
@@ -607,9 +564,7 @@ spec:
     assert_eq!(null.value, "");
     assert!(null.span.is_empty(), "empty span where the value would be: {:?}", null.span);
     let after_key = span_in(text, "group:\n    kind: B", "group:").end;
-    assert!(
-        null.span.start >= after_key && null.span.start <= span_in(text, "kind: B", "kind").start
-    );
+    assert!(null.span.start >= after_key && null.span.start <= span_in(text, "kind: B", "kind").start);
     assert_eq!(items[2].group, s("", span_of(text, "core")));
     assert_eq!(items[3].group, s("", span_of(text, "~")));
     assert_eq!(items[4].group, None, "a mapping is not a group");
@@ -752,10 +707,7 @@ metadata: {name: c, creationTimestamp: null, labels: [not, a, map]}
     assert_eq!(objs.len(), 3);
     let a = &objs[0];
     assert_eq!(a.namespace, None);
-    assert_eq!(
-        a.labels,
-        strs(&[("alpha", "1"), ("dup", "second"), ("flag", "true"), ("num", "2"), ("zeta", "z")])
-    );
+    assert_eq!(a.labels, strs(&[("alpha", "1"), ("dup", "second"), ("flag", "true"), ("num", "2"), ("zeta", "z")]));
     assert_eq!(a.label("num"), Some("2"));
     assert_eq!(a.creation_timestamp, Timestamp::parse("2024-03-01T10:00:00Z"));
     assert!(a.creation_timestamp.is_some());

@@ -93,8 +93,7 @@ impl Node {
     pub fn is_null(&self) -> bool {
         match &self.kind {
             NodeKind::Scalar(s) => {
-                s.style == ScalarStyle::Plain
-                    && matches!(&*s.value, "" | "~" | "null" | "Null" | "NULL")
+                s.style == ScalarStyle::Plain && matches!(&*s.value, "" | "~" | "null" | "Null" | "NULL")
             }
             NodeKind::Missing => true,
             _ => false,
@@ -122,10 +121,7 @@ impl Node {
     /// The entry of a mapping whose key is the plain string `key` (the last one wins, as in
     /// Kubernetes' decoder).
     pub fn entry(&self, key: &str) -> Option<&Entry> {
-        self.as_mapping()?
-            .iter()
-            .rev()
-            .find(|e| e.key.as_scalar().is_some_and(|s| &*s.value == key))
+        self.as_mapping()?.iter().rev().find(|e| e.key.as_scalar().is_some_and(|s| &*s.value == key))
     }
 
     pub fn get(&self, key: &str) -> Option<&Node> {
@@ -181,13 +177,10 @@ pub fn resolve_plain(v: &str) -> serde_json::Value {
             if let Some(i) = parse_int(v) {
                 return Value::from(i);
             }
-            let looks_float = v
-                .bytes()
-                .next()
-                .is_some_and(|b| b.is_ascii_digit() || b == b'-' || b == b'+' || b == b'.')
-                && v.bytes()
-                    .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
-                && v.bytes().any(|b| b.is_ascii_digit());
+            let looks_float =
+                v.bytes().next().is_some_and(|b| b.is_ascii_digit() || b == b'-' || b == b'+' || b == b'.')
+                    && v.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
+                    && v.bytes().any(|b| b.is_ascii_digit());
             if looks_float
                 && let Ok(f) = v.parse::<f64>()
                 && let Some(n) = serde_json::Number::from_f64(f)
@@ -201,11 +194,7 @@ pub fn resolve_plain(v: &str) -> serde_json::Value {
 }
 
 fn scalar_json(s: &Scalar) -> serde_json::Value {
-    if s.style == ScalarStyle::Plain {
-        resolve_plain(&s.value)
-    } else {
-        serde_json::Value::String(s.value.to_string())
-    }
+    if s.style == ScalarStyle::Plain { resolve_plain(&s.value) } else { serde_json::Value::String(s.value.to_string()) }
 }
 
 fn key_string(n: &Node) -> String {

@@ -3,8 +3,7 @@
 
 use super::{NodeId, ParentResolution, Topology, hostnames, suggest};
 use crate::model::{
-    Body, FromNamespaces, GATEWAY_GROUP, GroupKind, Listener, ListenerSet, ParentRef, Route,
-    normalize_group,
+    Body, FromNamespaces, GATEWAY_GROUP, GroupKind, Listener, ListenerSet, ParentRef, Route, normalize_group,
 };
 use crate::workspace::{ObjId, World};
 
@@ -36,8 +35,7 @@ pub(super) fn resolve_parent(
     }
     let Some(parent) = world.lookup(&gk, Some(ns), name) else {
         let names = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
-        let suggestion =
-            suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
+        let suggestion = suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
         return ParentResolution::NotFound { suggestion };
     };
     if is_mesh {
@@ -49,11 +47,8 @@ pub(super) fn resolve_parent(
         _ => return ParentResolution::Unchecked,
     };
     let section = p.section_name.as_ref().map(|s| s.value.as_str());
-    let candidates: Vec<(usize, &Listener)> = listeners
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| section.is_none_or(|s| l.name.value == s))
-        .collect();
+    let candidates: Vec<(usize, &Listener)> =
+        listeners.iter().enumerate().filter(|(_, l)| section.is_none_or(|s| l.name.value == s)).collect();
     if candidates.is_empty() {
         return ParentResolution::SectionNotFound {
             parent,
@@ -89,13 +84,7 @@ pub(super) fn resolve_parent(
 }
 
 /// Why listener `l` (of an object in `owner_ns`) refuses the route, or `None` if it admits it.
-pub(super) fn refusal(
-    world: &World,
-    l: &Listener,
-    owner_ns: &str,
-    route_id: ObjId,
-    route: &Route,
-) -> Option<String> {
+pub(super) fn refusal(world: &World, l: &Listener, owner_ns: &str, route_id: ObjId, route: &Route) -> Option<String> {
     let route_ns = world.namespace_of(route_id).unwrap_or("");
     let lname = &l.name.value;
     match &l.allowed_routes.namespaces {
@@ -112,9 +101,11 @@ pub(super) fn refusal(
                     .match_labels
                     .iter()
                     .map(|(k, v)| format!("{k}={v}"))
-                    .chain(sel.match_expressions.iter().map(|e| {
-                        format!("{} {} [{}]", e.key, e.operator, e.values.join(", "))
-                    }))
+                    .chain(
+                        sel.match_expressions
+                            .iter()
+                            .map(|e| format!("{} {} [{}]", e.key, e.operator, e.values.join(", "))),
+                    )
                     .collect();
                 return Some(format!(
                     "listener `{lname}` only admits routes from namespaces selected by {{{}}}, and Namespace `{route_ns}` does not match",
@@ -129,9 +120,10 @@ pub(super) fn refusal(
     let kind = route.kind.kind();
     let route_group = normalize_group(&world.object(route_id).group);
     if !l.allowed_routes.kinds.is_empty() {
-        let ok = l.allowed_routes.kinds.iter().any(|k| {
-            k.kind == kind && k.group.as_deref().map(normalize_group).unwrap_or(GATEWAY_GROUP) == route_group
-        });
+        let ok =
+            l.allowed_routes.kinds.iter().any(|k| {
+                k.kind == kind && k.group.as_deref().map(normalize_group).unwrap_or(GATEWAY_GROUP) == route_group
+            });
         if !ok {
             let kinds: Vec<&str> = l.allowed_routes.kinds.iter().map(|k| k.kind.as_str()).collect();
             return Some(format!("listener `{lname}` admits only {} routes, not {kind}", kinds.join(", ")));
@@ -148,16 +140,18 @@ pub(super) fn refusal(
             return Some(format!("listener `{lname}` speaks {protocol}, which does not carry {kind}s"));
         }
     }
-    if route.kind.has_hostnames() && !route.hostnames.is_empty()
+    if route.kind.has_hostnames()
+        && !route.hostnames.is_empty()
         && let Some(h) = &l.hostname
-            && !route.hostnames.iter().any(|rh| hostnames::intersect(&h.value, &rh.value)) {
-                let hs: Vec<&str> = route.hostnames.iter().map(|h| h.value.as_str()).collect();
-                return Some(format!(
-                    "listener `{lname}` serves hostname `{}`, which matches none of the route's hostnames ({})",
-                    h.value,
-                    hs.join(", ")
-                ));
-            }
+        && !route.hostnames.iter().any(|rh| hostnames::intersect(&h.value, &rh.value))
+    {
+        let hs: Vec<&str> = route.hostnames.iter().map(|h| h.value.as_str()).collect();
+        return Some(format!(
+            "listener `{lname}` serves hostname `{}`, which matches none of the route's hostnames ({})",
+            h.value,
+            hs.join(", ")
+        ));
+    }
     None
 }
 

@@ -24,8 +24,7 @@ pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: 
         }
         let names = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
         return BackendResolution::NotFound {
-            suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str()))
-                .map(str::to_owned),
+            suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned),
         };
     };
     if ns != route_ns {
@@ -36,16 +35,13 @@ pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: 
         }
     }
     match (&world.object(target).body, b.port.as_ref()) {
-        (Body::Service(svc), Some(port)) => {
-            match svc.ports.iter().position(|p| p.port == Some(port.value)) {
-                Some(i) => BackendResolution::Found { target, port: Some(i as u32) },
-                None if svc.ports.is_empty() => BackendResolution::Found { target, port: None },
-                None => BackendResolution::PortNotFound {
-                    target,
-                    available: svc.ports.iter().filter_map(|p| p.port).collect(),
-                },
+        (Body::Service(svc), Some(port)) => match svc.ports.iter().position(|p| p.port == Some(port.value)) {
+            Some(i) => BackendResolution::Found { target, port: Some(i as u32) },
+            None if svc.ports.is_empty() => BackendResolution::Found { target, port: None },
+            None => {
+                BackendResolution::PortNotFound { target, available: svc.ports.iter().filter_map(|p| p.port).collect() }
             }
-        }
+        },
         _ => BackendResolution::Found { target, port: None },
     }
 }
@@ -68,12 +64,11 @@ pub(crate) fn grant_allows(
         let Body::ReferenceGrant(rg) = &world.object(g).body else {
             return false;
         };
-        rg.from.iter().any(|f| {
-            normalize_group(&f.group) == from.group && f.kind == from.kind && f.namespace == from_ns
-        }) && rg.to.iter().any(|t| {
-            normalize_group(&t.group) == to.group
-                && t.kind == to.kind
-                && t.name.as_deref().is_none_or(|n| n.is_empty() || n == to_name)
-        })
+        rg.from.iter().any(|f| normalize_group(&f.group) == from.group && f.kind == from.kind && f.namespace == from_ns)
+            && rg.to.iter().any(|t| {
+                normalize_group(&t.group) == to.group
+                    && t.kind == to.kind
+                    && t.name.as_deref().is_none_or(|n| n.is_empty() || n == to_name)
+            })
     })
 }

@@ -38,11 +38,8 @@ pub(super) fn build(world: &World) -> Topology {
     }
     for id in world.ids() {
         if let Body::Route(route) = &world.object(id).body {
-            let parents: Vec<ParentResolution> = route
-                .parent_refs
-                .iter()
-                .map(|p| attach::resolve_parent(world, &b.t, id, route, p))
-                .collect();
+            let parents: Vec<ParentResolution> =
+                route.parent_refs.iter().map(|p| attach::resolve_parent(world, &b.t, id, route, p)).collect();
             let route_node = b.t.object_node(id);
             for p in &parents {
                 if let ParentResolution::Attached { nodes, .. } = p {
@@ -55,11 +52,7 @@ pub(super) fn build(world: &World) -> Topology {
 
             let mut per_rule = Vec::with_capacity(route.rules.len());
             for rule in &route.rules {
-                let from = rule
-                    .name
-                    .as_ref()
-                    .and_then(|n| b.t.section_node(id, &n.value))
-                    .unwrap_or(route_node);
+                let from = rule.name.as_ref().and_then(|n| b.t.section_node(id, &n.value)).unwrap_or(route_node);
                 let mut res = Vec::with_capacity(rule.backend_refs.len());
                 for br in &rule.backend_refs {
                     let r = backends::resolve_backend(world, &b.t, id, br);

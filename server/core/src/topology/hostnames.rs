@@ -14,8 +14,7 @@ fn matches(pattern: &str, host: &str) -> bool {
     match pattern.strip_prefix('*') {
         Some(suffix) => {
             let host = host.strip_prefix('*').unwrap_or(host);
-            host.len() > suffix.len() && host.ends_with(suffix)
-                || (host.starts_with('.') && host == suffix)
+            host.len() > suffix.len() && host.ends_with(suffix) || (host.starts_with('.') && host == suffix)
         }
         None => pattern == host,
     }

@@ -59,11 +59,21 @@ pub enum ParentResolution {
 #[derive(Clone, Debug, PartialEq)]
 pub enum BackendResolution {
     /// The backend and, when the ref names a port that a Service declares, its index.
-    Found { target: ObjId, port: Option<u32> },
-    PortNotFound { target: ObjId, available: Vec<i64> },
-    NotFound { suggestion: Option<String> },
+    Found {
+        target: ObjId,
+        port: Option<u32>,
+    },
+    PortNotFound {
+        target: ObjId,
+        available: Vec<i64>,
+    },
+    NotFound {
+        suggestion: Option<String>,
+    },
     /// Cross-namespace with no ReferenceGrant admitting it.
-    NotPermitted { target: Option<ObjId> },
+    NotPermitted {
+        target: Option<ObjId>,
+    },
     /// Not a Service, templated, or otherwise not checkable.
     Unchecked,
 }
@@ -165,10 +175,12 @@ impl Topology {
 
     /// The node of a §2.1 reference, if it exists.
     pub fn find(&self, world: &World, key: &ObjectKey) -> Option<NodeId> {
-        if key.gk.is("", "Namespace") && key.section.is_none()
-            && let Some(n) = self.namespace_node(&key.name) {
-                return Some(n);
-            }
+        if key.gk.is("", "Namespace")
+            && key.section.is_none()
+            && let Some(n) = self.namespace_node(&key.name)
+        {
+            return Some(n);
+        }
         if let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), &key.name) {
             return match &key.section {
                 Some(s) => self.section_node(o, s),

@@ -51,9 +51,10 @@ impl Topology {
                 continue;
             }
             if let (Some(want), Some(ports)) = (filter, self.edge_ports.get(&(p, node)))
-                && !ports.iter().any(|q| q.is_none() || *q == Some(want)) {
-                    continue;
-                }
+                && !ports.iter().any(|q| q.is_none() || *q == Some(want))
+            {
+                continue;
+            }
             any = true;
             if out.len() >= limit {
                 return true;

@@ -3,10 +3,13 @@
 /// The candidate closest to `wanted`, if it is close enough to be a plausible typo (distance
 /// at most a third of the length, and at least one edit allowed).
 pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let max = (wanted.chars().count() / 3).max(1);
+    let len = wanted.chars().count();
+    let max = (len / 3).max(1);
     candidates
         .into_iter()
-        .filter(|c| *c != wanted)
+        // The length difference bounds the distance from below: skip hopeless candidates
+        // before paying for the full alignment.
+        .filter(|c| *c != wanted && c.len().abs_diff(wanted.len()) <= max * 4 && c.chars().count().abs_diff(len) <= max)
         .map(|c| (distance(wanted, c), c))
         .filter(|(d, _)| *d <= max)
         .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))

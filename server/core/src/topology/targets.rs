@@ -16,15 +16,30 @@ pub enum RefProblem {
     /// Fields a real API server would reject.
     Invalid(Vec<RefViolation>),
     /// The policy kind cannot target this (group, kind); `allowed` lists what it can.
-    KindNotAllowed { allowed: Vec<GroupKind> },
+    KindNotAllowed {
+        allowed: Vec<GroupKind>,
+    },
     /// `sectionName` on a target kind that the policy kind does not let name sections.
-    SectionNotSupported { gk: GroupKind },
+    SectionNotSupported {
+        gk: GroupKind,
+    },
     /// `namespace` set where the kind forbids it.
     CrossNamespaceForbidden,
     /// A cross-namespace ref with no ReferenceGrant admitting it.
-    CrossNamespaceNoGrant { namespace: String },
-    NotFound { key: ObjectKey, suggestion: Option<String>, elsewhere: Vec<String> },
-    SectionNotFound { target: ObjId, section: String, available: Vec<String>, suggestion: Option<String> },
+    CrossNamespaceNoGrant {
+        namespace: String,
+    },
+    NotFound {
+        key: ObjectKey,
+        suggestion: Option<String>,
+        elsewhere: Vec<String>,
+    },
+    SectionNotFound {
+        target: ObjId,
+        section: String,
+        available: Vec<String>,
+        suggestion: Option<String>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -98,9 +113,11 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
         let policy_ns = world.namespace_of(pid).unwrap_or("");
         for s in &sels.items {
             let Some(k) = s.kind.as_ref() else { continue };
-            let group = s.group.as_ref().map(|g| g.value.as_str()).unwrap_or(
-                kind.default_ref_group.as_deref().unwrap_or(GATEWAY_GROUP),
-            );
+            let group = s
+                .group
+                .as_ref()
+                .map(|g| g.value.as_str())
+                .unwrap_or(kind.default_ref_group.as_deref().unwrap_or(GATEWAY_GROUP));
             let gk = GroupKind::new(group, &k.value);
             for &o in world.objects_of(&gk) {
                 let ns = world.namespace_of(o).unwrap_or("");
@@ -137,7 +154,10 @@ fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields
     }
     if let Some(list) = &f.target_refs {
         if !kind.target_refs && kind.target_ref {
-            out.push((list.key_span, format!("{name} has no `targetRefs` field; use `targetRef` (a single reference)")));
+            out.push((
+                list.key_span,
+                format!("{name} has no `targetRefs` field; use `targetRef` (a single reference)"),
+            ));
         } else if !list.is_list {
             out.push((list.span, "`targetRefs` must be a list of references".into()));
         } else if list.len == 0 && !selectors {
@@ -158,9 +178,10 @@ fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields
         out.push((span, format!("{name} has no target: add {want}")));
     }
     if let Some(sels) = &f.target_selectors
-        && !kind.target_selectors {
-            out.push((sels.key_span, format!("{name} has no `targetSelectors` field")));
-        }
+        && !kind.target_selectors
+    {
+        out.push((sels.key_span, format!("{name} has no `targetSelectors` field")));
+    }
     out
 }
 
@@ -269,8 +290,8 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
         },
         None if world.is_checkable_kind(&gk) => {
             let same_ns = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
-            let suggestion = suggest::closest(&n.value, same_ns.map(|&o| world.object(o).name.value.as_str()))
-                .map(str::to_owned);
+            let suggestion =
+                suggest::closest(&n.value, same_ns.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
             let mut elsewhere: Vec<String> = world
                 .objects_of(&gk)
                 .iter()
@@ -282,8 +303,8 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             TargetResolution::Problem(NotFound { key: ObjectKey::new(gk, Some(ns), &n.value), suggestion, elsewhere })
         }
         None => {
-            let key = ObjectKey::new(gk, Some(ns), &n.value)
-                .with_section(r.section_name.as_ref().map(|s| s.value.as_str()));
+            let key =
+                ObjectKey::new(gk, Some(ns), &n.value).with_section(r.section_name.as_ref().map(|s| s.value.as_str()));
             TargetResolution::Virtual(t.ensure_virtual_node(key))
         }
     }

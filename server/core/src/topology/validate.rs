@@ -25,9 +25,16 @@ pub fn validate_ref(r: &TargetRef) -> Vec<RefViolation> {
         }
     }
     if let Some(k) = &r.kind
-        && (k.value.is_empty() || k.value.len() > 63 || !is_kind(&k.value)) {
-            bad(k, format!("`kind` `{}` is not a valid kind (letters, digits and `-`, starting with a letter, at most 63)", k.value));
-        }
+        && (k.value.is_empty() || k.value.len() > 63 || !is_kind(&k.value))
+    {
+        bad(
+            k,
+            format!(
+                "`kind` `{}` is not a valid kind (letters, digits and `-`, starting with a letter, at most 63)",
+                k.value
+            ),
+        );
+    }
     if let Some(n) = &r.name {
         if n.value.is_empty() {
             bad(n, "`name` is empty".into());
@@ -36,13 +43,15 @@ pub fn validate_ref(r: &TargetRef) -> Vec<RefViolation> {
         }
     }
     if let Some(ns) = &r.namespace
-        && (ns.value.len() > 63 || !is_dns_label(&ns.value)) {
-            bad(ns, format!("`namespace` `{}` is not a valid namespace name (lowercase DNS label)", ns.value));
-        }
+        && (ns.value.len() > 63 || !is_dns_label(&ns.value))
+    {
+        bad(ns, format!("`namespace` `{}` is not a valid namespace name (lowercase DNS label)", ns.value));
+    }
     if let Some(s) = &r.section_name
-        && (s.value.len() > 253 || !is_dns_subdomain(&s.value)) {
-            bad(s, format!("`sectionName` `{}` is not a valid section name (lowercase DNS subdomain)", s.value));
-        }
+        && (s.value.len() > 253 || !is_dns_subdomain(&s.value))
+    {
+        bad(s, format!("`sectionName` `{}` is not a valid section name (lowercase DNS subdomain)", s.value));
+    }
     out
 }
 

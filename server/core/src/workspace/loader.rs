@@ -67,10 +67,9 @@ pub fn decode(bytes: Vec<u8>) -> FileContent {
     }
     match String::from_utf8(bytes) {
         Ok(s) => FileContent::Text(s),
-        Err(e) => FileContent::Unreadable(format!(
-            "not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        )),
+        Err(e) => {
+            FileContent::Unreadable(format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+        }
     }
 }
 

@@ -73,8 +73,7 @@ pub struct World {
 
 impl World {
     pub fn build(files: Vec<Arc<SourceFile>>, config: &ConfigState) -> World {
-        let default_namespace: Arc<str> =
-            config.config.default_namespace.as_deref().unwrap_or("default").into();
+        let default_namespace: Arc<str> = config.config.default_namespace.as_deref().unwrap_or("default").into();
         let mut locs = Vec::new();
         for (fi, f) in files.iter().enumerate() {
             for oi in 0..f.objects.len() {
@@ -83,8 +82,7 @@ impl World {
         }
         let obj = |&(fi, oi): &(u32, u32)| &files[fi as usize].objects[oi as usize];
 
-        let mut cluster_scoped: HashSet<GroupKind> =
-            CLUSTER_SCOPED.iter().map(|(g, k)| GroupKind::new(g, k)).collect();
+        let mut cluster_scoped: HashSet<GroupKind> = CLUSTER_SCOPED.iter().map(|(g, k)| GroupKind::new(g, k)).collect();
         let mut crd_kinds = HashSet::new();
         for l in &locs {
             if let Body::Crd(crd) = &obj(l).body {
@@ -254,11 +252,7 @@ impl World {
     /// Labels of namespace `ns`: its Namespace object's, plus the
     /// `kubernetes.io/metadata.name` label the API server always sets.
     pub fn namespace_labels(&self, ns: &str) -> Vec<(String, String)> {
-        let mut labels = self
-            .namespace_objects
-            .get(ns)
-            .map(|&id| self.object(id).labels.clone())
-            .unwrap_or_default();
+        let mut labels = self.namespace_objects.get(ns).map(|&id| self.object(id).labels.clone()).unwrap_or_default();
         let k = "kubernetes.io/metadata.name";
         if !labels.iter().any(|(lk, _)| lk == k) {
             labels.push((k.to_owned(), ns.to_owned()));

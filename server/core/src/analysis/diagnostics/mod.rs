@@ -83,7 +83,9 @@ impl Code {
             Code::TargetNotFound => "A targetRef names no object in the workspace.",
             Code::SectionNotFound => "A sectionName names no listener, rule or port of its target.",
             Code::TargetKindNotAllowed => "The policy kind cannot target that kind.",
-            Code::CrossNamespaceTarget => "A ref crosses namespaces where the kind forbids it or no ReferenceGrant admits it.",
+            Code::CrossNamespaceTarget => {
+                "A ref crosses namespaces where the kind forbids it or no ReferenceGrant admits it."
+            }
             Code::InvalidTargetRef => "A ref field breaks the Gateway API validation.",
             Code::TargetRefFields => "targetRef/targetRefs are both set, missing, empty or too many.",
             Code::DuplicateTargetRef => "The same ref appears twice in one policy.",

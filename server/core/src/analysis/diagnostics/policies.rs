@@ -20,9 +20,14 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
         }
         for (dup, first) in &res.duplicates {
             out.push(
-                Diagnostic::new(file, *dup, Code::DuplicateTargetRef, "this reference repeats an earlier one; remove it")
-                    .related(file, *first, "the first reference")
-                    .object(world, pid),
+                Diagnostic::new(
+                    file,
+                    *dup,
+                    Code::DuplicateTargetRef,
+                    "this reference repeats an earlier one; remove it",
+                )
+                .related(file, *first, "the first reference")
+                .object(world, pid),
             );
         }
         for (r, resolution) in other.policy.refs().zip(&res.refs) {
@@ -101,9 +106,14 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
                     }
                     let mut d = Diagnostic::new(file, name_span, Code::TargetNotFound, msg).fix(suggestion.clone());
                     if let Some(s) = suggestion
-                        && let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), s) {
-                            d = d.related(&world.file_of(o).path, world.object(o).name.span, format!("`{s}` is defined here"));
-                        }
+                        && let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), s)
+                    {
+                        d = d.related(
+                            &world.file_of(o).path,
+                            world.object(o).name.span,
+                            format!("`{s}` is defined here"),
+                        );
+                    }
                     vec![d]
                 }
                 RefProblem::SectionNotFound { target, section, available, suggestion } => {

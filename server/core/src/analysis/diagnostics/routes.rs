@@ -16,14 +16,12 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
                 ParentResolution::Attached { .. } | ParentResolution::Unchecked => continue,
                 ParentResolution::NotFound { suggestion } => {
                     let kind = p.kind.as_ref().map_or("Gateway", |k| k.value.as_str());
-                    let ns = p
-                        .namespace
-                        .as_ref()
-                        .map(|n| n.value.as_str())
-                        .or(world.namespace_of(rid))
-                        .unwrap_or("");
+                    let ns = p.namespace.as_ref().map(|n| n.value.as_str()).or(world.namespace_of(rid)).unwrap_or("");
                     let name = p.name.as_ref().map_or("", |n| n.value.as_str());
-                    let gk = GroupKind::new(p.group.as_ref().map_or("gateway.networking.k8s.io", |g| g.value.as_str()), kind);
+                    let gk = GroupKind::new(
+                        p.group.as_ref().map_or("gateway.networking.k8s.io", |g| g.value.as_str()),
+                        kind,
+                    );
                     let mut msg = format!("{gk}/{ns}/{name} does not exist");
                     if let Some(s) = suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
@@ -46,11 +44,7 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
                         .fix(suggestion)
                 }
                 ParentResolution::Refused { parent, reasons } => {
-                    let msg = format!(
-                        "{} does not admit this route: {}",
-                        world.key(*parent),
-                        reasons.join("; ")
-                    );
+                    let msg = format!("{} does not admit this route: {}", world.key(*parent), reasons.join("; "));
                     let mut d = Diagnostic::new(file, name_span, Code::RouteNotAllowed, msg);
                     d = with_listener_locations(world, *parent, p.section_name.as_ref().map(|s| s.value.as_str()), d);
                     d

@@ -174,7 +174,12 @@ spec:
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(d[0].code.as_str(), "target-kind-not-allowed");
     assert_eq!(snap.source("policy.yaml").map(|s| s.slice(d[0].span)), Some("HTTPRoute"));
-    assert!(d[0].message.starts_with("ClientTrafficPolicy.gateway.envoyproxy.io cannot target HTTPRoute; it can target `Gateway`"), "{}", d[0].message);
+    assert!(
+        d[0].message
+            .starts_with("ClientTrafficPolicy.gateway.envoyproxy.io cannot target HTTPRoute; it can target `Gateway`"),
+        "{}",
+        d[0].message
+    );
 }
 
 #[test]

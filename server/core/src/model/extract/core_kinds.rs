@@ -3,9 +3,7 @@
 use std::sync::Arc;
 
 use super::read;
-use crate::model::{
-    Crd, CrdScope, CrdVersion, GrantFrom, GrantTo, ReferenceGrant, Service, ServicePort,
-};
+use crate::model::{Crd, CrdScope, CrdVersion, GrantFrom, GrantTo, ReferenceGrant, Service, ServicePort};
 use crate::syntax::Node;
 
 const POLICY_LABEL: &str = "gateway.networking.k8s.io/policy";
@@ -54,20 +52,15 @@ pub(super) fn reference_grant(spec: Option<&Node>) -> ReferenceGrant {
 }
 
 pub(super) fn crd(spec: Option<&Node>, labels: &[(String, String)]) -> Crd {
-    let text = |path: &[&str]| {
-        spec.and_then(|s| s.at(path)).and_then(Node::as_str).map(str::to_owned).unwrap_or_default()
-    };
-    let policy_label = labels
-        .binary_search_by(|(k, _)| k.as_str().cmp(POLICY_LABEL))
-        .ok()
-        .map(|i| labels[i].1.clone());
+    let text =
+        |path: &[&str]| spec.and_then(|s| s.at(path)).and_then(Node::as_str).map(str::to_owned).unwrap_or_default();
+    let policy_label = labels.binary_search_by(|(k, _)| k.as_str().cmp(POLICY_LABEL)).ok().map(|i| labels[i].1.clone());
     let scope = match spec.and_then(|s| s.get("scope")).and_then(Node::as_str) {
         Some("Cluster") => CrdScope::Cluster,
         _ => CrdScope::Namespaced,
     };
     // apiextensions v1beta1 kept one schema for all versions in `spec.validation`.
-    let shared_schema =
-        spec.and_then(|s| s.at(&["validation", "openAPIV3Schema"])).map(|n| Arc::new(n.clone()));
+    let shared_schema = spec.and_then(|s| s.at(&["validation", "openAPIV3Schema"])).map(|n| Arc::new(n.clone()));
     let mut versions: Vec<CrdVersion> = read::mappings(spec.and_then(|s| s.get("versions")))
         .filter_map(|v| {
             Some(CrdVersion {
@@ -84,12 +77,7 @@ pub(super) fn crd(spec: Option<&Node>, labels: &[(String, String)]) -> Crd {
     if versions.is_empty() {
         // v1beta1 also allowed a lone `spec.version`.
         if let Some(name) = spec.and_then(|s| s.get("version")).and_then(Node::as_str) {
-            versions.push(CrdVersion {
-                name: name.to_owned(),
-                served: true,
-                storage: true,
-                schema: shared_schema,
-            });
+            versions.push(CrdVersion { name: name.to_owned(), served: true, storage: true, schema: shared_schema });
         }
     }
     Crd {

@@ -48,10 +48,7 @@ fn target_selector(item: &Node) -> TargetSelector {
         group: item.get("group").and_then(read::group_value),
         kind: item.get("kind").and_then(read::spanned_str),
         selector: read::label_selector(item),
-        namespaces: item
-            .get("namespaces")
-            .filter(|n| n.as_mapping().is_some())
-            .map(read::from_namespaces),
+        namespaces: item.get("namespaces").filter(|n| n.as_mapping().is_some()).map(read::from_namespaces),
         span: item.span,
     }
 }

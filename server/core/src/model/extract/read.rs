@@ -53,9 +53,7 @@ pub(super) fn mappings(node: Option<&Node>) -> impl Iterator<Item = &Node> {
 pub(super) fn group_value(node: &Node) -> Option<Spanned<String>> {
     match &node.kind {
         NodeKind::Scalar(s) if s.templated => Some(Spanned::new(s.value.to_string(), node.span)),
-        NodeKind::Scalar(_) | NodeKind::Missing if node.is_null() => {
-            Some(Spanned::new(String::new(), node.span))
-        }
+        NodeKind::Scalar(_) | NodeKind::Missing if node.is_null() => Some(Spanned::new(String::new(), node.span)),
         NodeKind::Scalar(s) if &*s.value == "core" => Some(Spanned::new(String::new(), node.span)),
         NodeKind::Scalar(s) => Some(Spanned::new(s.value.to_string(), node.span)),
         _ => None,
@@ -100,10 +98,7 @@ pub(super) fn label_selector(node: &Node) -> LabelSelector {
             let key = e.get("key")?.as_str()?.to_owned();
             // A missing operator stays "", which matches nothing: safer than dropping the term.
             let operator = str_at(Some(e), "operator").unwrap_or_default().to_owned();
-            let values = seq(e.get("values"))
-                .iter()
-                .filter_map(|v| scalar_text(v).map(str::to_owned))
-                .collect();
+            let values = seq(e.get("values")).iter().filter_map(|v| scalar_text(v).map(str::to_owned)).collect();
             Some(LabelExpr { key, operator, values })
         })
         .collect();
@@ -119,9 +114,9 @@ pub(super) fn from_namespaces(namespaces: &Node) -> FromNamespaces {
     match from.as_str() {
         Some("Same") => FromNamespaces::Same,
         Some("All") => FromNamespaces::All,
-        Some("Selector") => FromNamespaces::Selector(
-            namespaces.get("selector").map(label_selector).unwrap_or_default(),
-        ),
+        Some("Selector") => {
+            FromNamespaces::Selector(namespaces.get("selector").map(label_selector).unwrap_or_default())
+        }
         Some(other) => FromNamespaces::Unknown(other.to_owned()),
         None => FromNamespaces::Unknown(String::new()),
     }
