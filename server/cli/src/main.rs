@@ -1,7 +1,10 @@
 //! The `policylens` binary: argument parsing and output formats over the core engine.
 
 mod check;
+mod explain;
+mod graph;
 mod load;
+mod status;
 mod style;
 
 use std::path::PathBuf;
@@ -20,6 +23,14 @@ struct Cli {
 enum Command {
     /// Report broken targetRefs, parentRefs, backendRefs and YAML errors.
     Check(CheckArgs),
+    /// Show the effective policies at a target, per path, with the policy behind every field.
+    Explain(ExplainArgs),
+    /// Show the computed status of every policy (Accepted, Enforced, ...) and what it affects.
+    Status(StatusArgs),
+    /// Draw the topology with its policies (Graphviz dot or Mermaid).
+    Graph(GraphArgs),
+    /// Run the language server over stdio.
+    Serve(ServeArgs),
 }
 
 #[derive(clap::Args)]
@@ -52,10 +63,66 @@ struct CheckArgs {
     color: style::ColorChoice,
 }
 
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Accepted and ignored: stdio is the only transport (clients pass it by habit).
+    #[arg(long)]
+    stdio: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReportFormat {
+    Human,
+    Json,
+}
+
+#[derive(clap::Args)]
+struct ExplainArgs {
+    #[command(flatten)]
+    common: Common,
+    /// The target: `Kind[.group]/[namespace/]name[#section]`, e.g. `HTTPRoute/shop/checkout#pay`.
+    #[arg(long)]
+    target: String,
+    #[arg(long, value_enum, default_value = "human")]
+    format: ReportFormat,
+    /// Colour in human output: auto, always, never.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: style::ColorChoice,
+}
+
+#[derive(clap::Args)]
+struct StatusArgs {
+    #[command(flatten)]
+    common: Common,
+    #[arg(long, value_enum, default_value = "human")]
+    format: ReportFormat,
+    /// Colour in human output: auto, always, never.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: style::ColorChoice,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum GraphFormat {
+    Dot,
+    Mermaid,
+}
+
+#[derive(clap::Args)]
+struct GraphArgs {
+    #[command(flatten)]
+    common: Common,
+    #[arg(long, value_enum, default_value = "dot")]
+    format: GraphFormat,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Explain(args) => explain::run(args),
+        Command::Status(args) => status::run(args),
+        Command::Graph(args) => graph::run(args),
+        Command::Serve(_) => return policylens_lsp::serve(),
     };
     match result {
         Ok(code) => code,

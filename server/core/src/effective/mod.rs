@@ -3,12 +3,43 @@
 //! established policy's strategy, every leaf carrying its provenance; and the status of every
 //! policy (§5.1).
 //!
+//! [`EffectiveIndex`] is computed once per snapshot (`Snapshot::effective()`): every policy's
+//! spec proper, and its status over all contexts. [`explain`] answers for one target from it.
 //! The report types serialise to the CLI's JSON contracts (DESIGN §2.2); the language server
 //! returns the same JSON from its custom requests.
+
+mod contexts;
+mod explain;
+mod fold;
+mod listmap;
+mod order;
+mod provenance;
+mod semantics;
+mod shadow;
+mod spec;
+mod status;
+mod strategy;
+
+pub use explain::explain;
+pub use provenance::Origin;
+pub use spec::UnknownStrategy;
+pub use status::{Enforcement, PolicyStatus, PolicyStatusReport, Reason, StatusReport, origin_label};
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::catalog::Strategy;
+use crate::model::{Body, GroupKind};
+use crate::topology::{Node, NodeId, PathLimit};
+use crate::workspace::{ObjId, World};
+
+use contexts::{Folder, KindPlan};
+use fold::Outcome;
+use listmap::SchemaNode;
+use spec::PolicySpec;
+use status::Agg;
 
 /// `explain --format json`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -16,6 +47,9 @@ pub struct Explanation {
     pub target: String,
     pub group: String,
     pub policies: Vec<KindExplanation>,
+    /// The path enumeration hit its limit: some paths are missing.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -33,17 +67,199 @@ pub struct Context {
     pub provenance: Vec<Provenance>,
     /// Every policy of the kind attached along the path, least specific first.
     pub policies: Vec<String>,
+    /// The policies that lost something here, and to whom.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lost: Vec<Loss>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Provenance {
     /// JSON pointer into `effective`.
     pub field: String,
     pub policy: String,
     #[serde(serialize_with = "strategy_str")]
     pub strategy: Strategy,
+    /// The value is the target's own (a field the kind shadows): the most specific default.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub from_target: bool,
+}
+
+/// A policy that lost all or part of its spec in one context.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Loss {
+    pub policy: String,
+    /// `Conflicted`, `Overridden` (nothing survives here) or `PartiallyOverridden`.
+    pub outcome: &'static str,
+    /// Who holds what it lost.
+    pub by: Vec<String>,
+    /// Why: `conflict`, `replaced`, `overridden`, `section-wins`, `patched`, `protected`,
+    /// `older-wins`, `target-value`.
+    pub because: Vec<&'static str>,
 }
 
 fn strategy_str<S: serde::Serializer>(s: &Strategy, ser: S) -> Result<S::Ok, S::Error> {
     ser.serialize_str(s.as_str())
+}
+
+/// Everything effective-policy related for one snapshot.
+#[derive(Debug, Default)]
+pub struct EffectiveIndex {
+    specs: HashMap<ObjId, PolicySpec>,
+    plans: HashMap<GroupKind, KindPlan>,
+    schemas: HashMap<GroupKind, SchemaNode>,
+    statuses: HashMap<ObjId, PolicyStatus>,
+    affected: HashMap<NodeId, Vec<ObjId>>,
+    /// Some node had more distinct contexts than the path limit.
+    pub truncated: bool,
+    pub stats: EffectiveStats,
+}
+
+/// What building the index took, for `--stats` and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EffectiveStats {
+    /// (kind, effective target) pairs.
+    pub targets: usize,
+    /// (kind, effective target, distinct signature) triples: the contexts statuses are made of.
+    pub contexts: usize,
+    /// Folds computed (each extends a shorter one by one node's policies, or starts afresh).
+    pub folds: usize,
+}
+
+impl EffectiveIndex {
+    pub fn build(world: &World) -> EffectiveIndex {
+        Self::build_with(world, PathLimit::default())
+    }
+
+    pub fn build_with(world: &World, limit: PathLimit) -> EffectiveIndex {
+        let schemas = listmap::schema_indexes(world);
+        let mut specs = HashMap::with_capacity(world.policies.len());
+        let mut pre = HashMap::new();
+        for &pid in &world.policies {
+            let Some(kind) = world.policy_kind(pid) else { continue };
+            let rules = semantics::rules(kind);
+            let node = match &world.object(pid).body {
+                Body::Other(o) => o.policy.spec.as_deref(),
+                _ => None,
+            };
+            let spec = spec::extract(pid, kind, &rules, node, schemas.get(&kind.gk));
+            if let Some(r) = status::pre_reason(world, pid, &spec) {
+                pre.insert(pid, r);
+            }
+            specs.insert(pid, spec);
+        }
+
+        let mut plans: HashMap<GroupKind, KindPlan> = HashMap::new();
+        for (node, pols) in world.topology.attached_nodes() {
+            for &p in pols {
+                if pre.contains_key(&p) || !specs.contains_key(&p) {
+                    continue;
+                }
+                let Some(kind) = world.policy_kind(p) else { continue };
+                let plan = plans.entry(kind.gk.clone()).or_insert_with(|| KindPlan {
+                    kind: kind.clone(),
+                    rules: semantics::rules(kind),
+                    attached: HashMap::new(),
+                    namespaces: HashMap::new(),
+                });
+                plan.attached.entry(node).or_default().push(p);
+                if let Node::Namespace(ns) = world.topology.node(node) {
+                    plan.namespaces.insert(ns.clone(), node);
+                }
+            }
+        }
+        for plan in plans.values_mut() {
+            for list in plan.attached.values_mut() {
+                order::sort(world, list);
+            }
+        }
+        let ns_objects = namespace_objects(world, &plans);
+
+        let mut index = EffectiveIndex { specs, plans: HashMap::new(), schemas, ..EffectiveIndex::default() };
+        let mut aggs: HashMap<ObjId, Agg> = HashMap::new();
+        let mut affected: HashMap<NodeId, Vec<ObjId>> = HashMap::new();
+        let mut truncated_any = false;
+        let mut stats = EffectiveStats::default();
+        let mut kinds: Vec<&GroupKind> = plans.keys().collect();
+        kinds.sort();
+        let mut json = shadow::ObjectJson::default();
+        let mut scratch = contexts::Scratch::new(world);
+        for gk in kinds {
+            let Some(plan) = plans.get(gk) else { continue };
+            let schema = index.schemas.get(gk);
+            let folder = Folder::new(world, plan, &index.specs, schema);
+            let truncated = contexts::visit(&folder, &mut scratch, &ns_objects, limit, &mut |target, ctxs| {
+                stats.targets += 1;
+                stats.contexts += ctxs.len();
+                let values = shadow::target_values(world, &plan.kind, target, &mut json);
+                for ctx in ctxs {
+                    let shadowed;
+                    let outs: &[Outcome] = if values.is_empty() {
+                        folder.outcomes(&ctx.folded, &ctx.sig)
+                    } else {
+                        let mut f2 = ctx.folded.fold.clone();
+                        if let Some(o) = shadow::target_object(world, target) {
+                            shadow::apply(&mut f2, o, &values, &plan.rules, schema);
+                        }
+                        let inputs = plan.inputs(&ctx.sig, &index.specs);
+                        shadowed = fold::outcomes(&f2, &inputs, plan.rules.additive);
+                        &shadowed
+                    };
+                    for o in outs {
+                        aggs.entry(o.policy).or_default().add(target, &ctx.sig, o);
+                        if o.kept_any() {
+                            let v = affected.entry(target).or_default();
+                            if !v.contains(&o.policy) {
+                                v.push(o.policy);
+                            }
+                        }
+                    }
+                }
+            });
+            truncated_any |= truncated;
+            stats.folds += folder.folds();
+        }
+        for &pid in &world.policies {
+            let unknown = index.specs.get(&pid).and_then(|s| s.unknown_strategy.clone());
+            let st = status::finish(pre.get(&pid).copied(), aggs.remove(&pid), unknown);
+            index.statuses.insert(pid, st);
+        }
+        index.plans = plans;
+        index.affected = affected;
+        index.truncated = truncated_any;
+        index.stats = stats;
+        index
+    }
+
+    pub fn status(&self, policy: ObjId) -> Option<&PolicyStatus> {
+        self.statuses.get(&policy)
+    }
+
+    /// Policies with something in effect at an effective target.
+    pub fn affecting(&self, target: NodeId) -> &[ObjId] {
+        self.affected.get(&target).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// `status --format json`.
+    pub fn report(&self, world: &World) -> StatusReport {
+        status::report(world, &self.statuses, self.truncated)
+    }
+}
+
+/// Objects of every namespace some policy targets.
+fn namespace_objects(world: &World, plans: &HashMap<GroupKind, KindPlan>) -> HashMap<Arc<str>, Vec<ObjId>> {
+    let wanted: HashMap<&str, &Arc<str>> =
+        plans.values().flat_map(|p| p.namespaces.keys()).map(|k| (&**k, k)).collect();
+    let mut out: HashMap<Arc<str>, Vec<ObjId>> = HashMap::new();
+    if wanted.is_empty() {
+        return out;
+    }
+    for id in world.ids() {
+        if let Some(ns) = world.namespace_of(id)
+            && let Some(k) = wanted.get(ns)
+        {
+            out.entry((*k).clone()).or_default().push(id);
+        }
+    }
+    out
 }

@@ -16,6 +16,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::analysis::diagnostics::{self, Diagnostic};
 use crate::catalog::{Config, ConfigError, load_config};
+use crate::effective::EffectiveIndex;
 
 /// The workspace config in force, with the file it came from.
 #[derive(Clone, Debug, Default)]
@@ -61,10 +62,8 @@ impl Workspace {
     /// Adds or replaces many files, parsing them in parallel.
     pub fn set_files(&mut self, files: Vec<(String, String)>) {
         use rayon::prelude::*;
-        let parsed: Vec<SourceFile> = files
-            .into_par_iter()
-            .map(|(path, text)| SourceFile::parse(path.into(), text.into()))
-            .collect();
+        let parsed: Vec<SourceFile> =
+            files.into_par_iter().map(|(path, text)| SourceFile::parse(path.into(), text.into())).collect();
         let map = Arc::make_mut(&mut self.files);
         for f in parsed {
             map.insert(f.path.clone(), Arc::new(f));
@@ -110,6 +109,7 @@ impl Workspace {
                 files: self.files.clone(),
                 config: self.config.clone(),
                 world: OnceLock::new(),
+                effective: OnceLock::new(),
                 diagnostics: OnceLock::new(),
             }),
         };
@@ -129,6 +129,7 @@ struct SnapshotInner {
     files: Arc<BTreeMap<Arc<str>, Arc<SourceFile>>>,
     config: Arc<ConfigState>,
     world: OnceLock<Arc<World>>,
+    effective: OnceLock<Arc<EffectiveIndex>>,
     diagnostics: OnceLock<Arc<BTreeMap<Arc<str>, Vec<Diagnostic>>>>,
 }
 
@@ -155,9 +156,15 @@ impl Snapshot {
 
     /// The semantic model: objects, catalog, topology.
     pub fn world(&self) -> &Arc<World> {
-        self.inner.world.get_or_init(|| {
-            Arc::new(World::build(self.inner.files.values().cloned().collect(), &self.inner.config))
-        })
+        self.inner
+            .world
+            .get_or_init(|| Arc::new(World::build(self.inner.files.values().cloned().collect(), &self.inner.config)))
+    }
+
+    /// Effective policies and the status of every policy (computed once, shared by check,
+    /// status, explain and the language server).
+    pub fn effective(&self) -> &Arc<EffectiveIndex> {
+        self.inner.effective.get_or_init(|| Arc::new(EffectiveIndex::build(self.world())))
     }
 
     /// Every diagnostic of the workspace, by file path (files without any are absent).

@@ -18,8 +18,10 @@ use crate::from_proto;
 use crate::state::{Ctx, Shared};
 use crate::to_proto;
 
-/// Long enough to coalesce a burst of keystrokes, short enough to feel immediate.
-const DEBOUNCE: Duration = Duration::from_millis(40);
+/// A short pause after the first change of a burst. Bursts longer than this coalesce anyway:
+/// changes that arrive while diagnostics are computed are folded into the next computation
+/// (the watch channel keeps only "changed"), so the last state is never dropped.
+const DEBOUNCE: Duration = Duration::from_millis(2);
 
 /// A stable id for a set of diagnostics: equal sets get equal ids, so a pull of an unchanged
 /// file is answered `unchanged`.

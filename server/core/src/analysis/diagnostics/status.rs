@@ -58,7 +58,7 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
                     file,
                     name_span,
                     Code::Overridden,
-                    format!("nothing `{me}` sets is in effect: everything is superseded by {}", list(&by)),
+                    format!("nothing `{me}` sets is in effect: everything is superseded by {by}"),
                 );
                 out.push(related(world, d, &st.superseded_by).object(world, pid));
             }
@@ -69,8 +69,7 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
                     name_span,
                     Code::PartiallyOverridden,
                     format!(
-                        "`{me}` is superseded in part (some fields, or on some paths) by {}; it is still in effect on {} of the {} effective targets it reaches",
-                        list(&by),
+                        "`{me}` is superseded in part (some fields, or on some paths) by {by}; it is still in effect on {} of the {} effective targets it reaches",
                         st.affects.len(),
                         st.reached
                     ),
@@ -85,18 +84,29 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
     }
 }
 
-fn names(world: &World, origins: &[Origin]) -> Vec<String> {
-    origins
+/// At most this many superseding objects are named in a message or given as related
+/// locations (a Gateway-wide policy can be superseded by hundreds of route policies).
+const MAX_NAMED: usize = 8;
+
+/// `` `a`, `b` `` and, past [`MAX_NAMED`], "and N more".
+fn names(world: &World, origins: &[Origin]) -> String {
+    let shown: Vec<String> = origins
         .iter()
+        .take(MAX_NAMED)
         .map(|&o| match o {
             Origin::Policy(_) => origin_label(world, o),
             Origin::Target(_) => format!("{} (its own value)", origin_label(world, o)),
         })
-        .collect()
+        .collect();
+    let mut s = list(&shown);
+    if origins.len() > MAX_NAMED {
+        s.push_str(&format!(" and {} more", origins.len() - MAX_NAMED));
+    }
+    s
 }
 
 fn related(world: &World, mut d: Diagnostic, origins: &[Origin]) -> Diagnostic {
-    for &o in origins {
+    for &o in origins.iter().take(MAX_NAMED) {
         let (Origin::Policy(id) | Origin::Target(id)) = o;
         let f = &world.file_of(id).path;
         let msg = match o {

@@ -1,0 +1,250 @@
+//! `policylens explain --target REF`: the effective policies at a target, per path, with the
+//! policy and strategy behind every field, and the policies that lost.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use policylens_core::effective::{Context, Explanation, Loss, explain};
+use policylens_core::model::ObjectKey;
+use policylens_core::topology::{NodeId, PathLimit, suggest};
+use policylens_core::workspace::World;
+use serde_json::Value;
+
+use crate::style::Style;
+use crate::{ExplainArgs, ReportFormat, load};
+
+/// Kinds written without a group that live in the core group.
+pub fn is_core_kind(kind: &str) -> bool {
+    matches!(kind, "Service" | "Namespace" | "Pod" | "ConfigMap" | "Secret" | "Endpoints" | "ServiceAccount" | "Node")
+}
+
+pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
+    let loaded = load::load(&args.common)?;
+    let snap = &loaded.snapshot;
+    let world = snap.world();
+    let Some(key) = ObjectKey::parse(&args.target, is_core_kind) else {
+        eprintln!(
+            "policylens: `{}` is not a reference; write `Kind[.group]/[namespace/]name[#section]`, e.g. `HTTPRoute/shop/checkout#pay`",
+            args.target
+        );
+        return Ok(ExitCode::from(2));
+    };
+    let Some(node) = find(world, &key) else {
+        let mut msg = format!("policylens: `{key}` is not in the workspace");
+        if let Some(s) = did_you_mean(world, &args.target) {
+            let _ = write!(msg, "; did you mean `{s}`?");
+        }
+        eprintln!("{msg}");
+        return Ok(ExitCode::from(2));
+    };
+    let index_start = Instant::now();
+    let index = snap.effective();
+    let index_ms = index_start.elapsed().as_secs_f64() * 1000.0;
+    let start = Instant::now();
+    let ex = explain(world, index, node, PathLimit::default());
+    let explain_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let text = match args.format {
+        ReportFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&ex).map_err(|e| e.to_string())?;
+            s.push('\n');
+            s
+        }
+        ReportFormat::Human => render(&ex, Style::new(args.color)),
+    };
+    std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    if args.common.stats {
+        eprintln!("stats: load+parse {:.1} ms, index {:.1} ms, explain {:.2} ms", loaded.load_ms, index_ms, explain_ms);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The node of a reference; a namespaced kind written without a namespace is looked up in the
+/// default namespace.
+pub fn find(world: &World, key: &ObjectKey) -> Option<NodeId> {
+    let t = &world.topology;
+    t.find(world, key).or_else(|| {
+        if key.namespace.is_some() {
+            return None;
+        }
+        let mut k = key.clone();
+        k.namespace = Some(world.default_namespace.to_string());
+        t.find(world, &k)
+    })
+}
+
+fn did_you_mean(world: &World, wanted: &str) -> Option<String> {
+    let t = &world.topology;
+    let keys: Vec<String> = (0..t.node_count() as u32).map(|i| t.node_key(world, NodeId(i)).to_string()).collect();
+    suggest::closest(wanted, keys.iter().map(String::as_str)).map(str::to_owned)
+}
+
+pub fn render(ex: &Explanation, st: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", st.bold(&ex.target));
+    if ex.policies.is_empty() {
+        let _ = writeln!(out, "\nno policy reaches it");
+    }
+    for k in &ex.policies {
+        let _ = writeln!(out, "\n{}", st.bold(&k.kind));
+        for c in &k.contexts {
+            render_context(&mut out, c, st);
+        }
+    }
+    if ex.truncated {
+        let _ = writeln!(out, "\n(more paths exist than the path limit; some are not shown)");
+    }
+    out
+}
+
+fn render_context(out: &mut String, c: &Context, st: Style) {
+    let _ = writeln!(out, "  {}", st.dim(&format!("path: {}", c.path.join(" > "))));
+    if c.provenance.is_empty() {
+        let _ = writeln!(out, "    {}", st.dim("(empty)"));
+    }
+    let mut lines: Vec<(String, Option<String>)> = Vec::new();
+    yaml_lines(&c.effective, "", 4, c, &mut lines);
+    let width = lines.iter().filter(|(_, a)| a.is_some()).map(|(l, _)| l.chars().count()).max().unwrap_or(0).min(60);
+    for (l, a) in lines {
+        match a {
+            Some(a) => {
+                let pad = width.saturating_sub(l.chars().count());
+                let _ = writeln!(out, "{l}{}  {}", " ".repeat(pad), st.dim(&format!("# {a}")));
+            }
+            None => {
+                let _ = writeln!(out, "{l}");
+            }
+        }
+    }
+    if !c.lost.is_empty() {
+        let _ = writeln!(out, "    {}", st.dim("lost:"));
+        for l in &c.lost {
+            let _ = writeln!(out, "      {}", loss_line(l));
+        }
+    }
+}
+
+fn annotation(c: &Context, pointer: &str) -> Option<String> {
+    let p = c.provenance.iter().find(|p| p.field == pointer)?;
+    Some(if p.from_target {
+        format!("{} (its own value; the most specific default)", p.policy)
+    } else {
+        format!("{} ({})", p.policy, p.strategy.as_str())
+    })
+}
+
+/// The effective spec as block YAML, one line per leaf with its annotation.
+fn yaml_lines(v: &Value, pointer: &str, indent: usize, c: &Context, out: &mut Vec<(String, Option<String>)>) {
+    let pad = " ".repeat(indent);
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                let p = format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1"));
+                let key = scalar_text(&Value::String(k.clone()));
+                match annotation(c, &p) {
+                    Some(a) => out.push((format!("{pad}{key}: {}", flow(child)), Some(a))),
+                    None if is_block(child) => {
+                        out.push((format!("{pad}{key}:"), None));
+                        yaml_lines(child, &p, indent + 2, c, out);
+                    }
+                    None => out.push((format!("{pad}{key}: {}", flow(child)), None)),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let p = format!("{pointer}/{i}");
+                match annotation(c, &p) {
+                    Some(a) => out.push((format!("{pad}- {}", flow(item)), Some(a))),
+                    None if is_block(item) => {
+                        // A list-map item: its first field on the dash line.
+                        let mut sub = Vec::new();
+                        yaml_lines(item, &p, indent + 2, c, &mut sub);
+                        for (j, (l, a)) in sub.into_iter().enumerate() {
+                            let l = if j == 0 { format!("{pad}- {}", l.trim_start()) } else { l };
+                            out.push((l, a));
+                        }
+                    }
+                    None => out.push((format!("{pad}- {}", flow(item)), None)),
+                }
+            }
+        }
+        other => out.push((format!("{pad}{}", flow(other)), annotation(c, pointer))),
+    }
+}
+
+fn is_block(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => !m.is_empty(),
+        Value::Array(a) => a.iter().any(|i| matches!(i, Value::Object(m) if !m.is_empty())),
+        _ => false,
+    }
+}
+
+/// A value on one line: flow style for collections (JSON is valid YAML flow).
+fn flow(v: &Value) -> String {
+    match v {
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(flow).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        Value::Object(m) => {
+            let parts: Vec<String> =
+                m.iter().map(|(k, v)| format!("{}: {}", scalar_text(&Value::String(k.clone())), flow(v))).collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        other => scalar_text(other),
+    }
+}
+
+/// A scalar as YAML: plain when it reads back as the same string, quoted otherwise.
+fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => {
+            let plain = !s.is_empty()
+                && !reads_as_other_type(s)
+                && !s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`~ ".contains(c))
+                && !s.contains(": ")
+                && !s.contains(" #")
+                && !s.ends_with([':', ' '])
+                && !s.contains(['\n', '\t', ',', '[', ']', '{', '}']);
+            if plain { s.clone() } else { serde_json::to_string(s).unwrap_or_default() }
+        }
+        Value::Null => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Plain scalars YAML would read as null, a boolean or a number.
+fn reads_as_other_type(s: &str) -> bool {
+    matches!(s, "~" | "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE")
+        || s.parse::<f64>().is_ok()
+        || s.starts_with("0x")
+        || s.starts_with("0o")
+        || s.starts_with('.')
+}
+
+fn loss_line(l: &Loss) -> String {
+    let what = match l.outcome {
+        "Conflicted" => "conflicted with",
+        "Overridden" => "overridden by",
+        _ => "partly superseded by",
+    };
+    let why: Vec<&str> = l.because.iter().map(|b| because_text(b)).collect();
+    format!("{}: {what} {} ({})", l.policy, l.by.join(", "), why.join("; "))
+}
+
+fn because_text(code: &str) -> &'static str {
+    match code {
+        "conflict" => "None strategy: on the same target the older policy wins and the other is rejected",
+        "replaced" => "atomic defaults: a more specific policy replaced the whole spec",
+        "overridden" => "atomic overrides: a less specific policy wins whole",
+        "section-wins" => "a policy on the section beats the one on the whole object",
+        "patched" => "a more specific or overriding policy set these fields",
+        "protected" => "an override above holds these fields",
+        "older-wins" => "on the same target the older policy (then the first by name) holds these fields",
+        "target-value" => "the target sets these fields itself",
+        _ => "superseded",
+    }
+}

@@ -1,0 +1,798 @@
+//! Contexts: which policies of a kind meet on the paths to each effective target.
+//!
+//! A path's *signature* is the list of its nodes that carry policies of the kind, least
+//! specific first, with a Namespace node inserted right above the first object of the path
+//! that lives in that namespace (DESIGN §4.3). The fold depends on nothing else, so paths with
+//! one signature share one fold, and the number of folds is the number of distinct
+//! signatures, not of paths.
+//!
+//! Signatures are pushed down the DAG once per kind, in topological order, over the part of
+//! the DAG that matters: below the policies' targets and above the kind's effective targets.
+//! Each node keeps the distinct signatures that reach it (capped by [`PathLimit`]); a node
+//! that adds nothing shares its parent's set.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
+
+use super::fold::{self, Fold, Input, Outcome};
+use super::listmap::SchemaNode;
+use super::semantics::Rules;
+use super::spec::PolicySpec;
+use crate::catalog::{PolicyClass, PolicyKind};
+use crate::model::Body;
+use crate::topology::{BackendResolution, Node, NodeId, PathLimit, Topology};
+use crate::workspace::{ObjId, World};
+
+pub type Sig = Arc<[NodeId]>;
+
+/// What the computation needs to know about one policy kind.
+#[derive(Debug)]
+pub struct KindPlan {
+    pub kind: Arc<PolicyKind>,
+    pub rules: Rules,
+    /// Policies of the kind that take part (accepted so far), per node, in fold order.
+    pub attached: HashMap<NodeId, Vec<ObjId>>,
+    /// Namespaces whose Namespace node carries policies of the kind.
+    pub namespaces: HashMap<Arc<str>, NodeId>,
+}
+
+impl KindPlan {
+    pub fn is_direct(&self) -> bool {
+        self.kind.class == PolicyClass::Direct
+    }
+
+    /// The fold input of a signature. A policy attached at several nodes of one path counts
+    /// once, at its most specific target.
+    pub fn inputs<'a>(&self, sig: &[NodeId], specs: &'a HashMap<ObjId, PolicySpec>) -> Vec<Input<'a>> {
+        let mut out: Vec<Input<'a>> = Vec::new();
+        for (level, n) in sig.iter().enumerate() {
+            for &p in self.attached.get(n).map(Vec::as_slice).unwrap_or(&[]) {
+                let Some(spec) = specs.get(&p) else { continue };
+                out.retain(|i| i.policy != p);
+                out.push(Input { level: level as u32, policy: p, spec });
+            }
+        }
+        out
+    }
+
+    /// Signature and displayed path (with Namespace levels) of one path.
+    pub fn path_signature(&self, world: &World, path: &[NodeId]) -> (Vec<NodeId>, Vec<NodeId>) {
+        let t = &world.topology;
+        if self.is_direct() {
+            let target = path.last().copied();
+            let sig = target.map(|n| self.direct_signature(t, n)).unwrap_or_default();
+            return (sig, path.to_vec());
+        }
+        let mut sig = Vec::new();
+        let mut shown = Vec::with_capacity(path.len() + 1);
+        for &n in path {
+            if let Some(ns_node) = self.namespace_above(world, n)
+                && !shown.contains(&ns_node)
+            {
+                shown.push(ns_node);
+                sig.push(ns_node);
+            }
+            shown.push(n);
+            if self.attached.contains_key(&n) {
+                sig.push(n);
+            }
+        }
+        (sig, shown)
+    }
+
+    /// The Namespace node (with policies of the kind) of an object node's namespace.
+    fn namespace_above(&self, world: &World, n: NodeId) -> Option<NodeId> {
+        if self.namespaces.is_empty() {
+            return None;
+        }
+        match world.topology.node(n) {
+            Node::Object(o) => world.namespace_of(*o).and_then(|ns| self.namespaces.get(ns).copied()),
+            _ => None,
+        }
+    }
+
+    /// Direct kinds act only where they are attached: the target's object and, for a section,
+    /// the section (which beats the whole object).
+    pub fn direct_signature(&self, t: &Topology, target: NodeId) -> Vec<NodeId> {
+        let mut sig = Vec::new();
+        if let Node::Section(o, _) = t.node(target) {
+            let obj = t.object_node(*o);
+            if self.attached.contains_key(&obj) {
+                sig.push(obj);
+            }
+        }
+        if self.attached.contains_key(&target) {
+            sig.push(target);
+        }
+        sig
+    }
+}
+
+/// Whether an object's node is itself an effective target when its kind is one: routes with
+/// an unnamed rule, Services with an unnamed port, objects without sections. Named sections
+/// are the effective targets otherwise.
+fn whole_object_counts(world: &World, o: ObjId) -> bool {
+    match &world.object(o).body {
+        Body::Gateway(g) => g.listeners.is_empty(),
+        Body::ListenerSet(ls) => ls.listeners.is_empty(),
+        Body::Route(r) => r.rules.is_empty() || r.rules.iter().any(|r| r.name.is_none()),
+        Body::Service(s) => s.ports.is_empty() || s.ports.iter().any(|p| p.name.is_none()),
+        _ => true,
+    }
+}
+
+/// The section nodes of an object, in order.
+pub fn sections_of(t: &Topology, o: ObjId) -> Vec<NodeId> {
+    t.children(t.object_node(o))
+        .iter()
+        .copied()
+        .filter(|&c| matches!(t.node(c), Node::Section(x, _) if *x == o))
+        .collect()
+}
+
+/// Whether `n` is an effective target of an Inherited kind.
+pub fn is_effective(world: &World, kind: &PolicyKind, n: NodeId) -> bool {
+    let t = &world.topology;
+    if kind.effective_targets.is_empty() && kind.effective_target.is_none() {
+        return t.children(n).is_empty() && !matches!(t.node(n), Node::Namespace(_));
+    }
+    // Compared field by field: this runs for every node below every policy.
+    let is = |group: &str, k: &str| {
+        kind.effective_targets.iter().chain(kind.effective_target.iter()).any(|g| g.group == group && g.kind == k)
+    };
+    match t.node(n) {
+        Node::Object(o) => {
+            let ob = world.object(*o);
+            is(&ob.group, &ob.kind.value) && whole_object_counts(world, *o)
+        }
+        Node::Section(o, _) => {
+            let ob = world.object(*o);
+            is(&ob.group, &ob.kind.value)
+        }
+        Node::Virtual(k) => is(&k.gk.group, &k.gk.kind),
+        Node::Namespace(_) => false,
+    }
+}
+
+/// Depth of a node's level in the hierarchy: GatewayClass 0, Gateway 1, listener 2, ListenerSet 2,
+/// its listeners 3, route 4, rule 5, backend 6, port 7.
+fn rank(world: &World, n: NodeId) -> u8 {
+    let of = |o: ObjId| match &world.object(o).body {
+        Body::GatewayClass(_) => 0,
+        Body::Gateway(_) => 1,
+        Body::ListenerSet(_) => 2,
+        Body::Route(_) => 4,
+        _ => 6,
+    };
+    match world.topology.node(n) {
+        Node::Object(o) => of(*o),
+        Node::Section(o, _) => of(*o) + 1,
+        Node::Namespace(_) => 0,
+        Node::Virtual(_) => 6,
+    }
+}
+
+/// The deepest level an effective target of the kind can be at (`u8::MAX`: any, for kinds that
+/// act at the leaves).
+fn max_rank(kind: &PolicyKind) -> u8 {
+    let mut max = None;
+    for g in kind.effective_targets.iter().chain(kind.effective_target.iter()) {
+        let r = match g.kind.as_str() {
+            "GatewayClass" => 0,
+            "Gateway" => 2,
+            "ListenerSet" | "XListenerSet" => 3,
+            k if k.ends_with("Route") => 5,
+            _ => 7,
+        };
+        max = Some(max.map_or(r, |m: u8| m.max(r)));
+    }
+    max.unwrap_or(u8::MAX)
+}
+
+/// The effective targets of a Direct policy attached at `n`.
+pub fn direct_effective(world: &World, n: NodeId) -> Vec<NodeId> {
+    let t = &world.topology;
+    match t.node(n) {
+        Node::Object(o) => {
+            let mut v = sections_of(t, *o);
+            if v.is_empty() || whole_object_counts(world, *o) {
+                v.insert(0, n);
+            }
+            v
+        }
+        _ => vec![n],
+    }
+}
+
+/// A context: the signature of some paths and its fold.
+#[derive(Clone)]
+pub struct Ctx {
+    pub sig: Sig,
+    pub folded: Arc<Folded>,
+}
+
+/// A fold and, computed on first use, what every policy got out of it.
+pub struct Folded {
+    pub fold: Fold,
+    outcomes: OnceLock<Vec<Outcome>>,
+}
+
+/// Folds signatures for one kind, extending a prefix's fold by the policies of the next
+/// nodes instead of starting over.
+pub struct Folder<'a> {
+    pub world: &'a World,
+    pub plan: &'a KindPlan,
+    pub specs: &'a HashMap<ObjId, PolicySpec>,
+    pub schema: Option<&'a SchemaNode>,
+    /// Policies attached at more than one node: a path through two of them folds the policy
+    /// once, at the most specific (so it cannot be folded incrementally).
+    multi: HashSet<ObjId>,
+    folds: std::cell::Cell<usize>,
+}
+
+impl<'a> Folder<'a> {
+    pub fn new(
+        world: &'a World,
+        plan: &'a KindPlan,
+        specs: &'a HashMap<ObjId, PolicySpec>,
+        schema: Option<&'a SchemaNode>,
+    ) -> Self {
+        let mut seen = HashSet::new();
+        let mut multi = HashSet::new();
+        for list in plan.attached.values() {
+            for &p in list {
+                if !seen.insert(p) {
+                    multi.insert(p);
+                }
+            }
+        }
+        Folder { world, plan, specs, schema, multi, folds: std::cell::Cell::new(0) }
+    }
+
+    /// How many folds this folder computed.
+    pub fn folds(&self) -> usize {
+        self.folds.get()
+    }
+
+    pub fn full(&self, sig: &[NodeId]) -> Folded {
+        self.folds.set(self.folds.get() + 1);
+        let inputs = self.plan.inputs(sig, self.specs);
+        let label = |id: ObjId| self.world.key(id).to_string();
+        Folded { fold: fold::fold(&inputs, &self.plan.rules, self.schema, &label), outcomes: OnceLock::new() }
+    }
+
+    /// The fold of `sig`, given the fold of its first `from` nodes.
+    fn extend(&self, base: &Fold, sig: &[NodeId], from: usize) -> Folded {
+        let incremental = !self.plan.rules.additive
+            && (self.multi.is_empty()
+                || !sig
+                    .iter()
+                    .flat_map(|n| self.plan.attached.get(n).into_iter().flatten())
+                    .any(|p| self.multi.contains(p)));
+        if !incremental {
+            return self.full(sig);
+        }
+        self.folds.set(self.folds.get() + 1);
+        let mut f = base.fork();
+        for (level, n) in sig.iter().enumerate().skip(from) {
+            for &p in self.plan.attached.get(n).map(Vec::as_slice).unwrap_or(&[]) {
+                if let Some(spec) = self.specs.get(&p) {
+                    f.push(&Input { level: level as u32, policy: p, spec }, &self.plan.rules, self.schema);
+                }
+            }
+        }
+        Folded { fold: f, outcomes: OnceLock::new() }
+    }
+
+    pub fn outcomes<'f>(&self, folded: &'f Folded, sig: &[NodeId]) -> &'f [Outcome] {
+        folded.outcomes.get_or_init(|| {
+            let inputs = self.plan.inputs(sig, self.specs);
+            fold::outcomes(&folded.fold, &inputs, self.plan.rules.additive)
+        })
+    }
+}
+
+/// Calls `visit` with every effective target of the kind and its distinct contexts. Returns
+/// whether some node had more contexts than `limit` (the rest are left out).
+pub fn visit(
+    folder: &Folder<'_>,
+    scratch: &mut Scratch,
+    ns_objects: &HashMap<Arc<str>, Vec<ObjId>>,
+    limit: PathLimit,
+    visit: &mut dyn FnMut(NodeId, &[Ctx]),
+) -> bool {
+    let (world, plan) = (folder.world, folder.plan);
+    let t = &world.topology;
+    if plan.is_direct() {
+        let mut seen = HashSet::new();
+        let mut memo: HashMap<Sig, Arc<Folded>> = HashMap::new();
+        let mut nodes: Vec<NodeId> = plan.attached.keys().copied().collect();
+        nodes.sort();
+        for a in nodes {
+            for e in direct_effective(world, a) {
+                if seen.insert(e) {
+                    let sig: Sig = plan.direct_signature(t, e).into();
+                    let folded = memo.entry(sig.clone()).or_insert_with(|| Arc::new(folder.full(&sig))).clone();
+                    visit(e, &[Ctx { sig, folded }]);
+                }
+            }
+        }
+        return false;
+    }
+    Propagation::new(folder, scratch, ns_objects, limit).run(visit)
+}
+
+/// Per-node working memory shared by every kind of one build: reset only where a kind wrote,
+/// so that a kind with a few policies costs what its region costs, not the whole DAG.
+pub struct Scratch {
+    rank: Vec<u8>,
+    is_port: Vec<bool>,
+    below: Vec<bool>,
+    needed: Vec<bool>,
+    effective: Vec<bool>,
+    done: Vec<bool>,
+    remaining: Vec<u32>,
+    indeg: Vec<u32>,
+    sets: Vec<Option<CtxSet>>,
+}
+
+impl Scratch {
+    pub fn new(world: &World) -> Scratch {
+        let count = world.topology.node_count();
+        let ids = (0..count as u32).map(NodeId);
+        Scratch {
+            rank: ids.clone().map(|n| rank(world, n)).collect(),
+            is_port: ids.map(|n| service_port(world, n).is_some()).collect(),
+            below: vec![false; count],
+            needed: vec![false; count],
+            effective: vec![false; count],
+            done: vec![false; count],
+            remaining: vec![0; count],
+            indeg: vec![0; count],
+            sets: vec![None; count],
+        }
+    }
+
+    fn reset(&mut self, touched: &[NodeId]) {
+        for n in touched {
+            let i = n.0 as usize;
+            self.below[i] = false;
+            self.needed[i] = false;
+            self.effective[i] = false;
+            self.done[i] = false;
+            self.remaining[i] = 0;
+            self.indeg[i] = 0;
+            self.sets[i] = None;
+        }
+    }
+}
+
+struct Propagation<'a, 'f> {
+    folder: &'a Folder<'f>,
+    world: &'a World,
+    t: &'a Topology,
+    plan: &'a KindPlan,
+    limit: usize,
+    /// `below`: below a policy's target (or in a policy's namespace); `needed`: also above (or
+    /// at) an effective target; `sets`: the contexts reaching a node, kept until every node
+    /// that reads them is done (`remaining` readers).
+    s: &'a mut Scratch,
+    /// Every node marked `below` (the nodes to reset).
+    touched: Vec<NodeId>,
+    empty: CtxSet,
+    truncated: bool,
+}
+
+type CtxSet = Arc<Vec<Ctx>>;
+
+impl<'a, 'f> Propagation<'a, 'f> {
+    fn new(
+        folder: &'a Folder<'f>,
+        s: &'a mut Scratch,
+        ns_objects: &HashMap<Arc<str>, Vec<ObjId>>,
+        limit: PathLimit,
+    ) -> Self {
+        let (world, plan) = (folder.world, folder.plan);
+        let t = &world.topology;
+        let mut queue: Vec<NodeId> = Vec::new();
+        let seed = |n: NodeId, below: &mut Vec<bool>, queue: &mut Vec<NodeId>| {
+            if !below[n.0 as usize] {
+                below[n.0 as usize] = true;
+                queue.push(n);
+            }
+        };
+        for &n in plan.attached.keys() {
+            if !matches!(t.node(n), Node::Namespace(_)) {
+                seed(n, &mut s.below, &mut queue);
+            }
+        }
+        for ns in plan.namespaces.keys() {
+            for &o in ns_objects.get(ns).map(Vec::as_slice).unwrap_or(&[]) {
+                seed(t.object_node(o), &mut s.below, &mut queue);
+            }
+        }
+        // Nothing below the deepest effective level matters (a route policy's walk stops at
+        // the routes' backends), except routes under a Service (mesh).
+        let max = max_rank(&plan.kind);
+        let mut i = 0;
+        while i < queue.len() {
+            for &c in t.children(queue[i]) {
+                if s.rank[c.0 as usize] <= max || t.children(c).iter().any(|&g| s.rank[g.0 as usize] <= max) {
+                    seed(c, &mut s.below, &mut queue);
+                }
+            }
+            i += 1;
+        }
+        let mut up: Vec<NodeId> = Vec::new();
+        for &n in &queue {
+            if is_effective(world, &plan.kind, n) {
+                s.effective[n.0 as usize] = true;
+                s.needed[n.0 as usize] = true;
+                up.push(n);
+            }
+        }
+        let mut i = 0;
+        while i < up.len() {
+            for &p in t.parents(up[i]) {
+                if s.below[p.0 as usize] && !s.needed[p.0 as usize] {
+                    s.needed[p.0 as usize] = true;
+                    up.push(p);
+                }
+            }
+            i += 1;
+        }
+        // Who reads each node's contexts: its needed children and, for a Service's needed
+        // ports, the ports too (they read the Service's parents directly).
+        for &n in &up {
+            if s.is_port[n.0 as usize]
+                && let Some(&svc) = t.parents(n).first()
+            {
+                for &q in t.parents(svc) {
+                    if s.needed[q.0 as usize] {
+                        s.remaining[q.0 as usize] += 1;
+                    }
+                }
+            }
+            for &p in t.parents(n) {
+                if s.needed[p.0 as usize] {
+                    s.remaining[p.0 as usize] += 1;
+                }
+            }
+        }
+        let empty = Arc::new(vec![Ctx {
+            sig: Sig::from(Vec::new()),
+            folded: Arc::new(Folded { fold: Fold::new(), outcomes: OnceLock::new() }),
+        }]);
+        Propagation { folder, world, t, plan, limit: limit.0.max(1), s, touched: queue, empty, truncated: false }
+    }
+
+    fn run(mut self, visit: &mut dyn FnMut(NodeId, &[Ctx])) -> bool {
+        let t = self.t;
+        let mut ready = Vec::new();
+        for &n in &self.touched {
+            let i = n.0 as usize;
+            if self.s.needed[i] {
+                self.s.indeg[i] = t.parents(n).iter().filter(|p| self.s.needed[p.0 as usize]).count() as u32;
+                if self.s.indeg[i] == 0 {
+                    ready.push(n);
+                }
+            }
+        }
+        // Depth first (a stack), so that contexts are freed soon after they are made.
+        while let Some(n) = ready.pop() {
+            let i = n.0 as usize;
+            let set = self.node_set(n);
+            if self.s.effective[i] {
+                visit(n, &set);
+            }
+            self.s.done[i] = true;
+            if self.s.remaining[i] > 0 {
+                self.s.sets[i] = Some(set);
+            }
+            self.release_readers_of(n);
+            for &c in t.children(n) {
+                let ci = c.0 as usize;
+                if self.s.needed[ci] {
+                    self.s.indeg[ci] -= 1;
+                    if self.s.indeg[ci] == 0 {
+                        ready.push(c);
+                    }
+                }
+            }
+        }
+        // On a cycle (a mesh route whose backend is its parent): enumerate paths.
+        let pending: Vec<NodeId> = self
+            .touched
+            .iter()
+            .copied()
+            .filter(|n| {
+                let i = n.0 as usize;
+                self.s.needed[i] && self.s.effective[i] && !self.s.done[i]
+            })
+            .collect();
+        for n in pending {
+            let set = self.by_paths(n);
+            visit(n, &set);
+        }
+        let touched = std::mem::take(&mut self.touched);
+        self.s.reset(&touched);
+        self.truncated
+    }
+
+    /// `n` is done: the nodes whose contexts it read may be freed once all their readers are.
+    fn release_readers_of(&mut self, n: NodeId) {
+        let t = self.t;
+        let release = |p: NodeId, s: &mut Scratch| {
+            let i = p.0 as usize;
+            if s.needed[i] {
+                s.remaining[i] = s.remaining[i].saturating_sub(1);
+                if s.remaining[i] == 0 {
+                    s.sets[i] = None;
+                }
+            }
+        };
+        if self.s.is_port[n.0 as usize]
+            && let Some(&svc) = t.parents(n).first()
+        {
+            for &q in t.parents(svc) {
+                release(q, self.s);
+            }
+        }
+        for &p in t.parents(n) {
+            release(p, self.s);
+        }
+    }
+
+    fn set_of(&self, p: NodeId) -> CtxSet {
+        if self.s.needed[p.0 as usize] {
+            self.s.sets[p.0 as usize].clone().unwrap_or_else(|| self.empty.clone())
+        } else {
+            self.empty.clone()
+        }
+    }
+
+    fn node_set(&mut self, n: NodeId) -> CtxSet {
+        let t = self.t;
+        // A Service port: only the paths whose backendRef uses the port (as `paths_to`).
+        if let Some((svc, port)) = self.s.is_port[n.0 as usize].then(|| service_port(self.world, n)).flatten() {
+            let s_node = t.object_node(svc);
+            let admitted: Vec<NodeId> =
+                t.parents(s_node).iter().copied().filter(|&q| admits(self.world, q, svc, port)).collect();
+            let mut sets: Vec<CtxSet> = admitted.iter().map(|&q| self.set_of(q)).collect();
+            if sets.is_empty() {
+                sets.push(self.empty.clone());
+            }
+            let above = self.union(sets);
+            let at_service = self.extend(&above, s_node);
+            return self.extend(&at_service, n);
+        }
+        let parents = t.parents(n);
+        let mut sets: Vec<CtxSet> =
+            parents.iter().filter(|p| self.s.needed[p.0 as usize]).map(|&p| self.set_of(p)).collect();
+        if parents.iter().any(|p| !self.s.needed[p.0 as usize]) || parents.is_empty() {
+            sets.push(self.empty.clone());
+        }
+        let merged = self.union(sets);
+        self.extend(&merged, n)
+    }
+
+    fn union(&mut self, mut sets: Vec<CtxSet>) -> CtxSet {
+        if sets.len() == 1 {
+            return sets.pop().unwrap_or_else(|| self.empty.clone());
+        }
+        let total: usize = sets.iter().map(|s| s.len()).sum::<usize>().min(self.limit);
+        let mut seen: HashSet<Sig> = HashSet::with_capacity(total);
+        let mut out = Vec::with_capacity(total);
+        for s in &sets {
+            for ctx in s.iter() {
+                if seen.contains(&ctx.sig) {
+                    continue;
+                }
+                if out.len() >= self.limit {
+                    self.truncated = true;
+                    break;
+                }
+                seen.insert(ctx.sig.clone());
+                out.push(ctx.clone());
+            }
+        }
+        Arc::new(out)
+    }
+
+    /// Adds what node `n` contributes to every context (its Namespace level, itself).
+    fn extend(&self, set: &CtxSet, n: NodeId) -> CtxSet {
+        let ns = self.plan.namespace_above(self.world, n);
+        let here = self.plan.attached.contains_key(&n);
+        if ns.is_none() && !here {
+            return set.clone();
+        }
+        let mut seen: HashSet<Sig> = HashSet::new();
+        let mut out = Vec::with_capacity(set.len());
+        for ctx in set.iter() {
+            let mut v: Vec<NodeId> = Vec::with_capacity(ctx.sig.len() + 2);
+            v.extend_from_slice(&ctx.sig);
+            if let Some(ns) = ns
+                && !v.contains(&ns)
+            {
+                v.push(ns);
+            }
+            if here {
+                v.push(n);
+            }
+            if v.len() == ctx.sig.len() {
+                out.push(ctx.clone());
+                continue;
+            }
+            let sig: Sig = v.into();
+            if seen.insert(sig.clone()) {
+                let folded = Arc::new(self.folder.extend(&ctx.folded.fold, &sig, ctx.sig.len()));
+                out.push(Ctx { sig, folded });
+            }
+        }
+        Arc::new(out)
+    }
+
+    fn by_paths(&mut self, n: NodeId) -> Vec<Ctx> {
+        let (paths, truncated) = self.t.paths_to(self.world, n, PathLimit(self.limit));
+        self.truncated |= truncated;
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for p in paths {
+            let (sig, _) = self.plan.path_signature(self.world, &p);
+            let s: Sig = sig.into();
+            if seen.insert(s.clone()) {
+                let folded = Arc::new(self.folder.full(&s));
+                out.push(Ctx { sig: s, folded });
+            }
+        }
+        out
+    }
+}
+
+/// A Service port section: the Service and the port number.
+pub fn service_port(world: &World, n: NodeId) -> Option<(ObjId, Option<i64>)> {
+    match world.topology.node(n) {
+        Node::Section(o, i) => match &world.object(*o).body {
+            Body::Service(s) => Some((*o, s.ports.get(*i as usize).and_then(|p| p.port))),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether the edge from `q` into Service `svc` carries `port` (a backendRef naming that port
+/// or none), as `Topology::paths_to` filters them. Parents that are not routes always pass.
+fn admits(world: &World, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
+    let t = &world.topology;
+    let Some(want) = port else { return true };
+    let (route, section) = match t.node(q) {
+        Node::Object(r) => (*r, None),
+        Node::Section(r, i) => (*r, Some(*i)),
+        _ => return true,
+    };
+    let (Body::Route(r), Some(per_rule)) = (&world.object(route).body, t.backend_refs.get(&route)) else {
+        return true;
+    };
+    for (j, rule) in r.rules.iter().enumerate() {
+        // The node the rule's backend edges start from (as the topology builds them).
+        let from = rule.name.as_ref().and_then(|n| t.section_node(route, &n.value));
+        let rule_is_q = match section {
+            Some(_) => from == Some(q),
+            None => from.is_none(),
+        };
+        if !rule_is_q {
+            continue;
+        }
+        for (br, res) in rule.backend_refs.iter().zip(per_rule.get(j).map(Vec::as_slice).unwrap_or(&[])) {
+            if matches!(res, BackendResolution::Found { target, .. } if *target == svc) {
+                let p = br.port.as_ref().map(|p| p.value);
+                if p.is_none() || p == Some(want) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::Workspace;
+
+    const CONFIG: &str = "\
+policyKinds:
+  - group: example.com
+    kind: DeepPolicy
+    class: Inherited
+    targets:
+      - {group: \"\", kind: Namespace}
+      - {group: gateway.networking.k8s.io, kind: Gateway, sectionName: true}
+      - {group: gateway.networking.k8s.io, kind: HTTPRoute, sectionName: true}
+      - {group: \"\", kind: Service, sectionName: true}
+    effectiveTarget: {group: \"\", kind: Service}
+  - group: example.com
+    kind: RoutePolicy
+    class: Inherited
+    targets:
+      - {group: gateway.networking.k8s.io, kind: Gateway, sectionName: true}
+      - {group: gateway.networking.k8s.io, kind: HTTPRoute, sectionName: true}
+    effectiveTarget: {group: gateway.networking.k8s.io, kind: HTTPRoute}
+";
+
+    fn policy(kind: &str, name: &str, ns: &str, target: &str) -> String {
+        let (tk, rest) = target.split_once('/').unwrap_or(("", ""));
+        let (tname, section) = match rest.split_once('#') {
+            Some((n, s)) => (n, format!(", sectionName: {s}")),
+            None => (rest, String::new()),
+        };
+        let group = if matches!(tk, "Service" | "Namespace") { "\"\"" } else { "gateway.networking.k8s.io" };
+        format!(
+            "apiVersion: example.com/v1\nkind: {kind}\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  targetRefs:\n    - {{group: {group}, kind: {tk}, name: {tname}{section}}}\n  defaults: {{strategy: patch, {name}: 1}}\n"
+        )
+    }
+
+    /// Contexts pushed down the DAG are exactly the signatures of the enumerated paths.
+    #[test]
+    fn effective_contexts_propagation_matches_paths() {
+        let mut docs: Vec<String> = Vec::new();
+        for g in 0..3 {
+            docs.push(format!("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {{name: g{g}, namespace: infra}}\nspec:\n  gatewayClassName: c\n  listeners:\n    - {{name: a, port: 80, protocol: HTTP, allowedRoutes: {{namespaces: {{from: All}}}}}}\n    - {{name: b, port: 81, protocol: HTTP, allowedRoutes: {{namespaces: {{from: All}}}}}}\n"));
+        }
+        for r in 0..4 {
+            let parents: Vec<String> =
+                (0..3).filter(|g| (g + r) % 3 != 0).map(|g| format!("{{name: g{g}, namespace: infra}}")).collect();
+            docs.push(format!(
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{name: r{r}, namespace: app}}\nspec:\n  parentRefs: [{}]\n  rules:\n    - name: x\n      backendRefs: [{{name: s{}, port: 80}}, {{name: s2, port: 90}}]\n    - backendRefs: [{{name: s{}}}]\n",
+                parents.join(", "),
+                r % 2,
+                (r + 1) % 3
+            ));
+        }
+        // A mesh route: its parent is a Service, its backend another.
+        docs.push("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: mesh, namespace: app}\nspec:\n  parentRefs: [{group: \"\", kind: Service, name: s0}]\n  rules:\n    - backendRefs: [{name: s1}]\n".into());
+        // A cycle: a mesh route whose parent is also its backend.
+        docs.push("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: loop, namespace: app}\nspec:\n  parentRefs: [{group: \"\", kind: Service, name: s2}]\n  rules:\n    - backendRefs: [{name: s2, port: 80}]\n".into());
+        for s in 0..3 {
+            docs.push(format!("apiVersion: v1\nkind: Service\nmetadata: {{name: s{s}, namespace: app}}\nspec:\n  ports: [{{name: http, port: 80}}, {{name: alt, port: 90}}]\n"));
+        }
+        docs.push("apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n".into());
+        for (name, ns, target) in [
+            ("nsapp", "app", "Namespace/app"),
+            ("g0", "infra", "Gateway/g0"),
+            ("g1a", "infra", "Gateway/g1#a"),
+            ("r1", "app", "HTTPRoute/r1"),
+            ("r2x", "app", "HTTPRoute/r2#x"),
+            ("s1", "app", "Service/s1"),
+            ("s2alt", "app", "Service/s2#alt"),
+        ] {
+            docs.push(policy("DeepPolicy", name, ns, target));
+            if !target.starts_with("Service") && !target.starts_with("Namespace") {
+                docs.push(policy("RoutePolicy", name, ns, target));
+            }
+        }
+        let mut ws = Workspace::new();
+        ws.set_config(Some(".policylens.yaml"), CONFIG);
+        ws.set_file("a.yaml", docs.join("---\n"));
+        let snap = ws.snapshot();
+        let world = snap.world();
+        let index = snap.effective();
+        assert_eq!(index.plans.len(), 2);
+        let ns_objects = super::super::namespace_objects(world, &index.plans);
+        for plan in index.plans.values() {
+            let folder = Folder::new(world, plan, &index.specs, None);
+            let mut checked = 0;
+            visit(&folder, &mut Scratch::new(world), &ns_objects, PathLimit::default(), &mut |target, ctxs| {
+                let mut got: Vec<Vec<NodeId>> = ctxs.iter().map(|c| c.sig.to_vec()).collect();
+                got.sort();
+                let (paths, _) = world.topology.paths_to(world, target, PathLimit::default());
+                let mut want: Vec<Vec<NodeId>> = paths.iter().map(|p| plan.path_signature(world, p).0).collect();
+                want.sort();
+                want.dedup();
+                assert_eq!(got, want, "{} at {}", plan.kind.gk, world.topology.node_key(world, target));
+                checked += 1;
+            });
+            assert!(checked >= 6, "{}: {checked} targets", plan.kind.gk);
+        }
+    }
+}

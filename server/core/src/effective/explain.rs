@@ -1,0 +1,119 @@
+//! `explain`: every policy kind reaching one target, the effective policy per path with the
+//! provenance of every leaf, and the policies that lost.
+
+use std::collections::{HashMap, HashSet};
+
+use super::contexts::{Folder, KindPlan, Sig, is_effective};
+use super::fold::{Fate, Fold, Outcome, outcomes};
+use super::provenance::{Origin, leaf_rows};
+use super::status::origin_label;
+use super::{Context, EffectiveIndex, Explanation, KindExplanation, Loss, Provenance, shadow};
+use crate::topology::{NodeId, PathLimit};
+use crate::workspace::World;
+
+pub fn explain(world: &World, index: &EffectiveIndex, target: NodeId, limit: PathLimit) -> Explanation {
+    let t = &world.topology;
+    let key = t.node_key(world, target);
+    let (paths, truncated) = t.paths_to(world, target, limit);
+    let on_paths: HashSet<NodeId> = paths.iter().flatten().copied().collect();
+    let mut json = shadow::ObjectJson::default();
+
+    let mut plans: Vec<&KindPlan> = index
+        .plans
+        .values()
+        .filter(|plan| {
+            if plan.is_direct() {
+                return !plan.direct_signature(t, target).is_empty();
+            }
+            on_paths.iter().any(|n| plan.attached.contains_key(n))
+                || (!plan.namespaces.is_empty() && paths.iter().any(|p| !plan.path_signature(world, p).0.is_empty()))
+                || !shadow::target_values(world, &plan.kind, target, &mut json).is_empty()
+        })
+        .collect();
+    plans.sort_by_key(|p| p.kind.gk.to_string());
+
+    let target_obj = shadow::target_object(world, target);
+    let mut names: HashMap<NodeId, String> = HashMap::new();
+    let mut kinds = Vec::with_capacity(plans.len());
+    for plan in plans {
+        let schema = index.schemas.get(&plan.kind.gk);
+        let values = shadow::target_values(world, &plan.kind, target, &mut json);
+        let folder = Folder::new(world, plan, &index.specs, schema);
+        // Paths with one signature share one fold and one context body; only the path differs.
+        let mut bodies: HashMap<Sig, Context> = HashMap::new();
+        let mut effective_nodes: HashMap<NodeId, bool> = HashMap::new();
+        let mut contexts = Vec::with_capacity(paths.len());
+        for path in &paths {
+            // Below one of the kind's effective targets (a Service behind a route, for a route
+            // policy) the kind changes nothing.
+            let below_effective = !plan.is_direct()
+                && path.split_last().is_some_and(|(_, above)| {
+                    above
+                        .iter()
+                        .any(|&n| *effective_nodes.entry(n).or_insert_with(|| is_effective(world, &plan.kind, n)))
+                });
+            if below_effective {
+                continue;
+            }
+            let (sig, shown) = plan.path_signature(world, path);
+            if sig.is_empty() && values.is_empty() {
+                // No policy of the kind on this path.
+                continue;
+            }
+            let sig: Sig = sig.into();
+            let body = bodies.entry(sig.clone()).or_insert_with(|| {
+                let mut f = folder.full(&sig).fold;
+                if let (false, Some(o)) = (values.is_empty(), target_obj) {
+                    shadow::apply(&mut f, o, &values, &plan.rules, schema);
+                }
+                let inputs = plan.inputs(&sig, &index.specs);
+                let outs = outcomes(&f, &inputs, plan.rules.additive);
+                context_body(world, &f, &outs)
+            });
+            let mut c = body.clone();
+            c.path = shown
+                .iter()
+                .map(|&n| names.entry(n).or_insert_with(|| t.node_key(world, n).to_string()).clone())
+                .collect();
+            contexts.push(c);
+        }
+        if !contexts.is_empty() {
+            kinds.push(KindExplanation { kind: plan.kind.gk.to_string(), contexts });
+        }
+    }
+    Explanation { target: key.to_string(), group: key.gk.group.clone(), policies: kinds, truncated }
+}
+
+/// A context without its path.
+fn context_body(world: &World, fold: &Fold, outs: &[Outcome]) -> Context {
+    let provenance = leaf_rows(&fold.tree)
+        .into_iter()
+        .map(|r| Provenance {
+            field: r.pointer,
+            policy: origin_label(world, r.src.origin),
+            strategy: r.src.strategy,
+            from_target: matches!(r.src.origin, Origin::Target(_)),
+        })
+        .collect();
+    let lost = outs
+        .iter()
+        .filter(|o| !o.kept_all())
+        .map(|o| Loss {
+            policy: world.key(o.policy).to_string(),
+            outcome: match o.fate {
+                Fate::Conflicted(_) => "Conflicted",
+                _ if o.kept_any() => "PartiallyOverridden",
+                _ => "Overridden",
+            },
+            by: o.by.iter().map(|&b| origin_label(world, b)).collect(),
+            because: o.rules.iter().map(|r| r.as_str()).collect(),
+        })
+        .collect();
+    Context {
+        path: Vec::new(),
+        effective: fold.tree.to_json(),
+        provenance,
+        policies: fold.participants.iter().map(|p| world.key(p.policy).to_string()).collect(),
+        lost,
+    }
+}

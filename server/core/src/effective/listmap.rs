@@ -1,0 +1,209 @@
+//! Merge-relevant facts from a policy kind's CRD schema: lists marked
+//! `x-kubernetes-list-type: map` (merged item by item on their `x-kubernetes-list-map-keys`,
+//! GEP-2649's listMapType) and mappings marked `x-kubernetes-map-type: atomic` (replaced
+//! whole).
+//!
+//! Paths are those of the *spec proper*: the schema's `defaults`/`overrides` (and singular)
+//! wrappers are looked through, as the effective spec never shows them.
+
+use std::collections::HashMap;
+
+use crate::model::{Body, Crd, GroupKind};
+use crate::syntax::Node;
+use crate::workspace::World;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SchemaNode {
+    children: HashMap<String, SchemaNode>,
+    /// `additionalProperties`: the schema of every other key.
+    any_key: Option<Box<SchemaNode>>,
+    items: Option<Box<SchemaNode>>,
+    /// Keys of a list-map.
+    pub list_keys: Option<Vec<String>>,
+    /// A mapping replaced whole.
+    pub atomic_map: bool,
+}
+
+impl SchemaNode {
+    pub fn child(&self, key: &str) -> Option<&SchemaNode> {
+        self.children.get(key).or(self.any_key.as_deref())
+    }
+
+    pub fn items(&self) -> Option<&SchemaNode> {
+        self.items.as_deref()
+    }
+
+    /// Whether anything below matters for merging (an index with nothing is dropped).
+    fn is_empty(&self) -> bool {
+        self.list_keys.is_none()
+            && !self.atomic_map
+            && self.children.is_empty()
+            && self.any_key.is_none()
+            && self.items.is_none()
+    }
+
+    /// Builds a node for a list-map at the root of a unit test.
+    #[cfg(test)]
+    pub fn with_list_map(path: &[&str], keys: &[&str]) -> SchemaNode {
+        let mut root = SchemaNode::default();
+        let mut n = &mut root;
+        for p in path {
+            n = n.children.entry((*p).to_owned()).or_default();
+        }
+        n.list_keys = Some(keys.iter().map(|k| (*k).to_owned()).collect());
+        root
+    }
+
+    /// Builds a node marking the mapping at `path` atomic, for unit tests.
+    #[cfg(test)]
+    pub fn with_atomic_map(path: &[&str]) -> SchemaNode {
+        let mut root = SchemaNode::default();
+        let mut n = &mut root;
+        for p in path {
+            n = n.children.entry((*p).to_owned()).or_default();
+        }
+        n.atomic_map = true;
+        root
+    }
+}
+
+const WRAPPERS: &[&str] = &["defaults", "overrides", "default", "override"];
+
+/// The schema index of every policy kind that has a CRD in the workspace (kinds without one
+/// merge by the generic rules).
+pub fn schema_indexes(world: &World) -> HashMap<GroupKind, SchemaNode> {
+    let mut out = HashMap::new();
+    for id in world.ids() {
+        let Body::Crd(crd) = &world.object(id).body else { continue };
+        let gk = GroupKind::new(&crd.group, &crd.kind);
+        if world.catalog.get(&gk).is_none() || out.contains_key(&gk) {
+            continue;
+        }
+        if let Some(idx) = crd_index(crd) {
+            out.insert(gk, idx);
+        }
+    }
+    out
+}
+
+/// The storage version's schema (else the first served, else the first).
+fn crd_index(crd: &Crd) -> Option<SchemaNode> {
+    let v = crd
+        .versions
+        .iter()
+        .find(|v| v.storage)
+        .or_else(|| crd.versions.iter().find(|v| v.served))
+        .or_else(|| crd.versions.first())?;
+    let spec = v.schema.as_deref()?.at(&["properties", "spec"])?;
+    let mut root = SchemaNode::default();
+    if let Some(props) = spec.get("properties").and_then(Node::as_mapping) {
+        for e in props {
+            let Some(k) = e.key.as_str() else { continue };
+            if WRAPPERS.contains(&k) {
+                // The wrapper's content is the spec proper.
+                walk(&e.value, &mut root);
+            } else {
+                let mut child = SchemaNode::default();
+                walk(&e.value, &mut child);
+                if !child.is_empty() {
+                    root.children.insert(k.to_owned(), child);
+                }
+            }
+        }
+    }
+    (!root.is_empty()).then_some(root)
+}
+
+/// Reads one schema node into `into` (merging, so the wrappers can share the root).
+fn walk(schema: &Node, into: &mut SchemaNode) {
+    if schema.get("x-kubernetes-list-type").and_then(Node::as_str) == Some("map") {
+        let keys: Vec<String> = schema
+            .get("x-kubernetes-list-map-keys")
+            .and_then(Node::as_sequence)
+            .map(|s| s.iter().filter_map(Node::as_str).map(str::to_owned).collect())
+            .unwrap_or_default();
+        if !keys.is_empty() {
+            into.list_keys = Some(keys);
+        }
+    }
+    if schema.get("x-kubernetes-map-type").and_then(Node::as_str) == Some("atomic") {
+        into.atomic_map = true;
+    }
+    if let Some(props) = schema.get("properties").and_then(Node::as_mapping) {
+        for e in props {
+            let Some(k) = e.key.as_str() else { continue };
+            let mut child = into.children.remove(k).unwrap_or_default();
+            walk(&e.value, &mut child);
+            if !child.is_empty() {
+                into.children.insert(k.to_owned(), child);
+            }
+        }
+    }
+    if let Some(ap) = schema.get("additionalProperties").filter(|n| n.as_mapping().is_some()) {
+        let mut child = into.any_key.take().map(|b| *b).unwrap_or_default();
+        walk(ap, &mut child);
+        if !child.is_empty() {
+            into.any_key = Some(Box::new(child));
+        }
+    }
+    if let Some(items) = schema.get("items").filter(|n| n.as_mapping().is_some()) {
+        let mut child = into.items.take().map(|b| *b).unwrap_or_default();
+        walk(items, &mut child);
+        if !child.is_empty() {
+            into.items = Some(Box::new(child));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse_file;
+
+    #[test]
+    fn effective_listmap_schema_index() {
+        let text = "\
+properties:
+  spec:
+    properties:
+      targetRef: {type: object}
+      defaults:
+        properties:
+          listMaps:
+            type: array
+            x-kubernetes-list-type: map
+            x-kubernetes-list-map-keys: [name]
+            items:
+              properties:
+                name: {type: string}
+                tags:
+                  type: object
+                  x-kubernetes-map-type: atomic
+      overrides:
+        properties:
+          plain: {type: array, items: {type: string}}
+";
+        let parsed = parse_file(text);
+        let Some(root) = parsed.documents.first().and_then(|d| d.root.clone()) else {
+            panic!("no document");
+        };
+        let crd = Crd {
+            group: "g".into(),
+            kind: "K".into(),
+            versions: vec![crate::model::CrdVersion {
+                name: "v1".into(),
+                served: true,
+                storage: true,
+                schema: Some(std::sync::Arc::new(root)),
+            }],
+            ..Crd::default()
+        };
+        let Some(idx) = crd_index(&crd) else { panic!("no index") };
+        let lm = idx.child("listMaps").map(|n| n.list_keys.clone());
+        assert_eq!(lm, Some(Some(vec!["name".to_owned()])));
+        let tags = idx.child("listMaps").and_then(SchemaNode::items).and_then(|n| n.child("tags"));
+        assert_eq!(tags.map(|t| t.atomic_map), Some(true));
+        assert!(idx.child("plain").is_none(), "nothing merge-relevant below `plain`");
+        assert!(idx.child("targetRef").is_none());
+    }
+}

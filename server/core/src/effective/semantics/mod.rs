@@ -1,0 +1,61 @@
+//! Where real projects' merge rules differ from the generic GEP-713 fold (survey §0 item 8,
+//! §2.2-2.4, §2.9). Each kind's [`Rules`] say which subtrees merge as one unit, who picks
+//! between atomic and patch at each step, and what happens between two policies on the same
+//! target. Unknown kinds follow GEP-713.
+
+pub mod envoy;
+pub mod gloo;
+pub mod kuadrant;
+pub mod nginx;
+
+use crate::catalog::{PolicyKind, Semantics, Strategy};
+
+use super::strategy::Units;
+
+/// Who decides how the effective spec so far and the next (more specific) policy combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dictates {
+    /// GEP-713: the established (less specific) policy's strategy.
+    Established,
+    /// Envoy Gateway: the more specific policy (its `mergeType`, else replace).
+    Challenger,
+}
+
+/// Two policies on the same target (same level of a path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SameLevel {
+    /// The older policy (then the first by `namespace/name`) wins: whole for atomic and None
+    /// strategies (None: the newer is Conflicted), field by field for patch strategies.
+    OlderWins,
+    /// NGINX Gateway Fabric: only policies that set the same fields conflict; the others merge.
+    ConflictOnOverlap,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    pub units: Units,
+    pub dictates: Dictates,
+    pub same_level: SameLevel,
+    /// Istio/Linkerd: every policy applies; nothing merges, nothing loses.
+    pub additive: bool,
+    /// The strategy of a policy that names none, when the kind's semantics fix it.
+    pub implicit: Option<Strategy>,
+}
+
+pub fn rules(kind: &PolicyKind) -> Rules {
+    let generic = Rules {
+        units: Units::Fields,
+        dictates: Dictates::Established,
+        same_level: SameLevel::OlderWins,
+        additive: false,
+        implicit: None,
+    };
+    match kind.semantics {
+        Semantics::Gep713 => generic,
+        Semantics::Kuadrant => Rules { units: Units::Kuadrant, ..generic },
+        Semantics::EnvoyGateway => Rules { dictates: envoy::DICTATES, ..generic },
+        Semantics::NginxGatewayFabric => Rules { same_level: nginx::SAME_LEVEL, ..generic },
+        Semantics::Gloo => Rules { units: Units::Gloo, implicit: Some(gloo::STRATEGY), ..generic },
+        Semantics::Additive => Rules { additive: true, implicit: Some(Strategy::Custom), ..generic },
+    }
+}

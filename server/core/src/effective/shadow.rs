@@ -1,0 +1,153 @@
+//! Fields of a target that a policy kind shadows (GEP-2649 "value in HTTPRoute"): when the
+//! target sets the field itself, its value is the most specific default. Overrides still beat
+//! it; every default loses to it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::fold::Fold;
+use super::listmap::SchemaNode;
+use super::provenance::{Origin, Src};
+use super::semantics::Rules;
+use super::strategy::{Patch, Rule};
+use crate::catalog::{PolicyKind, Strategy};
+use crate::syntax::{Node, ParsedFile, parse_file};
+use crate::topology::{Node as TNode, NodeId};
+use crate::workspace::{ObjId, World};
+
+/// Objects as JSON, re-read from their file's text on demand (the model keeps only what it
+/// reasons about).
+#[derive(Default)]
+pub struct ObjectJson {
+    files: HashMap<Arc<str>, ParsedFile>,
+}
+
+impl ObjectJson {
+    pub fn get(&mut self, world: &World, o: ObjId) -> Option<Value> {
+        let file = world.file_of(o);
+        let obj = world.object(o);
+        let parsed = self.files.entry(file.path.clone()).or_insert_with(|| parse_file(&file.text));
+        let root = parsed.documents.get(obj.doc as usize)?.root.as_ref()?;
+        find_span(root, obj.span).map(Node::to_json)
+    }
+}
+
+/// The mapping with this span: the document's root, or a `kind: List` item.
+fn find_span(root: &Node, span: crate::syntax::Span) -> Option<&Node> {
+    if root.span == span {
+        return Some(root);
+    }
+    root.get("items")?.as_sequence()?.iter().find(|n| n.span == span)
+}
+
+/// The target's own values of the shadowed fields: (policy field pointer, value).
+pub fn target_values(world: &World, kind: &PolicyKind, target: NodeId, json: &mut ObjectJson) -> Vec<(String, Value)> {
+    if kind.shadows.is_empty() {
+        return Vec::new();
+    }
+    let (o, rule) = match world.topology.node(target) {
+        TNode::Object(o) => (*o, None),
+        TNode::Section(o, i) => (*o, Some(*i as usize)),
+        _ => return Vec::new(),
+    };
+    let declared = !kind.effective_targets.is_empty() || kind.effective_target.is_some();
+    if declared && !kind.is_effective_target(&world.object(o).group_kind()) {
+        return Vec::new();
+    }
+    let Some(obj) = json.get(world, o) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (field, target_field) in &kind.shadows {
+        let segs: Vec<String> = target_field.split('/').skip(1).map(unescape).collect();
+        if let Some(v) = resolve(&obj, &segs, rule) {
+            out.push((field.clone(), v.clone()));
+        }
+    }
+    out
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("~1", "/").replace("~0", "~")
+}
+
+/// Follows a pointer; `*` takes every item (the rule the path goes through, when known) and
+/// the first set value wins. Unset: absent, null, `""`, `[]`, `{}` (Go zero values).
+fn resolve<'v>(v: &'v Value, segs: &[String], prefer: Option<usize>) -> Option<&'v Value> {
+    let Some((seg, rest)) = segs.split_first() else {
+        return (!is_unset(v)).then_some(v);
+    };
+    match v {
+        Value::Array(items) if seg == "*" => match prefer.and_then(|i| items.get(i)) {
+            Some(item) => resolve(item, rest, None),
+            None => items.iter().find_map(|it| resolve(it, rest, None)),
+        },
+        Value::Array(items) => {
+            seg.parse::<usize>().ok().and_then(|i| items.get(i)).and_then(|it| resolve(it, rest, prefer))
+        }
+        Value::Object(m) => m.get(seg).and_then(|c| resolve(c, rest, prefer)),
+        _ => None,
+    }
+}
+
+fn is_unset(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        _ => false,
+    }
+}
+
+/// Applies the target's own values to a finished fold: patched over defaults, never over an
+/// override, and not at all below an atomic override.
+pub fn apply(
+    fold: &mut Fold,
+    target_obj: ObjId,
+    values: &[(String, Value)],
+    rules: &Rules,
+    schema: Option<&SchemaNode>,
+) {
+    if fold.locked_by.is_some() {
+        return;
+    }
+    for (field, value) in values {
+        let mut patch = value.clone();
+        for seg in field.split('/').skip(1).collect::<Vec<_>>().into_iter().rev() {
+            let mut m = Map::new();
+            m.insert(unescape(seg), patch);
+            patch = Value::Object(m);
+        }
+        Patch {
+            src: Src { origin: Origin::Target(target_obj), strategy: Strategy::PatchDefaults, strong: false },
+            guard: &|s: &Src| s.strong,
+            rule: Rule::TargetValue,
+            blocked_rule: Rule::Protected,
+            units: rules.units,
+            events: &mut fold.events,
+        }
+        .apply(&mut fold.tree, &patch, schema);
+    }
+}
+
+/// The object a target node belongs to.
+pub fn target_object(world: &World, target: NodeId) -> Option<ObjId> {
+    world.topology.node_object(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn effective_shadow_resolve() {
+        let v = json!({"spec": {"retryOn": ["500"], "rules": [{"retry": {"codes": []}}, {"retry": {"codes": [503]}}]}});
+        let segs = |p: &str| p.split('/').skip(1).map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(resolve(&v, &segs("/spec/retryOn"), None), Some(&json!(["500"])));
+        assert_eq!(resolve(&v, &segs("/spec/rules/*/retry/codes"), None), Some(&json!([503])));
+        assert_eq!(resolve(&v, &segs("/spec/rules/*/retry/codes"), Some(0)), None);
+        assert_eq!(resolve(&json!({"spec": {"retryOn": []}}), &segs("/spec/retryOn"), None), None);
+    }
+}

@@ -1,0 +1,216 @@
+//! Policy status as a controller would report it (DESIGN §5.1, GEP-713 "Policy status"):
+//! Accepted and why not, Enforced / PartiallyEnforced / Overridden over every context the
+//! policy takes part in, who supersedes it, and the effective targets it affects.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::fold::{Fate, Outcome};
+use super::provenance::Origin;
+use super::spec::{PolicySpec, UnknownStrategy};
+use crate::topology::{NodeId, RefProblem, TargetResolution};
+use crate::workspace::{ObjId, World};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Reason {
+    Accepted,
+    Conflicted,
+    Invalid,
+    TargetNotFound,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Enforcement {
+    Enforced,
+    PartiallyEnforced,
+    Overridden,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyStatus {
+    pub accepted: bool,
+    pub reason: Reason,
+    /// Absent when not accepted.
+    pub enforcement: Option<Enforcement>,
+    /// Policies (or targets' own values) that hold what this policy lost, sorted.
+    pub superseded_by: Vec<Origin>,
+    /// Effective targets where something of the policy is in effect.
+    pub affects: Vec<NodeId>,
+    /// Effective targets whose contexts the policy takes part in.
+    pub reached: usize,
+    /// Where it lost None-strategy conflicts: the contested target and the winner.
+    pub conflicts: Vec<(NodeId, ObjId)>,
+    pub unknown_strategy: Option<UnknownStrategy>,
+}
+
+/// Accepted=False reasons known before any fold: malformed, or nothing to attach to.
+pub(super) fn pre_reason(world: &World, pid: ObjId, spec: &PolicySpec) -> Option<Reason> {
+    let res = world.topology.policies.get(&pid)?;
+    let rejected_ref = res.refs.iter().any(|r| {
+        matches!(
+            r,
+            TargetResolution::Problem(
+                RefProblem::KindNotAllowed { .. }
+                    | RefProblem::SectionNotSupported { .. }
+                    | RefProblem::CrossNamespaceForbidden
+            )
+        )
+    });
+    if res.is_invalid() || spec.unknown_strategy.is_some() || rejected_ref {
+        return Some(Reason::Invalid);
+    }
+    let templated = res.refs.iter().any(|r| matches!(r, TargetResolution::Templated));
+    if res.attached_nodes().next().is_none() && !templated {
+        return Some(Reason::TargetNotFound);
+    }
+    None
+}
+
+/// One policy's outcomes over every context, accumulated. Contexts arrive grouped by target,
+/// so a target is recorded once by comparing with the last one.
+#[derive(Debug)]
+pub(super) struct Agg {
+    contexts: u32,
+    conflicted: u32,
+    all_kept: bool,
+    any_kept: bool,
+    by: HashSet<Origin>,
+    affects: Vec<NodeId>,
+    reached: Vec<NodeId>,
+    conflicts: HashSet<(NodeId, ObjId)>,
+}
+
+impl Default for Agg {
+    fn default() -> Self {
+        Agg {
+            contexts: 0,
+            conflicted: 0,
+            all_kept: true,
+            any_kept: false,
+            by: HashSet::new(),
+            affects: Vec::new(),
+            reached: Vec::new(),
+            conflicts: HashSet::new(),
+        }
+    }
+}
+
+impl Agg {
+    /// Adds the outcome at effective target `target` of a context whose signature is `sig`.
+    pub(super) fn add(&mut self, target: NodeId, sig: &[NodeId], o: &Outcome) {
+        self.contexts += 1;
+        if self.reached.last() != Some(&target) {
+            self.reached.push(target);
+        }
+        if let Fate::Conflicted(w) = o.fate {
+            self.conflicted += 1;
+            if let Some(&n) = sig.get(o.level as usize) {
+                self.conflicts.insert((n, w));
+            }
+        }
+        if !o.kept_all() {
+            self.all_kept = false;
+        }
+        if o.kept_any() {
+            self.any_kept = true;
+            if self.affects.last() != Some(&target) {
+                self.affects.push(target);
+            }
+        }
+        self.by.extend(o.by.iter().copied());
+    }
+}
+
+pub(super) fn finish(pre: Option<Reason>, agg: Option<Agg>, unknown_strategy: Option<UnknownStrategy>) -> PolicyStatus {
+    let mut agg = agg.unwrap_or_default();
+    for v in [&mut agg.reached, &mut agg.affects] {
+        v.sort();
+        v.dedup();
+    }
+    let mut by: Vec<Origin> = agg.by.into_iter().collect();
+    by.sort();
+    let mut conflicts: Vec<(NodeId, ObjId)> = agg.conflicts.into_iter().collect();
+    conflicts.sort();
+    let reason = match pre {
+        Some(r) => r,
+        None if agg.contexts > 0 && agg.conflicted == agg.contexts => Reason::Conflicted,
+        None => Reason::Accepted,
+    };
+    let accepted = reason == Reason::Accepted;
+    let enforcement = if !accepted {
+        None
+    } else if agg.contexts == 0 || agg.all_kept {
+        Some(Enforcement::Enforced)
+    } else if !agg.any_kept {
+        Some(Enforcement::Overridden)
+    } else {
+        Some(Enforcement::PartiallyEnforced)
+    };
+    PolicyStatus {
+        accepted,
+        reason,
+        enforcement,
+        superseded_by: if pre.is_some() { Vec::new() } else { by },
+        affects: agg.affects,
+        reached: agg.reached.len(),
+        conflicts,
+        unknown_strategy,
+    }
+}
+
+/// `status --format json` (DESIGN §2.2).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StatusReport {
+    pub policies: Vec<PolicyStatusReport>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyStatusReport {
+    pub policy: String,
+    pub accepted: AcceptedReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enforcement: Option<Enforcement>,
+    pub superseded_by: Vec<String>,
+    pub affects: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AcceptedReport {
+    pub status: bool,
+    pub reason: Reason,
+}
+
+pub fn origin_label(world: &World, o: Origin) -> String {
+    match o {
+        Origin::Policy(id) | Origin::Target(id) => world.key(id).to_string(),
+    }
+}
+
+pub(super) fn report(world: &World, statuses: &HashMap<ObjId, PolicyStatus>, truncated: bool) -> StatusReport {
+    let t = &world.topology;
+    let mut policies: Vec<PolicyStatusReport> = world
+        .policies
+        .iter()
+        .filter_map(|&pid| {
+            let s = statuses.get(&pid)?;
+            let mut superseded_by: Vec<String> = s.superseded_by.iter().map(|&o| origin_label(world, o)).collect();
+            superseded_by.sort();
+            superseded_by.dedup();
+            let mut affects: Vec<String> = s.affects.iter().map(|&n| t.node_key(world, n).to_string()).collect();
+            affects.sort();
+            Some(PolicyStatusReport {
+                policy: world.key(pid).to_string(),
+                accepted: AcceptedReport { status: s.accepted, reason: s.reason },
+                enforcement: s.enforcement,
+                superseded_by,
+                affects,
+            })
+        })
+        .collect();
+    policies.sort_by(|a, b| a.policy.cmp(&b.policy));
+    StatusReport { policies, truncated }
+}
