@@ -225,9 +225,11 @@ impl Backend {
         run("policylens/status", move || custom::status(&ctx)).await
     }
 
-    async fn graph(&self, _params: Option<Value>) -> Result<Value> {
+    async fn graph(&self, params: Option<Value>) -> Result<Value> {
         let ctx = self.shared.ctx();
-        run("policylens/graph", move || custom::graph(&ctx)).await
+        // Params are optional: `{}` or nothing means dot.
+        let params: custom::GraphParams = params.and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
+        run("policylens/graph", move || custom::graph(&ctx, params)).await
     }
 
     async fn debug_document(&self, params: custom::DocumentParams) -> Result<Value> {

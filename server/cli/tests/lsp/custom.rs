@@ -75,4 +75,13 @@ fn explain_and_status_equal_the_cli_json() {
     let ex = s.request("policylens/explain", json!({"target": "HTTPRoute/shop/checkout#pay"})).unwrap();
     assert_eq!(ex, explain_cli);
     assert!(!ex["policies"].as_array().unwrap().is_empty(), "{ex}");
+    let graph_cli = std::process::Command::new(env!("CARGO_BIN_EXE_policylens"))
+        .args(["graph", "--format", "mermaid"])
+        .current_dir(s.root.path())
+        .output()
+        .unwrap();
+    let graph = s.request("policylens/graph", json!({"format": "mermaid"})).unwrap();
+    assert_eq!(graph["format"], "mermaid");
+    assert_eq!(graph["graph"].as_str().unwrap(), String::from_utf8_lossy(&graph_cli.stdout));
+    assert!(graph["graph"].as_str().unwrap().contains(":::policy"), "{graph}");
 }

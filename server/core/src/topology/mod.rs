@@ -11,6 +11,7 @@ mod backends;
 mod build;
 mod hostnames;
 mod paths;
+pub mod render;
 pub mod suggest;
 mod targets;
 mod validate;

@@ -62,10 +62,23 @@ pub fn status(ctx: &Ctx) -> Result<Value> {
     serde_json::to_value(report).map_err(|e| failed(e.to_string()))
 }
 
-pub fn graph(_ctx: &Ctx) -> Result<Value> {
-    // The dot/mermaid renderers live in the CLI crate; the server answers once they move to
-    // core, where both can share them.
-    Err(failed("policylens/graph is not available in the language server yet; run `policylens graph`"))
+#[derive(Debug, Default, Deserialize)]
+pub struct GraphParams {
+    /// `dot` (default) or `mermaid`.
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+/// `policylens graph`: `{"format": "dot"|"mermaid", "graph": TEXT}`.
+pub fn graph(ctx: &Ctx, params: GraphParams) -> Result<Value> {
+    use policylens_core::topology::render;
+    let world = ctx.snap.world();
+    let (format, text) = match params.format.as_deref().unwrap_or("dot") {
+        "dot" => ("dot", render::dot(world)),
+        "mermaid" => ("mermaid", render::mermaid(world)),
+        other => return Err(failed(format!("unknown graph format `{other}`: use `dot` or `mermaid`"))),
+    };
+    Ok(serde_json::json!({ "format": format, "graph": text }))
 }
 
 #[derive(Debug, Deserialize)]
