@@ -71,14 +71,14 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(String, String)]) 
         (GATEWAY_GROUP, "GatewayClass") => Body::GatewayClass(gateway::gateway_class(spec())),
         (GATEWAY_GROUP, "Gateway") => Body::Gateway(gateway::gateway(spec())),
         (GATEWAY_GROUP | GATEWAY_X_GROUP, "ListenerSet" | "XListenerSet") => {
-            Body::ListenerSet(gateway::listener_set(spec()))
+            Body::ListenerSet(Box::new(gateway::listener_set(spec())))
         }
         ("", "Service") => Body::Service(core_kinds::service(spec())),
         ("", "Namespace") => Body::Namespace,
         // DESIGN invariant 6: nothing below a Secret's metadata is read.
-        ("", "Secret") => Body::Other(Other::default()),
+        ("", "Secret") => Body::Other(Box::default()),
         (GATEWAY_GROUP, "ReferenceGrant") => Body::ReferenceGrant(core_kinds::reference_grant(spec())),
-        (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(core_kinds::crd(spec(), labels)),
-        _ => Body::Other(Other { policy: policy::policy_fields(spec()) }),
+        (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(Box::new(core_kinds::crd(spec(), labels))),
+        _ => Body::Other(Box::new(Other { policy: policy::policy_fields(spec()) })),
     }
 }

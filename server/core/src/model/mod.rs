@@ -51,15 +51,16 @@ impl Object {
 pub enum Body {
     GatewayClass(GatewayClass),
     Gateway(Gateway),
-    ListenerSet(ListenerSet),
+    // The rare or large variants are boxed so that every object stays small.
+    ListenerSet(Box<ListenerSet>),
     Route(Route),
     Service(Service),
     Namespace,
     ReferenceGrant(ReferenceGrant),
-    Crd(Crd),
+    Crd(Box<Crd>),
     /// Any other kind: a policy candidate when it has reference fields or its kind is in the
     /// catalog.
-    Other(Other),
+    Other(Box<Other>),
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]

@@ -623,7 +623,7 @@ spec:
 ";
     let obj = one(text);
     assert_eq!(obj.name.value, "cert");
-    assert_eq!(obj.body, Body::Other(Other::default()));
+    assert_eq!(obj.body, Body::Other(Box::default()));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! One source file: its text, line index, syntax errors and the objects read from it.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::model::{Object, extract_objects};
 use crate::syntax::{LineIndex, Position, PositionEncoding, Span, SyntaxError, parse_file};
@@ -9,7 +9,8 @@ use crate::syntax::{LineIndex, Position, PositionEncoding, Span, SyntaxError, pa
 pub struct SourceFile {
     pub path: Arc<str>,
     pub text: Arc<str>,
-    pub line_index: LineIndex,
+    /// Built on first use: most files of a large workspace never need positions.
+    line_index: OnceLock<LineIndex>,
     /// One per broken document, in order.
     pub syntax_errors: Vec<SyntaxError>,
     pub documents: u32,
@@ -25,7 +26,7 @@ impl SourceFile {
         let syntax_errors = parsed.documents.iter().filter_map(|d| d.error.clone()).collect();
         SourceFile {
             path,
-            line_index: LineIndex::new(&text),
+            line_index: OnceLock::new(),
             text,
             syntax_errors,
             documents: parsed.documents.len() as u32,
@@ -38,7 +39,7 @@ impl SourceFile {
     pub fn unparsed(path: Arc<str>, text: Arc<str>) -> SourceFile {
         SourceFile {
             path,
-            line_index: LineIndex::new(&text),
+            line_index: OnceLock::new(),
             text,
             syntax_errors: Vec::new(),
             documents: 0,
@@ -51,7 +52,7 @@ impl SourceFile {
         SourceFile {
             path,
             text: Arc::from(""),
-            line_index: LineIndex::new(""),
+            line_index: OnceLock::new(),
             syntax_errors: Vec::new(),
             documents: 0,
             objects: Vec::new(),
@@ -59,12 +60,16 @@ impl SourceFile {
         }
     }
 
+    pub fn line_index(&self) -> &LineIndex {
+        self.line_index.get_or_init(|| LineIndex::new(&self.text))
+    }
+
     pub fn position(&self, offset: u32, enc: PositionEncoding) -> Position {
-        self.line_index.position(&self.text, offset, enc)
+        self.line_index().position(&self.text, offset, enc)
     }
 
     pub fn offset(&self, pos: Position, enc: PositionEncoding) -> u32 {
-        self.line_index.offset(&self.text, pos, enc)
+        self.line_index().offset(&self.text, pos, enc)
     }
 
     pub fn slice(&self, span: Span) -> &str {
