@@ -2,6 +2,8 @@
 //! file's text; the LSP crate converts at its edge.
 
 pub mod diagnostics;
+#[cfg(test)]
+pub(crate) mod fixture;
 
 use std::sync::Arc;
 

@@ -757,7 +757,11 @@ pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a 
     // Ties go to the candidate of the word's length (`targetRefz` → `targetRefs`).
     let mut best: Option<((usize, usize), &str)> = None;
     for c in candidates {
-        let d = if c.to_ascii_lowercase() == lower { 0 } else { edit_distance(&lower, &c.to_ascii_lowercase()) };
+        let d = if c.to_ascii_lowercase() == lower {
+            0
+        } else {
+            crate::topology::suggest::distance(&lower, &c.to_ascii_lowercase())
+        };
         let rank = (d, c.chars().count().abs_diff(len));
         if best.is_none_or(|(br, _)| rank < br) {
             best = Some((rank, c));
@@ -766,29 +770,6 @@ pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a 
     let ((d, _), c) = best?;
     let limit = (word.chars().count().max(c.chars().count()) / 3).max(1);
     (d <= limit).then_some(c)
-}
-
-/// Edit distance counting an adjacent transposition as one edit (`kidn` → `kind`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let w = b.len() + 1;
-    let mut d: Vec<usize> = vec![0; (a.len() + 1) * w];
-    for (j, cell) in d.iter_mut().enumerate().take(w) {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        d[i * w] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1).min(d[(i - 1) * w + j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[(i - 2) * w + j - 2] + 1);
-            }
-            d[i * w + j] = v;
-        }
-    }
-    d[a.len() * w + b.len()]
 }
 
 #[cfg(test)]

@@ -1,8 +1,6 @@
 //! Diagnostics (DESIGN §6): stable codes, exact ranges, messages that name the objects
 //! involved and say what would fix it.
 
-#[cfg(test)]
-pub(crate) mod fixture;
 mod policies;
 mod routes;
 mod status;

@@ -1,6 +1,6 @@
 //! One fixture per diagnostic code: exact code, severity, file, range and message.
 
-use super::fixture;
+use crate::analysis::fixture;
 
 /// Runs the analysis on `fixture` and compares every diagnostic, rendered as
 /// `file "covered text" severity[code] message`, with `expect`; the ranges must be exactly
@@ -18,12 +18,11 @@ fn check(fixture: &str, expect: &str) {
         }
     }
     assert_eq!(got.trim(), expect.trim(), "diagnostics differ; got:\n{got}");
-    let mut marks = f.marks.clone();
+    let mut marks = f.ranges();
     marks.sort();
     let mut sorted = spans.clone();
     sorted.sort();
     assert_eq!(sorted, marks, "diagnostic ranges differ from the $0 marks");
-    drop(f.marks.drain(..));
 }
 
 const GATEWAY: &str = r#"//- infra.yaml

@@ -11,7 +11,7 @@ mod rename;
 mod symbols;
 
 use crate::syntax::Span;
-use crate::workspace::{Snapshot, Workspace};
+use crate::workspace::Snapshot;
 
 pub(super) struct Fixture {
     pub snap: Snapshot,
@@ -23,39 +23,12 @@ pub(super) struct Fixture {
 }
 
 pub(super) fn fixture(src: &str) -> Fixture {
-    let mut files: Vec<(String, String)> = Vec::new();
-    for line in src.split_inclusive('\n') {
-        if let Some(path) = line.strip_prefix("//- ") {
-            files.push((path.trim().to_owned(), String::new()));
-        } else if let Some((_, text)) = files.last_mut() {
-            text.push_str(line);
-        }
-    }
-    let mut ws = Workspace::new();
-    let mut at: Option<(String, Vec<u32>)> = None;
-    for (path, raw) in files {
-        let mut marks = Vec::new();
-        let mut text = String::with_capacity(raw.len());
-        let mut rest = raw.as_str();
-        while let Some(i) = rest.find("$0") {
-            text.push_str(&rest[..i]);
-            marks.push(text.len() as u32);
-            rest = &rest[i + 2..];
-        }
-        text.push_str(rest);
-        if !marks.is_empty() {
-            at = Some((path.clone(), marks));
-        }
-        if path.ends_with(".policylens.yaml") {
-            ws.set_config(Some(&path), &text);
-        } else {
-            ws.set_file(&path, text);
-        }
-    }
-    let (file, marks) = at.unwrap_or_default();
-    let start = marks.first().copied().unwrap_or(0);
-    let end = marks.get(1).copied().unwrap_or(start);
-    Fixture { snap: ws.snapshot(), file, offset: start, range: Span::new(start, end) }
+    let mut f = crate::analysis::fixture::parse(src);
+    let file = f.marks.first().map(|(p, _)| p.clone()).unwrap_or_default();
+    let offsets: Vec<u32> = f.marks.iter().filter(|(p, _)| *p == file).map(|(_, o)| *o).collect();
+    let start = offsets.first().copied().unwrap_or(0);
+    let end = offsets.get(1).copied().unwrap_or(start);
+    Fixture { snap: f.workspace.snapshot(), file, offset: start, range: Span::new(start, end) }
 }
 
 /// `file:line "covered text"` (1-based line).

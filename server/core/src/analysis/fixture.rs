@@ -1,13 +1,20 @@
-//! Multi-file inline fixtures for tests: `//- path` starts a file; `$0` pairs mark the exact
-//! ranges diagnostics must cover.
+//! Inline multi-file fixtures for tests: `//- path` starts a file; `$0` marks a cursor, and
+//! two marks in one file a range. A `.policylens.yaml` file is loaded as the config.
 
 use crate::syntax::Span;
 use crate::workspace::Workspace;
 
 pub(crate) struct Fixture {
     pub workspace: Workspace,
-    /// (file, marked span), in order of appearance.
-    pub marks: Vec<(String, Span)>,
+    /// Every `$0` as (file, offset), in order of appearance.
+    pub marks: Vec<(String, u32)>,
+}
+
+impl Fixture {
+    /// The marks paired into ranges, per file, in order.
+    pub fn ranges(&self) -> Vec<(String, Span)> {
+        self.marks.chunks(2).filter(|p| p.len() == 2).map(|p| (p[0].0.clone(), Span::new(p[0].1, p[1].1))).collect()
+    }
 }
 
 pub(crate) fn parse(fixture: &str) -> Fixture {
@@ -23,15 +30,10 @@ pub(crate) fn parse(fixture: &str) -> Fixture {
     }
     for (path, raw) in files {
         let mut text = String::with_capacity(raw.len());
-        let mut open: Option<u32> = None;
         let mut rest = raw.as_str();
         while let Some(i) = rest.find("$0") {
             text.push_str(&rest[..i]);
-            let here = text.len() as u32;
-            match open.take() {
-                None => open = Some(here),
-                Some(start) => marks.push((path.clone(), Span::new(start, here))),
-            }
+            marks.push((path.clone(), text.len() as u32));
             rest = &rest[i + 2..];
         }
         text.push_str(rest);
