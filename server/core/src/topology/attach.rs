@@ -34,7 +34,7 @@ pub(super) fn resolve_parent(
         return ParentResolution::Unchecked;
     }
     let Some(parent) = world.lookup(&gk, Some(ns), name) else {
-        let names = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
+        let names = world.objects_in(&gk, ns).iter();
         let suggestion = suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
         return ParentResolution::NotFound { suggestion };
     };
@@ -174,7 +174,7 @@ pub(super) fn resolve_listener_set_parent(world: &World, id: ObjId, ls: &Listene
     match world.lookup(&gk, Some(ns), name) {
         Some(parent) => ParentResolution::Attached { parent, nodes: Vec::<NodeId>::new() },
         None => {
-            let names = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
+            let names = world.objects_in(&gk, ns).iter();
             ParentResolution::NotFound {
                 suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str()))
                     .map(str::to_owned),

@@ -22,7 +22,7 @@ pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: 
         if !is_service {
             return BackendResolution::Unchecked;
         }
-        let names = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
+        let names = world.objects_in(&gk, ns).iter();
         return BackendResolution::NotFound {
             suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned),
         };
@@ -57,10 +57,7 @@ pub(crate) fn grant_allows(
     to_name: &str,
 ) -> bool {
     let grant = GroupKind::new(GATEWAY_GROUP, "ReferenceGrant");
-    world.objects_of(&grant).iter().any(|&g| {
-        if world.namespace_of(g) != Some(to_ns) {
-            return false;
-        }
+    world.objects_in(&grant, to_ns).iter().any(|&g| {
         let Body::ReferenceGrant(rg) = &world.object(g).body else {
             return false;
         };

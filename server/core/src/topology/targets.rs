@@ -119,9 +119,14 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
                 .map(|g| g.value.as_str())
                 .unwrap_or(kind.default_ref_group.as_deref().unwrap_or(GATEWAY_GROUP));
             let gk = GroupKind::new(group, &k.value);
-            for &o in world.objects_of(&gk) {
+            let from = s.namespaces.as_ref().unwrap_or(&FromNamespaces::Same);
+            let candidates = match from {
+                FromNamespaces::Same => world.objects_in(&gk, policy_ns),
+                _ => world.objects_of(&gk),
+            };
+            for &o in candidates {
                 let ns = world.namespace_of(o).unwrap_or("");
-                let ns_ok = match s.namespaces.as_ref().unwrap_or(&FromNamespaces::Same) {
+                let ns_ok = match from {
                     FromNamespaces::Same => ns == policy_ns,
                     FromNamespaces::All => true,
                     FromNamespaces::Selector(sel) => sel.matches(&world.namespace_labels(ns)),
@@ -289,15 +294,11 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             },
         },
         None if world.is_checkable_kind(&gk) => {
-            let same_ns = world.objects_of(&gk).iter().filter(|&&o| world.namespace_of(o) == Some(ns));
+            let same_ns = world.objects_in(&gk, ns).iter();
             let suggestion =
                 suggest::closest(&n.value, same_ns.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
-            let mut elsewhere: Vec<String> = world
-                .objects_of(&gk)
-                .iter()
-                .filter(|&&o| world.object(o).name.value == n.value)
-                .filter_map(|&o| world.namespace_of(o).map(str::to_owned))
-                .collect();
+            let mut elsewhere: Vec<String> =
+                world.objects_named(&gk, &n.value).filter_map(|o| world.namespace_of(o).map(str::to_owned)).collect();
             elsewhere.sort();
             elsewhere.dedup();
             TargetResolution::Problem(NotFound { key: ObjectKey::new(gk, Some(ns), &n.value), suggestion, elsewhere })

@@ -62,6 +62,11 @@ pub struct World {
     /// Objects whose key hash collides with a different key already in `by_key`.
     by_key_collisions: HashMap<u64, Vec<ObjId>>,
     by_gk: HashMap<GroupKind, Vec<ObjId>>,
+    /// Objects by (kind, namespace): "did you mean" and grant checks look only here, so their
+    /// cost does not grow with the whole workspace.
+    by_gk_ns: HashMap<(GroupKind, Arc<str>), Vec<ObjId>>,
+    /// Objects by a hash of (kind, name), for "there is one in namespace X".
+    by_gk_name: HashMap<u64, Vec<ObjId>>,
     /// Namespaces that hold at least one object or have a Namespace object.
     known_namespaces: HashSet<Arc<str>>,
     namespace_objects: HashMap<Arc<str>, ObjId>,
@@ -101,6 +106,8 @@ impl World {
         let mut by_key: HashMap<u64, ObjId> = HashMap::with_capacity(locs.len());
         let mut by_key_collisions: HashMap<u64, Vec<ObjId>> = HashMap::new();
         let mut by_gk: HashMap<GroupKind, Vec<ObjId>> = HashMap::new();
+        let mut by_gk_ns: HashMap<(GroupKind, Arc<str>), Vec<ObjId>> = HashMap::new();
+        let mut by_gk_name: HashMap<u64, Vec<ObjId>> = HashMap::new();
         let mut known_namespaces = HashSet::new();
         let mut namespace_objects = HashMap::new();
         for (i, l) in locs.iter().enumerate() {
@@ -149,6 +156,10 @@ impl World {
                     }
                 }
             }
+            if let Some(n) = &ns {
+                by_gk_ns.entry((gk.clone(), n.clone())).or_default().push(id);
+            }
+            by_gk_name.entry(key_hash(&gk, None, &o.name.value)).or_default().push(id);
             by_gk.entry(gk).or_default().push(id);
             namespaces.push(ns);
         }
@@ -162,6 +173,8 @@ impl World {
             by_key,
             by_key_collisions,
             by_gk,
+            by_gk_ns,
+            by_gk_name,
             known_namespaces,
             namespace_objects,
             crd_kinds,
@@ -224,6 +237,23 @@ impl World {
 
     pub fn objects_of(&self, gk: &GroupKind) -> &[ObjId] {
         self.by_gk.get(gk).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Objects of a kind in one namespace.
+    pub fn objects_in(&self, gk: &GroupKind, namespace: &str) -> &[ObjId] {
+        // The key needs owned parts; lookups are rare enough (errors, completion) for this.
+        self.by_gk_ns.get(&(gk.clone(), Arc::from(namespace))).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Objects of a kind with this name, in any namespace.
+    pub fn objects_named<'a>(&'a self, gk: &'a GroupKind, name: &'a str) -> impl Iterator<Item = ObjId> + 'a {
+        let h = key_hash(gk, None, name);
+        self.by_gk_name
+            .get(&h)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(move |&id| is_kind(self.object(id), gk) && self.object(id).name.value == name)
     }
 
     /// Every (group, kind) present in the workspace.
