@@ -94,7 +94,7 @@ impl RefSite<'_> {
 
 /// Every object of `file`, in order.
 pub(crate) fn objects_in(world: &World, file: &str) -> Vec<ObjId> {
-    world.ids().filter(|&id| &*world.file_of(id).path == file).collect()
+    world.objects_of_file(file).collect()
 }
 
 /// Every reference written in `owner`.
@@ -414,7 +414,7 @@ pub(crate) struct Usage {
 /// Every reference in the workspace that names `target`, sorted by file and position.
 pub(crate) fn usages(world: &World, target: Target) -> Vec<Usage> {
     let mut out = Vec::new();
-    for id in world.ids() {
+    for &id in world.topology.referrers(target.obj) {
         for s in sites(world, id) {
             if !s.names(target) {
                 continue;

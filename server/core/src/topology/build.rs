@@ -23,6 +23,7 @@ pub(super) fn build(world: &World) -> Topology {
                 if let Some(c) = world.lookup(&gc, None, class) {
                     let (p, c2) = (b.t.object_node(c), b.t.object_node(id));
                     b.edge(p, c2);
+                    b.referrer(c, id);
                 }
             }
             Body::ListenerSet(ls) => {
@@ -30,6 +31,7 @@ pub(super) fn build(world: &World) -> Topology {
                 if let ParentResolution::Attached { parent, .. } = &res {
                     let (p, c) = (b.t.object_node(*parent), b.t.object_node(id));
                     b.edge(p, c);
+                    b.referrer(*parent, id);
                 }
                 b.t.listener_set_parents.insert(id, res);
             }
@@ -47,6 +49,12 @@ pub(super) fn build(world: &World) -> Topology {
                         b.edge(n, route_node);
                     }
                 }
+                match p {
+                    ParentResolution::Attached { parent, .. }
+                    | ParentResolution::SectionNotFound { parent, .. }
+                    | ParentResolution::Refused { parent, .. } => b.referrer(*parent, id),
+                    ParentResolution::NotFound { .. } | ParentResolution::Unchecked => {}
+                }
             }
             b.t.parent_refs.insert(id, parents);
 
@@ -56,6 +64,12 @@ pub(super) fn build(world: &World) -> Topology {
                 let mut res = Vec::with_capacity(rule.backend_refs.len());
                 for br in &rule.backend_refs {
                     let r = backends::resolve_backend(world, &b.t, id, br);
+                    match &r {
+                        super::BackendResolution::Found { target, .. }
+                        | super::BackendResolution::PortNotFound { target, .. }
+                        | super::BackendResolution::NotPermitted { target: Some(target) } => b.referrer(*target, id),
+                        _ => {}
+                    }
                     if let super::BackendResolution::Found { target, .. } = &r {
                         let to = b.t.object_node(*target);
                         if from != to {
@@ -76,6 +90,19 @@ pub(super) fn build(world: &World) -> Topology {
     }
     for &pid in &world.policies {
         let res = targets::resolve_policy(world, &mut b.t, pid);
+        for r in &res.refs {
+            let target = match r {
+                super::TargetResolution::Resolved(n) => match b.t.node(*n) {
+                    Node::Namespace(ns) => world.namespace_object(ns),
+                    _ => b.t.node_object(*n),
+                },
+                super::TargetResolution::Problem(super::RefProblem::SectionNotFound { target, .. }) => Some(*target),
+                _ => None,
+            };
+            if let Some(o) = target {
+                b.referrer(o, pid);
+            }
+        }
         let nodes: Vec<NodeId> = res.attached_nodes().collect();
         for n in nodes {
             let at = b.t.attached.entry(n).or_default();
@@ -102,6 +129,13 @@ impl Builder {
         if from != to && self.edges.insert((from, to)) {
             self.t.children[from.0 as usize].push(to);
             self.t.parents[to.0 as usize].push(from);
+        }
+    }
+
+    fn referrer(&mut self, target: ObjId, from: ObjId) {
+        let list = self.t.referrers.entry(target).or_default();
+        if list.last() != Some(&from) {
+            list.push(from);
         }
     }
 

@@ -104,6 +104,10 @@ pub struct Topology {
     pub policies: HashMap<ObjId, PolicyResolution>,
     /// Policies attached to each node.
     attached: HashMap<NodeId, Vec<ObjId>>,
+    /// For each object, the objects whose references resolve to it (or to one of its
+    /// sections): routes, ListenerSets, Gateways (by class) and policies. Find-references
+    /// and rename look only at these instead of every object of the workspace.
+    referrers: HashMap<ObjId, Vec<ObjId>>,
 }
 
 impl Topology {
@@ -150,6 +154,11 @@ impl Topology {
     /// Policies whose targetRefs or targetSelectors resolve to `node`.
     pub fn policies_at(&self, node: NodeId) -> &[ObjId] {
         self.attached.get(&node).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Objects with a reference that resolves to `obj` or one of its sections.
+    pub fn referrers(&self, obj: ObjId) -> &[ObjId] {
+        self.referrers.get(&obj).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Every node that has at least one policy attached.

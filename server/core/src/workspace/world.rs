@@ -48,8 +48,10 @@ const WELL_KNOWN: &[(&str, &str)] = &[
 #[derive(Debug)]
 pub struct World {
     pub files: Vec<Arc<SourceFile>>,
-    /// (file index, object index in file) per object.
+    /// (file index, object index in file) per object; objects of one file are contiguous.
     locs: Vec<(u32, u32)>,
+    /// The ids of each file's objects, `start..end`.
+    file_objects: HashMap<Arc<str>, (u32, u32)>,
     namespaces: Vec<Option<Arc<str>>>,
     kinds: Vec<Option<Arc<PolicyKind>>>,
     pub catalog: Catalog,
@@ -80,10 +82,13 @@ impl World {
     pub fn build(files: Vec<Arc<SourceFile>>, config: &ConfigState) -> World {
         let default_namespace: Arc<str> = config.config.default_namespace.as_deref().unwrap_or("default").into();
         let mut locs = Vec::new();
+        let mut file_objects = HashMap::with_capacity(files.len());
         for (fi, f) in files.iter().enumerate() {
+            let start = locs.len() as u32;
             for oi in 0..f.objects.len() {
                 locs.push((fi as u32, oi as u32));
             }
+            file_objects.insert(f.path.clone(), (start, locs.len() as u32));
         }
         let obj = |&(fi, oi): &(u32, u32)| &files[fi as usize].objects[oi as usize];
 
@@ -166,6 +171,7 @@ impl World {
         let mut world = World {
             files,
             locs,
+            file_objects,
             namespaces,
             kinds,
             catalog,
@@ -191,6 +197,12 @@ impl World {
 
     pub fn ids(&self) -> impl Iterator<Item = ObjId> + use<> {
         (0..self.locs.len() as u32).map(ObjId)
+    }
+
+    /// The objects of one file, in order.
+    pub fn objects_of_file(&self, path: &str) -> impl Iterator<Item = ObjId> + use<> {
+        let (start, end) = self.file_objects.get(path).copied().unwrap_or((0, 0));
+        (start..end).map(ObjId)
     }
 
     pub fn object(&self, id: ObjId) -> &Object {
