@@ -197,10 +197,10 @@ fn referrer_index_matches_a_full_scan() {
                 let mut scan = Vec::new();
                 for id in world.ids() {
                     for s in sites(world, id) {
-                        if s.names(target) {
-                            if let Some((span, _)) = s.span_for(target) {
-                                scan.push((world.file_of(id).path.clone(), span.start));
-                            }
+                        if s.names(target)
+                            && let Some((span, _)) = s.span_for(target)
+                        {
+                            scan.push((world.file_of(id).path.clone(), span.start));
                         }
                     }
                 }
