@@ -7,37 +7,26 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use policylens_core::effective::{Context, Explanation, Loss, explain};
-use policylens_core::model::ObjectKey;
-use policylens_core::topology::{NodeId, PathLimit, suggest};
-use policylens_core::workspace::World;
+use policylens_core::topology::{PathLimit, TargetError};
 use serde_json::Value;
 
 use crate::style::Style;
 use crate::{ExplainArgs, ReportFormat, load};
 
-/// Kinds written without a group that live in the core group.
-pub fn is_core_kind(kind: &str) -> bool {
-    matches!(kind, "Service" | "Namespace" | "Pod" | "ConfigMap" | "Secret" | "Endpoints" | "ServiceAccount" | "Node")
-}
-
 pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
     let loaded = load::load(&args.common)?;
     let snap = &loaded.snapshot;
     let world = snap.world();
-    let Some(key) = ObjectKey::parse(&args.target, is_core_kind) else {
-        eprintln!(
-            "policylens: `{}` is not a reference; write `Kind[.group]/[namespace/]name[#section]`, e.g. `HTTPRoute/shop/checkout#pay`",
-            args.target
-        );
-        return Ok(ExitCode::from(2));
-    };
-    let Some(node) = find(world, &key) else {
-        let mut msg = format!("policylens: `{key}` is not in the workspace");
-        if let Some(s) = did_you_mean(world, &args.target) {
-            let _ = write!(msg, "; did you mean `{s}`?");
+    let node = match world.topology.resolve_target(world, &args.target) {
+        Ok(node) => node,
+        Err(TargetError::Malformed) => {
+            eprintln!("policylens: `{}` {}", args.target, TargetError::Malformed);
+            return Ok(ExitCode::from(2));
         }
-        eprintln!("{msg}");
-        return Ok(ExitCode::from(2));
+        Err(e) => {
+            eprintln!("policylens: {e}");
+            return Ok(ExitCode::from(2));
+        }
     };
     let index_start = Instant::now();
     let index = snap.effective();
@@ -58,26 +47,6 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
         eprintln!("stats: load+parse {:.1} ms, index {:.1} ms, explain {:.2} ms", loaded.load_ms, index_ms, explain_ms);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The node of a reference; a namespaced kind written without a namespace is looked up in the
-/// default namespace.
-pub fn find(world: &World, key: &ObjectKey) -> Option<NodeId> {
-    let t = &world.topology;
-    t.find(world, key).or_else(|| {
-        if key.namespace.is_some() {
-            return None;
-        }
-        let mut k = key.clone();
-        k.namespace = Some(world.default_namespace.to_string());
-        t.find(world, &k)
-    })
-}
-
-fn did_you_mean(world: &World, wanted: &str) -> Option<String> {
-    let t = &world.topology;
-    let keys: Vec<String> = (0..t.node_count() as u32).map(|i| t.node_key(world, NodeId(i)).to_string()).collect();
-    suggest::closest(wanted, keys.iter().map(String::as_str)).map(str::to_owned)
 }
 
 pub fn render(ex: &Explanation, st: Style) -> String {

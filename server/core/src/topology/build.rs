@@ -164,11 +164,11 @@ impl Builder {
         let parent = self.t.object_node(id);
         for (i, name) in names {
             // Names are unique per object; a duplicate keeps the first (the API rejects it).
-            if self.t.sections.contains_key(&(id, Box::from(name))) {
+            if self.t.section_node(id, name).is_some() {
                 continue;
             }
             let n = self.add(Node::Section(id, i));
-            self.t.sections.insert((id, Box::from(name)), n);
+            self.t.sections.entry(id).or_default().push((Box::from(name), n));
             self.edge(parent, n);
         }
     }

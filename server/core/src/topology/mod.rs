@@ -11,12 +11,14 @@ mod backends;
 mod build;
 mod hostnames;
 mod paths;
+mod query;
 pub mod render;
 pub mod suggest;
 mod targets;
 mod validate;
 
 pub use paths::PathLimit;
+pub use query::{TargetError, is_core_kind};
 pub use targets::{PolicyResolution, RefProblem, TargetResolution};
 pub use validate::RefViolation;
 
@@ -86,8 +88,9 @@ pub struct Topology {
     children: Vec<Vec<NodeId>>,
     /// The node of each object (by `ObjId`).
     object_nodes: Vec<NodeId>,
-    /// Section nodes by (object, section name).
-    sections: HashMap<(ObjId, Box<str>), NodeId>,
+    /// Section nodes of each object, with their names (a handful per object: a scan beats
+    /// building an owned key for every lookup).
+    sections: HashMap<ObjId, Vec<(Box<str>, NodeId)>>,
     namespace_nodes: HashMap<Arc<str>, NodeId>,
     virtual_nodes: HashMap<ObjectKey, NodeId>,
     /// For an edge into a Service node, the Service ports the referring rule/route uses
@@ -136,7 +139,7 @@ impl Topology {
     }
 
     pub fn section_node(&self, id: ObjId, section: &str) -> Option<NodeId> {
-        self.sections.get(&(id, Box::from(section))).copied()
+        self.sections.get(&id)?.iter().find(|(name, _)| &**name == section).map(|(_, n)| *n)
     }
 
     pub fn namespace_node(&self, ns: &str) -> Option<NodeId> {

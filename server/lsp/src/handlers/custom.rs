@@ -7,8 +7,7 @@ use serde_json::Value;
 use tower_lsp_server::jsonrpc::Result;
 
 use policylens_core::effective;
-use policylens_core::model::ObjectKey;
-use policylens_core::topology::{NodeId, PathLimit, suggest};
+use policylens_core::topology::{PathLimit, TargetError};
 use tower_lsp_server::jsonrpc::Error;
 
 use super::failed;
@@ -20,37 +19,19 @@ pub struct ExplainParams {
     pub target: String,
 }
 
-/// Kinds written without a group that live in the core group (the CLI's `--target` reads
-/// them the same way).
-fn is_core_kind(kind: &str) -> bool {
-    matches!(kind, "Service" | "Namespace" | "Pod" | "ConfigMap" | "Secret" | "Endpoints" | "ServiceAccount" | "Node")
-}
-
 /// `policylens explain --format json` for one target.
 pub fn explain(ctx: &Ctx, params: ExplainParams) -> Result<Value> {
     let target = params.target.trim();
     if target.is_empty() {
         return Err(Error::invalid_params("`target` is empty"));
     }
-    let Some(key) = ObjectKey::parse(target, is_core_kind) else {
-        return Err(Error::invalid_params(format!(
-            "`{target}` is not a reference; write `Kind[.group]/[namespace/]name[#section]`, e.g. `HTTPRoute/shop/checkout#pay`"
-        )));
-    };
     let world = ctx.snap.world();
-    let t = &world.topology;
-    // A namespaced kind written without a namespace is looked up in the default namespace.
-    let node = t.find(world, &key).or_else(|| {
-        let mut k = key.clone();
-        k.namespace = Some(world.default_namespace.to_string());
-        key.namespace.is_none().then(|| t.find(world, &k)).flatten()
-    });
-    let Some(node) = node else {
-        let keys: Vec<String> = (0..t.node_count() as u32).map(|i| t.node_key(world, NodeId(i)).to_string()).collect();
-        let hint = suggest::closest(target, keys.iter().map(String::as_str))
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_default();
-        return Err(failed(format!("`{key}` is not in the workspace{hint}")));
+    let node = match world.topology.resolve_target(world, target) {
+        Ok(node) => node,
+        Err(TargetError::Malformed) => {
+            return Err(Error::invalid_params(format!("`{target}` {}", TargetError::Malformed)));
+        }
+        Err(e) => return Err(failed(e.to_string())),
     };
     let ex = effective::explain(world, ctx.snap.effective(), node, PathLimit::default());
     serde_json::to_value(ex).map_err(|e| failed(e.to_string()))

@@ -1,0 +1,57 @@
+//! Reading a §2.1 reference typed by a user (`explain --target`, `policylens/explain`).
+
+use super::{NodeId, Topology, suggest};
+use crate::model::ObjectKey;
+use crate::workspace::World;
+
+/// Kinds written without a group that live in the core group.
+pub fn is_core_kind(kind: &str) -> bool {
+    matches!(kind, "Service" | "Namespace" | "Pod" | "ConfigMap" | "Secret" | "Endpoints" | "ServiceAccount" | "Node")
+}
+
+/// Why a typed reference names no node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TargetError {
+    /// Not of the form `Kind[.group]/[namespace/]name[#section]`.
+    Malformed,
+    NotFound {
+        key: Box<ObjectKey>,
+        suggestion: Option<String>,
+    },
+}
+
+impl std::fmt::Display for TargetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TargetError::Malformed => f.write_str(
+                "is not a reference; write `Kind[.group]/[namespace/]name[#section]`, e.g. `HTTPRoute/shop/checkout#pay`",
+            ),
+            TargetError::NotFound { key, suggestion } => {
+                write!(f, "`{key}` is not in the workspace")?;
+                match suggestion {
+                    Some(s) => write!(f, "; did you mean `{s}`?"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+impl Topology {
+    /// The node a typed reference names. A namespaced kind written without a namespace is
+    /// looked up in the default namespace; a miss proposes the closest node reference.
+    pub fn resolve_target(&self, world: &World, text: &str) -> Result<NodeId, TargetError> {
+        let key = ObjectKey::parse(text.trim(), is_core_kind).ok_or(TargetError::Malformed)?;
+        let found = self.find(world, &key).or_else(|| {
+            let mut k = key.clone();
+            k.namespace = Some(world.default_namespace.to_string());
+            key.namespace.is_none().then(|| self.find(world, &k)).flatten()
+        });
+        found.ok_or_else(|| {
+            let keys: Vec<String> =
+                (0..self.node_count() as u32).map(|i| self.node_key(world, NodeId(i)).to_string()).collect();
+            let suggestion = suggest::closest(text.trim(), keys.iter().map(String::as_str)).map(str::to_owned);
+            TargetError::NotFound { key: Box::new(key), suggestion }
+        })
+    }
+}
