@@ -3,6 +3,7 @@
 mod check;
 mod explain;
 mod graph;
+mod heap;
 mod load;
 mod status;
 mod style;
@@ -11,6 +12,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+#[global_allocator]
+static ALLOC: heap::Counting = heap::Counting;
 
 #[derive(Parser)]
 #[command(name = "policylens", version, about = "See which Gateway API policies reach what, and why.")]

@@ -28,7 +28,8 @@ pub struct Backend {
 }
 
 /// The service, with the custom methods. Test-only methods: `policylens/debugPanic` with
-/// `POLICYLENS_TEST_PANIC=1` or `POLICYLENS_TEST=1`, `policylens/debugDocument` with the latter.
+/// `POLICYLENS_TEST_PANIC=1` or `POLICYLENS_TEST=1`; `policylens/debugDocument` and
+/// `policylens/debugSettle` with the latter.
 pub fn service() -> (LspService<Backend>, ClientSocket) {
     let mut b = LspService::build(|client: Client| Backend { shared: Arc::new(Shared::new(client)) })
         .custom_method("policylens/explain", Backend::explain)
@@ -40,6 +41,7 @@ pub fn service() -> (LspService<Backend>, ClientSocket) {
     }
     if env_on("POLICYLENS_TEST") {
         b = b.custom_method("policylens/debugDocument", Backend::debug_document);
+        b = b.custom_method("policylens/debugSettle", Backend::debug_settle);
     }
     b.finish()
 }
@@ -237,6 +239,21 @@ impl Backend {
         run("policylens/debugDocument", move || custom::debug_document(&ctx, params)).await
     }
 
+    /// Test-only: answers once the full diagnostics pass has analysed the current state, so
+    /// that tests can compare settled diagnostics without guessing at timing.
+    async fn debug_settle(&self, _params: Option<Value>) -> Result<Value> {
+        let mut bases = self.shared.base_changed.subscribe();
+        loop {
+            let now = self.shared.ctx();
+            if self.shared.base().is_some_and(|b| b.snap.same(&now.snap)) {
+                return Ok(Value::Bool(true));
+            }
+            if bases.changed().await.is_err() {
+                return Ok(Value::Bool(false));
+            }
+        }
+    }
+
     async fn debug_panic(&self, _params: Option<Value>) -> Result<Value> {
         run("policylens/debugPanic", custom::debug_panic).await
     }
@@ -277,6 +294,7 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         tokio::spawn(handlers::diagnostics::publisher(self.shared.clone()));
+        tokio::spawn(handlers::diagnostics::open_files(self.shared.clone()));
         let this = Backend { shared: self.shared.clone() };
         tokio::spawn(async move {
             if let Some(s) = this.fetch_settings().await {

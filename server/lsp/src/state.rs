@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use policylens_core::syntax::PositionEncoding;
+use policylens_core::syntax::{PositionEncoding, TextEdit};
 use policylens_core::workspace::{Snapshot, Workspace};
 use tokio::sync::watch;
 use tower_lsp_server::Client;
@@ -43,6 +43,8 @@ pub struct Caps {
 pub struct OpenDoc {
     pub uri: Uri,
     pub version: i32,
+    /// Which opening of the document this is: versions restart when a document is reopened.
+    pub opening: u64,
 }
 
 /// Everything a request reads: one snapshot and the open documents of that moment.
@@ -70,6 +72,7 @@ pub struct State {
     /// Files the last directory walk found (the ones to fall back to when closed).
     pub disk: HashSet<Arc<str>>,
     pub encoding: PositionEncoding,
+    openings: u64,
 }
 
 impl State {
@@ -84,6 +87,7 @@ impl State {
             excludes: Excludes::default(),
             disk: HashSet::new(),
             encoding: PositionEncoding::Utf16,
+            openings: 0,
         }
     }
 
@@ -107,7 +111,9 @@ impl State {
 
     pub fn did_open(&mut self, path: Arc<str>, uri: Uri, version: i32, text: &str) {
         self.docs.insert(path.clone(), Document::new(version, text));
-        Arc::make_mut(&mut self.open).insert(path.clone(), OpenDoc { uri, version });
+        self.openings += 1;
+        let opening = self.openings;
+        Arc::make_mut(&mut self.open).insert(path.clone(), OpenDoc { uri, version, opening });
         self.route(&path, text.to_owned());
     }
 
@@ -117,7 +123,7 @@ impl State {
         let enc = self.encoding;
         let Some(doc) = self.docs.get_mut(path) else { return false };
         for c in changes {
-            doc.apply(c.range, &c.text, enc);
+            doc.apply(c.range, &c.text, enc, version);
         }
         doc.version = version;
         let text = doc.text();
@@ -147,6 +153,30 @@ impl State {
             }
         }
         false
+    }
+
+    /// The edits that turned `from` into the document's text at `to`: `None` when the
+    /// document was reopened since `from` (another `opening`) or the edits are forgotten.
+    pub fn edits_between(&self, path: &str, from: &OpenDoc, to: &OpenDoc) -> Option<Vec<TextEdit>> {
+        if from.opening != to.opening {
+            return None;
+        }
+        self.docs.get(path)?.edits_between(from.version, to.version)
+    }
+
+    /// Forgets the edits a full analysis has seen (the open documents of its [`Ctx`]).
+    pub fn forget_edits(&mut self, seen: &HashMap<Arc<str>, OpenDoc>) {
+        for (path, o) in seen {
+            let current = self.open.get(path).is_some_and(|c| c.opening == o.opening);
+            if let (true, Some(d)) = (current, self.docs.get_mut(path)) {
+                d.forget_edits(o.version);
+            }
+        }
+    }
+
+    /// The open documents now.
+    pub fn open(&self) -> Arc<HashMap<Arc<str>, OpenDoc>> {
+        self.open.clone()
     }
 
     pub fn ctx(&mut self, caps: Arc<Caps>) -> Ctx {
@@ -196,6 +226,12 @@ pub struct Shared {
     /// Serialises re-indexing (config changes while a walk runs).
     pub index_lock: tokio::sync::Mutex<()>,
     pub shutdown: AtomicBool,
+    /// The last fully analysed context (its snapshot's diagnostics are computed).
+    base: Mutex<Option<Ctx>>,
+    /// Bumped when `base` is replaced.
+    pub base_changed: watch::Sender<u64>,
+    /// What the client was last sent per file; both diagnostics passes publish through it.
+    pub pushed: tokio::sync::Mutex<HashMap<Arc<str>, crate::handlers::diagnostics::Pushed>>,
 }
 
 impl Shared {
@@ -208,7 +244,26 @@ impl Shared {
             indexed: watch::Sender::new(false),
             index_lock: tokio::sync::Mutex::new(()),
             shutdown: AtomicBool::new(false),
+            base: Mutex::new(None),
+            base_changed: watch::Sender::new(0),
+            pushed: tokio::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The last fully analysed context.
+    pub fn base(&self) -> Option<Ctx> {
+        self.base.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Installs a fully analysed context as the base. The edits the previous base had seen
+    /// are forgotten (not this one's: a computation may still be moving diagnostics from the
+    /// previous base).
+    pub fn set_base(&self, ctx: Ctx) {
+        let old = self.base.lock().unwrap_or_else(|e| e.into_inner()).replace(ctx);
+        if let Some(old) = old {
+            self.lock().forget_edits(&old.open);
+        }
+        self.base_changed.send_modify(|g| *g += 1);
     }
 
     /// The state; a panic that poisoned the lock does not take the server down with it.

@@ -75,8 +75,13 @@ pub fn diagnostic(ctx: &Ctx, file: &SourceFile, d: &CoreDiagnostic) -> Diagnosti
 
 /// Every diagnostic of one file, in LSP form.
 pub fn file_diagnostics(ctx: &Ctx, path: &str) -> Vec<Diagnostic> {
+    diagnostics(ctx, path, ctx.snap.diagnostics_for(path))
+}
+
+/// Diagnostics of one file of `ctx`'s snapshot, in LSP form.
+pub fn diagnostics(ctx: &Ctx, path: &str, ds: &[CoreDiagnostic]) -> Vec<Diagnostic> {
     let Some(file) = ctx.snap.source(path) else { return Vec::new() };
-    ctx.snap.diagnostics_for(path).iter().map(|d| diagnostic(ctx, file, d)).collect()
+    ds.iter().map(|d| diagnostic(ctx, file, d)).collect()
 }
 
 pub fn hover(ctx: &Ctx, file: &SourceFile, h: core::Hover) -> Hover {

@@ -26,13 +26,17 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let start = Instant::now();
     let loaded = load::load(&args.common)?;
     let snap = &loaded.snapshot;
+    let heap_files = crate::heap::live();
     let analysis_start = Instant::now();
-    // Forced one by one so --stats can say where the time goes.
+    // Forced one by one so --stats can say where the time and memory go.
     let _ = snap.world();
     let world_ms = analysis_start.elapsed().as_secs_f64() * 1000.0;
+    let heap_world = crate::heap::live();
     let _ = snap.effective();
     let effective_ms = analysis_start.elapsed().as_secs_f64() * 1000.0 - world_ms;
+    let heap_effective = crate::heap::live();
     let diags: Vec<&Diagnostic> = snap.diagnostics().values().flatten().collect();
+    let heap_diags = crate::heap::live();
     let analysis_ms = analysis_start.elapsed().as_secs_f64() * 1000.0;
     let summary = summary(snap, start.elapsed().as_secs_f64() * 1000.0);
     let mut out = std::io::stdout().lock();
@@ -52,6 +56,15 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
             analysis_ms - world_ms - effective_ms,
             start.elapsed().as_secs_f64() * 1000.0,
             crate::load::peak_rss_kib().map_or("?".into(), |k| k.to_string())
+        );
+        use crate::heap::mib;
+        eprintln!(
+            "stats: heap live after files {}, +world {}, +effective {}, +diagnostics {}; heap peak {}",
+            mib(heap_files),
+            mib(heap_world.saturating_sub(heap_files)),
+            mib(heap_effective.saturating_sub(heap_world)),
+            mib(heap_diags.saturating_sub(heap_effective)),
+            mib(crate::heap::peak()),
         );
     }
     let errors = diags.iter().any(|d| d.severity == Severity::Error);

@@ -185,6 +185,9 @@ fn session(seed: u64, enc: &str, ops: usize) {
     for (f, (t, _)) in &open {
         final_texts.insert(f, t.clone());
     }
+    // Pulls while the full pass lags give the keystroke answer (status warnings carried from
+    // the last full pass); the settled answer is the exact one.
+    s.settle();
     let mut pulled: BTreeMap<&str, Value> = BTreeMap::new();
     for f in final_texts.keys() {
         let items = s.pull(f, None)["items"].clone();

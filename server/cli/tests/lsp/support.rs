@@ -352,6 +352,12 @@ impl TestServer {
         self.request("policylens/debugDocument", json!({"uri": uri})).expect("debugDocument")
     }
 
+    /// Waits until the server's full diagnostics pass has caught up with every edit sent.
+    pub fn settle(&mut self) {
+        let settled = self.request("policylens/debugSettle", json!({})).expect("debugSettle");
+        assert_eq!(settled, json!(true));
+    }
+
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }

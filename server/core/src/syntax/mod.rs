@@ -6,5 +6,5 @@ mod node;
 mod parse;
 
 pub use line_index::{LineIndex, Position, PositionEncoding};
-pub use node::{Document, Entry, Node, NodeKind, ParsedFile, Scalar, ScalarStyle, Span, SyntaxError};
+pub use node::{Document, Entry, Node, NodeKind, ParsedFile, Scalar, ScalarStyle, Span, SyntaxError, TextEdit};
 pub use parse::parse_file;

@@ -31,6 +31,29 @@ impl Span {
     }
 }
 
+/// A replacement of the bytes `start..end` by `new_len` bytes of text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    pub start: u32,
+    pub end: u32,
+    pub new_len: u32,
+}
+
+impl TextEdit {
+    /// Where `span` lies after the edit: unmoved before it, shifted after it, `None` when the
+    /// edit changed text inside it (an insertion at either end leaves it whole).
+    pub fn map(self, span: Span) -> Option<Span> {
+        if span.end <= self.start {
+            return Some(span);
+        }
+        if span.start >= self.end {
+            let shift = |x: u32| (i64::from(x) + i64::from(self.new_len) - i64::from(self.end - self.start)) as u32;
+            return Some(Span::new(shift(span.start), shift(span.end)));
+        }
+        None
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarStyle {
     Plain,

@@ -297,10 +297,7 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             let same_ns = world.objects_in(&gk, ns).iter();
             let suggestion =
                 suggest::closest(&n.value, same_ns.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
-            let mut elsewhere: Vec<String> =
-                world.objects_named(&gk, &n.value).filter_map(|o| world.namespace_of(o).map(str::to_owned)).collect();
-            elsewhere.sort();
-            elsewhere.dedup();
+            let elsewhere = world.namespaces_holding(&gk, &n.value);
             TargetResolution::Problem(NotFound { key: ObjectKey::new(gk, Some(ns), &n.value), suggestion, elsewhere })
         }
         None => {

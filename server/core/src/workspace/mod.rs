@@ -6,6 +6,7 @@
 
 mod file;
 pub mod loader;
+mod partial;
 mod world;
 
 pub use file::SourceFile;
@@ -134,6 +135,11 @@ struct SnapshotInner {
 }
 
 impl Snapshot {
+    /// Whether both are the same snapshot (not merely equal files).
+    pub fn same(&self, other: &Snapshot) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     pub fn files(&self) -> impl ExactSizeIterator<Item = &Arc<SourceFile>> {
         self.inner.files.values()
     }

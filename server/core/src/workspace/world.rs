@@ -75,11 +75,42 @@ pub struct World {
     /// Kinds defined by CRDs in the workspace.
     crd_kinds: HashSet<GroupKind>,
     pub default_namespace: Arc<str>,
+    /// Files by the namespaces their objects live in: a one-file analysis cuts its partial
+    /// world along these.
+    files_by_namespace: HashMap<Arc<str>, Vec<u32>>,
+    /// Set for a partial world: the full world it was cut from.
+    outer: Option<Outer>,
     pub topology: Topology,
+}
+
+/// What a partial world (one file and the namespaces its references reach) asks of the full
+/// world it was cut from: workspace-wide facts such as which namespaces and kinds exist.
+#[derive(Debug)]
+pub(crate) struct Outer {
+    pub world: Arc<World>,
+    /// Files the partial world holds itself: the outer world's objects from them are stale.
+    pub held: HashSet<Arc<str>>,
+}
+
+impl Outer {
+    fn current(&self, id: ObjId) -> bool {
+        !self.held.contains(&self.world.file_of(id).path)
+    }
 }
 
 impl World {
     pub fn build(files: Vec<Arc<SourceFile>>, config: &ConfigState) -> World {
+        World::assemble(files, config, None)
+    }
+
+    /// A world of a few files cut from `outer`, whose catalog and workspace-wide facts (the
+    /// namespaces and kinds that exist, namespace labels, same-named objects elsewhere) it
+    /// borrows. Only valid while the files' policy kinds and CRDs are the outer world's.
+    pub(crate) fn partial(files: Vec<Arc<SourceFile>>, config: &ConfigState, outer: Outer) -> World {
+        World::assemble(files, config, Some(outer))
+    }
+
+    fn assemble(files: Vec<Arc<SourceFile>>, config: &ConfigState, outer: Option<Outer>) -> World {
         let default_namespace: Arc<str> = config.config.default_namespace.as_deref().unwrap_or("default").into();
         let mut locs = Vec::new();
         let mut file_objects = HashMap::with_capacity(files.len());
@@ -94,8 +125,13 @@ impl World {
 
         let mut cluster_scoped: HashSet<GroupKind> = CLUSTER_SCOPED.iter().map(|(g, k)| GroupKind::new(g, k)).collect();
         let mut crd_kinds = HashSet::new();
-        for l in &locs {
-            if let Body::Crd(crd) = &obj(l).body {
+        let outer_crds = outer.iter().flat_map(|o| {
+            let crd = GroupKind::new("apiextensions.k8s.io", "CustomResourceDefinition");
+            let ids: Vec<ObjId> = o.world.objects_of(&crd).iter().copied().filter(|&id| o.current(id)).collect();
+            ids.into_iter().map(|id| o.world.object(id))
+        });
+        for o in locs.iter().map(obj).chain(outer_crds) {
+            if let Body::Crd(crd) = &o.body {
                 let gk = GroupKind::new(&crd.group, &crd.kind);
                 if crd.scope == CrdScope::Cluster {
                     cluster_scoped.insert(gk.clone());
@@ -104,7 +140,11 @@ impl World {
             }
         }
 
-        let catalog = build_catalog(&config.config, locs.iter().map(obj));
+        let catalog = match &outer {
+            Some(o) => o.world.catalog.clone(),
+            None => build_catalog(&config.config, locs.iter().map(obj)),
+        };
+        let mut files_by_namespace: HashMap<Arc<str>, Vec<u32>> = HashMap::new();
         let mut namespaces: Vec<Option<Arc<str>>> = Vec::with_capacity(locs.len());
         let mut kinds = Vec::with_capacity(locs.len());
         let mut policies = Vec::new();
@@ -129,6 +169,11 @@ impl World {
             };
             if let Some(n) = &ns {
                 known_namespaces.insert(n.clone());
+                let fi = l.0;
+                let held = files_by_namespace.entry(n.clone()).or_default();
+                if held.last() != Some(&fi) {
+                    held.push(fi);
+                }
             }
             if gk.is("", "Namespace") {
                 let n: Arc<str> = o.name.value.as_str().into();
@@ -185,6 +230,8 @@ impl World {
             namespace_objects,
             crd_kinds,
             default_namespace,
+            files_by_namespace,
+            outer,
             topology: Topology::default(),
         };
         world.topology = Topology::build(&world);
@@ -197,6 +244,12 @@ impl World {
 
     pub fn ids(&self) -> impl Iterator<Item = ObjId> + use<> {
         (0..self.locs.len() as u32).map(ObjId)
+    }
+
+    /// The files holding objects in namespace `ns`.
+    pub(crate) fn files_in_namespace(&self, ns: &str) -> impl Iterator<Item = &Arc<SourceFile>> {
+        let fis = self.files_by_namespace.get(ns).map(Vec::as_slice).unwrap_or(&[]);
+        fis.iter().map(|&fi| &self.files[fi as usize])
     }
 
     /// The objects of one file, in order.
@@ -281,20 +334,47 @@ impl World {
             || gk.is("", "Namespace")
             || self.by_gk.contains_key(gk)
             || self.crd_kinds.contains(gk)
+            || self.outer.as_ref().is_some_and(|o| o.world.by_gk.contains_key(gk))
     }
 
     pub fn namespace_exists(&self, ns: &str) -> bool {
-        self.known_namespaces.contains(ns)
+        self.known_namespaces.contains(ns) || self.outer.as_ref().is_some_and(|o| o.world.known_namespaces.contains(ns))
     }
 
     pub fn namespaces(&self) -> impl Iterator<Item = &str> {
-        self.known_namespaces.iter().map(|s| &**s)
+        let outer = self.outer.iter().flat_map(|o| o.world.known_namespaces.iter());
+        let outer = outer.filter(|n| !self.known_namespaces.contains(*n));
+        self.known_namespaces.iter().chain(outer).map(|s| &**s)
+    }
+
+    /// The namespaces holding an object of this kind and name, sorted.
+    pub fn namespaces_holding(&self, gk: &GroupKind, name: &str) -> Vec<String> {
+        let mut out: Vec<String> =
+            self.objects_named(gk, name).filter_map(|o| self.namespace_of(o).map(str::to_owned)).collect();
+        if let Some(o) = &self.outer {
+            let w = &o.world;
+            out.extend(
+                w.objects_named(gk, name)
+                    .filter(|&id| o.current(id))
+                    .filter_map(|id| w.namespace_of(id))
+                    .map(str::to_owned),
+            );
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// Labels of namespace `ns`: its Namespace object's, plus the
     /// `kubernetes.io/metadata.name` label the API server always sets.
     pub fn namespace_labels(&self, ns: &str) -> Vec<(String, String)> {
-        let mut labels = self.namespace_objects.get(ns).map(|&id| self.object(id).labels.clone()).unwrap_or_default();
+        let own = self.namespace_objects.get(ns).map(|&id| self.object(id).labels.clone());
+        let outer = || {
+            let o = self.outer.as_ref()?;
+            let id = o.world.namespace_objects.get(ns).copied().filter(|&id| o.current(id))?;
+            Some(o.world.object(id).labels.clone())
+        };
+        let mut labels = own.or_else(outer).unwrap_or_default();
         let k = "kubernetes.io/metadata.name";
         if !labels.iter().any(|(lk, _)| lk == k) {
             labels.push((k.to_owned(), ns.to_owned()));

@@ -1,4 +1,16 @@
-//! Diagnostics: pushed (debounced) after every change, and pulled with result ids.
+//! Diagnostics, pushed and pulled, in two tiers.
+//!
+//! - The **full** pass analyses the whole workspace (tens of milliseconds at 10k objects)
+//!   after a change, publishes every file whose diagnostics changed and becomes the *base*.
+//! - The **open-file** pass answers each keystroke in an open document at once: the file's
+//!   syntax and reference diagnostics from its partial world cut from the base
+//!   (`diagnostics::local`), plus the base's workspace-wide ones (status warnings) moved
+//!   through the edits made since (`diagnostics::carry`). When the full pass catches up it
+//!   publishes the exact set, which differs only where the edit really changed the effective
+//!   policies, so nothing blinks while typing.
+//!
+//! Both publish through one gate that never sends a file's diagnostics for an older version
+//! of an open document than it already sent.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -6,6 +18,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use policylens_core::analysis::diagnostics::{self as core_diagnostics, Diagnostic as CoreDiagnostic};
+use policylens_core::syntax::TextEdit;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
     Diagnostic, DocumentDiagnosticParams, DocumentDiagnosticReport, DocumentDiagnosticReportResult,
@@ -15,13 +29,17 @@ use tower_lsp_server::ls_types::{
 
 use super::run;
 use crate::from_proto;
-use crate::state::{Ctx, Shared};
+use crate::state::{Ctx, OpenDoc, Shared};
 use crate::to_proto;
 
-/// A short pause after the first change of a burst. Bursts longer than this coalesce anyway:
-/// changes that arrive while diagnostics are computed are folded into the next computation
-/// (the watch channel keeps only "changed"), so the last state is never dropped.
-const DEBOUNCE: Duration = Duration::from_millis(2);
+/// The full pass waits for this long a pause in the changes (open documents do not wait:
+/// the open-file pass answers them), so that a burst of keystrokes costs one full analysis
+/// and does not compete with the keystrokes for the CPU. Changes that arrive meanwhile or
+/// while it runs are folded into the next pass (the watch channel keeps only "changed"), so
+/// the last state is never dropped.
+const QUIET: Duration = Duration::from_millis(50);
+/// ... but changes that never pause (a tool rewriting files) still get a full pass this often.
+const MAX_WAIT: Duration = Duration::from_millis(1500);
 
 /// A stable id for a set of diagnostics: equal sets get equal ids, so a pull of an unchanged
 /// file is answered `unchanged`.
@@ -31,43 +49,53 @@ pub fn result_id(items: &[Diagnostic]) -> String {
     format!("{:016x}", h.finish())
 }
 
-struct Computed {
-    path: Arc<str>,
-    uri: Option<Uri>,
-    version: Option<i32>,
-    open: bool,
-    items: Vec<Diagnostic>,
-    id: String,
-}
-
-fn compute(ctx: &Ctx) -> Vec<Computed> {
-    ctx.snap
-        .diagnostics()
-        .keys()
-        .map(|path| {
-            let items = to_proto::file_diagnostics(ctx, path);
-            let open = ctx.open.get(path);
-            Computed {
-                path: path.clone(),
-                uri: to_proto::uri(ctx, path),
-                version: open.map(|o| o.version),
-                open: open.is_some(),
-                id: result_id(&items),
-                items,
-            }
-        })
-        .collect()
-}
-
-/// What was last pushed for a file (only non-empty sets are remembered).
-struct Pushed {
+/// What was last published for a file.
+pub struct Pushed {
     uri: Uri,
     id: String,
+    /// The open document's opening and version it was computed for.
+    doc: Option<(u64, i32)>,
 }
 
-/// The push loop: waits for the first index, then after every change (debounced) publishes
-/// the files whose diagnostic set changed. It always recomputes from the latest snapshot, so
-/// the last state is never dropped, and unchanged files are never republished.
+/// One file's diagnostics ready to publish.
+struct Outgoing {
+    path: Arc<str>,
+    uri: Uri,
+    items: Vec<Diagnostic>,
+    doc: Option<(u64, i32)>,
+}
+
+/// Publishes unless the client already has this set, or has a newer version's.
+async fn publish(shared: &Shared, pushed: &mut HashMap<Arc<str>, Pushed>, out: Outgoing) {
+    let id = result_id(&out.items);
+    if let Some(p) = pushed.get(&out.path) {
+        if p.uri != out.uri {
+            shared.client.publish_diagnostics(p.uri.clone(), Vec::new(), None).await;
+        } else {
+            let older = matches!((p.doc, out.doc), (Some((o1, v1)), Some((o2, v2))) if o1 == o2 && v2 < v1);
+            // An unchanged set is not resent, even for a new version: a keystroke that
+            // changes no diagnostic publishes nothing.
+            if older || p.id == id {
+                return;
+            }
+        }
+    } else if out.items.is_empty() {
+        // A clean file the client never heard about.
+        return;
+    }
+    shared.client.publish_diagnostics(out.uri.clone(), out.items, out.doc.map(|(_, v)| v)).await;
+    pushed.insert(out.path, Pushed { uri: out.uri, id, doc: out.doc });
+}
+
+/// Whether the client pulls open documents' diagnostics: pushing them too would show every
+/// diagnostic twice (Neovim keeps the two apart), so they are pushed empty.
+fn pulled(ctx: &Ctx, path: &str) -> bool {
+    ctx.caps.pull_diagnostics && ctx.open.contains_key(path)
+}
+
+/// The full pass: waits for the first index, then after every change (debounced) analyses
+/// the whole workspace, publishes the files whose diagnostics changed and installs the
+/// result as the base of the open-file pass.
 pub async fn publisher(shared: Arc<Shared>) {
     let mut changes = shared.changes.subscribe();
     let mut indexed = shared.indexed.subscribe();
@@ -75,18 +103,27 @@ pub async fn publisher(shared: Arc<Shared>) {
     if indexed.wait_for(|v| *v).await.is_err() {
         return;
     }
-    let mut pushed: HashMap<Arc<str>, Pushed> = HashMap::new();
     let mut open_ids: HashMap<Arc<str>, String> = HashMap::new();
     loop {
-        tokio::time::sleep(DEBOUNCE).await;
+        // The first pass (the base of everything else) starts at once.
+        if shared.base().is_some() {
+            let start = tokio::time::Instant::now();
+            loop {
+                match tokio::time::timeout(QUIET, changes.changed()).await {
+                    Err(_) => break,
+                    Ok(Err(_)) => return,
+                    Ok(Ok(())) if start.elapsed() >= MAX_WAIT => break,
+                    Ok(Ok(())) => {}
+                }
+            }
+        }
         changes.borrow_and_update();
         if shared.shutdown.load(Ordering::Relaxed) {
             return;
         }
         let ctx = shared.ctx();
-        let caps = ctx.caps.clone();
-        let open = ctx.open.clone();
-        let Ok(computed) = run("publishDiagnostics", move || Ok(compute(&ctx))).await else {
+        let computing = ctx.clone();
+        let Ok(computed) = run("publishDiagnostics", move || Ok(full(&computing))).await else {
             // Logged by `run`. Keep what was published (clearing it would flicker) and try
             // again on the next change.
             if changes.changed().await.is_err() {
@@ -94,54 +131,48 @@ pub async fn publisher(shared: Arc<Shared>) {
             }
             continue;
         };
-        let empty_id = result_id(&[]);
+        shared.set_base(ctx.clone());
+        let current = shared.lock().open();
+        let mut pushed = shared.pushed.lock().await;
         let mut seen: HashSet<Arc<str>> = HashSet::with_capacity(computed.len());
         let mut open_changed = false;
         let mut new_open_ids = HashMap::new();
-        for c in computed {
-            seen.insert(c.path.clone());
-            if c.open {
-                if open_ids.get(&c.path) != Some(&c.id) {
-                    open_changed = true;
-                }
-                new_open_ids.insert(c.path.clone(), c.id.clone());
+        for (path, items) in computed {
+            seen.insert(path.clone());
+            let doc = ctx.open.get(&path);
+            if doc.is_some() {
+                let id = result_id(&items);
+                open_changed |= open_ids.get(&path) != Some(&id);
+                new_open_ids.insert(path.clone(), id);
             }
-            let Some(uri) = c.uri else { continue };
-            // Pull-capable clients get open files' diagnostics by pull; pushing them too would
-            // show every diagnostic twice (Neovim keeps the two apart).
-            let (items, id) =
-                if caps.pull_diagnostics && c.open { (Vec::new(), empty_id.clone()) } else { (c.items, c.id) };
-            let prev = pushed.get(&c.path);
-            if let Some(p) = prev.filter(|p| p.uri != uri) {
-                shared.client.publish_diagnostics(p.uri.clone(), Vec::new(), None).await;
-                pushed.remove(&c.path);
-            }
-            let prev_id = pushed.get(&c.path).map_or(&empty_id, |p| &p.id);
-            if *prev_id == id {
+            // Edited since this pass began: the open-file pass answers from the new base.
+            if doc.is_some_and(|d| current.get(&path).is_none_or(|c| c.version != d.version || c.opening != d.opening))
+            {
                 continue;
             }
-            shared.client.publish_diagnostics(uri.clone(), items, c.version).await;
-            if id == empty_id {
-                pushed.remove(&c.path);
-            } else {
-                pushed.insert(c.path, Pushed { uri, id });
-            }
+            let Some(uri) = to_proto::uri(&ctx, &path) else { continue };
+            let items = if pulled(&ctx, &path) { Vec::new() } else { items };
+            let doc = doc.map(|d| (d.opening, d.version));
+            publish(&shared, &mut pushed, Outgoing { path, uri, items, doc }).await;
         }
         // Files that no longer have any diagnostic (fixed, deleted, excluded).
         let gone: Vec<Arc<str>> = pushed.keys().filter(|p| !seen.contains(*p)).cloned().collect();
         for path in gone {
-            if let Some(p) = pushed.remove(&path) {
-                let version = open.get(&path).map(|o| o.version);
+            if let Some(p) = pushed.remove(&path)
+                && p.id != result_id(&[])
+            {
+                let version = current.get(&path).map(|o| o.version);
                 shared.client.publish_diagnostics(p.uri, Vec::new(), version).await;
             }
         }
+        drop(pushed);
         if open_ids.keys().any(|p| !new_open_ids.contains_key(p)) {
             open_changed = true;
         }
         open_ids = new_open_ids;
         // Another file's edit can change an open file's diagnostics: ask pulling clients to
         // pull again.
-        if open_changed && caps.pull_diagnostics && caps.diagnostic_refresh {
+        if open_changed && ctx.caps.pull_diagnostics && ctx.caps.diagnostic_refresh {
             let client = shared.client.clone();
             tokio::spawn(async move {
                 let _ = client.workspace_diagnostic_refresh().await;
@@ -153,13 +184,105 @@ pub async fn publisher(shared: Arc<Shared>) {
     }
 }
 
+/// Every file's diagnostics in LSP form: the files with any, and every open document.
+fn full(ctx: &Ctx) -> Vec<(Arc<str>, Vec<Diagnostic>)> {
+    let with_any = ctx.snap.diagnostics().keys();
+    let open = ctx.open.keys().filter(|p| !ctx.snap.diagnostics().contains_key(*p));
+    with_any.chain(open).map(|path| (path.clone(), to_proto::file_diagnostics(ctx, path))).collect()
+}
+
+/// The open-file pass: after every change to an open document, and whenever a new base
+/// arrives, publishes the documents that changed since it last looked.
+pub async fn open_files(shared: Arc<Shared>) {
+    let mut changes = shared.changes.subscribe();
+    let mut bases = shared.base_changed.subscribe();
+    let mut done: HashMap<Arc<str>, (u64, i32, u64)> = HashMap::new();
+    loop {
+        tokio::select! {
+            r = changes.changed() => if r.is_err() { return },
+            r = bases.changed() => if r.is_err() { return },
+        }
+        changes.borrow_and_update();
+        let base_gen = *bases.borrow_and_update();
+        if shared.shutdown.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(base) = shared.base() else { continue };
+        let ctx = shared.ctx();
+        let todo: Vec<(Arc<str>, OpenDoc)> = ctx
+            .open
+            .iter()
+            .filter(|(p, o)| done.get(*p) != Some(&(o.opening, o.version, base_gen)))
+            .map(|(p, o)| (p.clone(), o.clone()))
+            .collect();
+        if todo.is_empty() {
+            continue;
+        }
+        let edits: Vec<Option<Vec<TextEdit>>> = {
+            let st = shared.lock();
+            todo.iter().map(|(p, o)| base.open.get(p).and_then(|b| st.edits_between(p, b, o))).collect()
+        };
+        let computing = ctx.clone();
+        let work = move || {
+            let out: Vec<(Arc<str>, OpenDoc, Option<Vec<Diagnostic>>)> = todo
+                .into_iter()
+                .zip(edits)
+                .map(|((path, doc), edits)| {
+                    let ds = open_file(&computing, &base, &path, edits.as_deref());
+                    let items = ds.map(|ds| to_proto::diagnostics(&computing, &path, &ds));
+                    (path, doc, items)
+                })
+                .collect();
+            Ok(out)
+        };
+        let Ok(computed) = run("publishDiagnostics", work).await else { continue };
+        let mut pushed = shared.pushed.lock().await;
+        for (path, doc, items) in computed {
+            done.insert(path.clone(), (doc.opening, doc.version, base_gen));
+            // `None`: only the full pass can tell; it publishes this version itself.
+            let Some(items) = items else { continue };
+            let items = if ctx.caps.pull_diagnostics { Vec::new() } else { items };
+            let out = Outgoing { path, uri: doc.uri.clone(), items, doc: Some((doc.opening, doc.version)) };
+            publish(&shared, &mut pushed, out).await;
+        }
+    }
+}
+
+/// An open document's diagnostics without a full analysis: the base's own when the base saw
+/// this very text, else the partial-world ones plus the base's workspace-wide ones moved
+/// through `edits`. `None` when only a full analysis can tell.
+fn open_file(ctx: &Ctx, base: &Ctx, path: &str, edits: Option<&[TextEdit]>) -> Option<Vec<CoreDiagnostic>> {
+    let (now, then) = (ctx.snap.file(path)?, base.snap.file(path));
+    if then.is_some_and(|t| Arc::ptr_eq(t, now)) {
+        return Some(base.snap.diagnostics_for(path).to_vec());
+    }
+    core_diagnostics::local(&ctx.snap, path, &base.snap, edits)
+}
+
 pub async fn pull(shared: Arc<Shared>, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
     // Answer from a complete workspace: before the first walk, every target looks missing.
     let _ = shared.indexed.subscribe().wait_for(|v| *v).await;
     let ctx = shared.ctx();
+    let path = from_proto::path(&params.text_document.uri);
+    let (base, edits) = match (&path, shared.base()) {
+        (Some(p), Some(base)) => {
+            let edits = match (base.open.get(p), ctx.open.get(p)) {
+                (Some(b), Some(o)) => shared.lock().edits_between(p, b, o),
+                _ => None,
+            };
+            (Some(base), edits)
+        }
+        _ => (None, None),
+    };
     run("textDocument/diagnostic", move || {
-        let items = from_proto::path(&params.text_document.uri)
-            .map(|p| to_proto::file_diagnostics(&ctx, &p))
+        let items = path
+            .map(|p| {
+                let quick = base.as_ref().and_then(|b| open_file(&ctx, b, &p, edits.as_deref()));
+                match quick {
+                    Some(ds) => to_proto::diagnostics(&ctx, &p, &ds),
+                    None => to_proto::file_diagnostics(&ctx, &p),
+                }
+            })
             .unwrap_or_default();
         let id = result_id(&items);
         let report = if params.previous_result_id.as_deref() == Some(id.as_str()) {

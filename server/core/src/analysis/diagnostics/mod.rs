@@ -10,8 +10,8 @@ mod tests;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::syntax::Span;
-use crate::workspace::{ObjId, Snapshot, World};
+use crate::syntax::{Span, TextEdit};
+use crate::workspace::{ObjId, Snapshot, SourceFile, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -154,15 +154,25 @@ impl Diagnostic {
 }
 
 /// Every diagnostic of a snapshot, by file, each file's sorted by position.
+impl Code {
+    /// Codes that follow from the effective policies of the whole workspace; the others follow
+    /// from one file and the objects its references reach.
+    pub fn is_workspace_wide(self) -> bool {
+        matches!(
+            self,
+            Code::Conflicted
+                | Code::Overridden
+                | Code::PartiallyOverridden
+                | Code::UnknownStrategy
+                | Code::AffectsNothing
+        )
+    }
+}
+
 pub fn compute(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     let mut out: Vec<Diagnostic> = Vec::new();
     for f in snapshot.files() {
-        if let Some(reason) = &f.unreadable {
-            out.push(Diagnostic::new(&f.path, Span::default(), Code::YamlSyntax, format!("skipped: {reason}")));
-        }
-        for e in &f.syntax_errors {
-            out.push(Diagnostic::new(&f.path, e.span, Code::YamlSyntax, e.message.clone()));
-        }
+        syntax(f, &mut out);
     }
     let config = snapshot.config();
     if let Some(path) = &config.path {
@@ -179,9 +189,68 @@ pub fn compute(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
         by_file.entry(d.file.clone()).or_default().push(d);
     }
     for v in by_file.values_mut() {
-        v.sort_by_key(|a| (a.span.start, a.span.end, a.code));
+        sort(v);
     }
     by_file
+}
+
+/// One file's diagnostics without analysing the whole workspace, for the keystroke path of
+/// the language server: the syntax and reference diagnostics from the file's partial world
+/// cut from `base` (see `Snapshot::partial_world`), exactly what [`compute`] gives for them,
+/// plus `base`'s workspace-wide diagnostics of the file moved through `edits` (the edits
+/// since `base`'s text; `None` when unknown). A moved diagnostic is kept only while the edits
+/// left its span alone and its object is still in the file, so status warnings do not blink
+/// out while the file is edited; the next full analysis settles them. `None` when only a full
+/// analysis can tell.
+pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[TextEdit]>) -> Option<Vec<Diagnostic>> {
+    let world = snapshot.partial_world(path, base)?;
+    let file = snapshot.file(path)?;
+    let mut out = Vec::new();
+    syntax(file, &mut out);
+    let mut refs = Vec::new();
+    routes::check(&world, &mut refs);
+    policies::check(&world, &mut refs);
+    out.extend(refs.into_iter().filter(|d| *d.file == *path));
+    if let Some(edits) = edits {
+        let keys: Vec<String> = world.objects_of_file(path).map(|id| world.key(id).to_string()).collect();
+        let alive = |d: &Diagnostic| d.object.as_ref().is_none_or(|o| keys.contains(o));
+        out.extend(carry(base.diagnostics_for(path), edits).into_iter().filter(alive));
+    }
+    sort(&mut out);
+    Some(out)
+}
+
+/// The workspace-wide diagnostics of `previous` (one file's, from an earlier snapshot) moved
+/// through the edits made to the file since; those an edit touched are dropped.
+fn carry(previous: &[Diagnostic], edits: &[TextEdit]) -> Vec<Diagnostic> {
+    let moved = |span: Span| edits.iter().try_fold(span, |s, e| e.map(s));
+    previous
+        .iter()
+        .filter(|d| d.code.is_workspace_wide())
+        .filter_map(|d| {
+            let mut d = d.clone();
+            d.span = moved(d.span)?;
+            for r in &mut d.related {
+                if r.file == d.file {
+                    r.span = moved(r.span)?;
+                }
+            }
+            Some(d)
+        })
+        .collect()
+}
+
+fn sort(v: &mut [Diagnostic]) {
+    v.sort_by_key(|a| (a.span.start, a.span.end, a.code));
+}
+
+fn syntax(f: &SourceFile, out: &mut Vec<Diagnostic>) {
+    if let Some(reason) = &f.unreadable {
+        out.push(Diagnostic::new(&f.path, Span::default(), Code::YamlSyntax, format!("skipped: {reason}")));
+    }
+    for e in &f.syntax_errors {
+        out.push(Diagnostic::new(&f.path, e.span, Code::YamlSyntax, e.message.clone()));
+    }
 }
 
 /// What a section of a kind is called in messages.

@@ -1,0 +1,111 @@
+//! One file's world: the file, every file holding objects in the namespaces its references
+//! reach, and the files changed since a base snapshot, with the base world answering
+//! workspace-wide questions. Reference diagnostics of the file come out as the full world's
+//! would, at a cost that follows the file's neighbourhood instead of the workspace.
+
+use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
+
+use super::world::Outer;
+use super::{Snapshot, SourceFile, World};
+use crate::catalog::KindSource;
+use crate::model::{Body, FromNamespaces, Object};
+
+/// Beyond this many other changed files, a partial world is no cheaper than the full one.
+const MAX_CHANGED: usize = 32;
+
+impl Snapshot {
+    /// The partial world of `path` cut from `base`'s world (built here if it is not yet), or
+    /// `None` when the file reaches workspace-wide facts that only a full analysis settles:
+    /// CRDs, policy kinds recognised from the workspace, selectors across namespaces, a
+    /// changed config, or many changed files.
+    pub(crate) fn partial_world(&self, path: &str, base: &Snapshot) -> Option<World> {
+        let file = self.file(path)?;
+        if !Arc::ptr_eq(&self.inner.config, &base.inner.config) {
+            return None;
+        }
+        let outer = base.world();
+        let old = base.file(path);
+        let objects = file.objects.iter().chain(old.iter().flat_map(|f| f.objects.iter()));
+        if objects.clone().any(|o| !self_contained(o, outer)) {
+            return None;
+        }
+
+        let mut paths: BTreeSet<Arc<str>> = BTreeSet::new();
+        paths.insert(file.path.clone());
+        let changed = changed_files(self, base, MAX_CHANGED)?;
+        paths.extend(changed);
+        let default_ns = &outer.default_namespace;
+        for ns in reached_namespaces(&file.objects, default_ns) {
+            paths.extend(outer.files_in_namespace(&ns).map(|f| f.path.clone()));
+        }
+        let files: Vec<Arc<SourceFile>> = paths.iter().filter_map(|p| self.file(p).cloned()).collect();
+        let held: HashSet<Arc<str>> = paths.into_iter().collect();
+        Some(World::partial(files, self.config(), Outer { world: outer.clone(), held }))
+    }
+}
+
+/// Whether the object leaves the workspace-wide catalog as it is: not a CRD, and not a policy
+/// candidate whose kind the workspace's objects define (a CRD label or shape inference reads
+/// every object of the kind). Selectors across namespaces reach the whole workspace.
+fn self_contained(o: &Object, outer: &World) -> bool {
+    match &o.body {
+        Body::Crd(_) => false,
+        Body::Other(other) if other.policy.has_ref_fields() => {
+            let fixed = outer
+                .catalog
+                .get(&o.group_kind())
+                .is_some_and(|k| matches!(k.source, KindSource::Builtin | KindSource::Config));
+            let narrow = other
+                .policy
+                .target_selectors
+                .iter()
+                .flat_map(|s| s.items.iter())
+                .all(|s| matches!(s.namespaces, None | Some(FromNamespaces::Same)));
+            fixed && narrow
+        }
+        _ => true,
+    }
+}
+
+/// Paths that differ between the snapshots, or `None` past `max`.
+fn changed_files(now: &Snapshot, base: &Snapshot, max: usize) -> Option<Vec<Arc<str>>> {
+    let (a, b) = (&now.inner.files, &base.inner.files);
+    if Arc::ptr_eq(a, b) {
+        return Some(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (p, f) in a.iter() {
+        if b.get(p).is_none_or(|g| !Arc::ptr_eq(f, g)) {
+            out.push(p.clone());
+        }
+    }
+    // Removed files count as held (by nobody), so the base world's objects from them are
+    // ignored.
+    out.extend(b.keys().filter(|p| !a.contains_key(*p)).cloned());
+    (out.len() <= max + 1).then_some(out)
+}
+
+/// The namespaces the objects live in and point into.
+fn reached_namespaces(objects: &[Object], default_ns: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for o in objects {
+        let own = o.namespace.as_ref().map_or(default_ns, |n| n.value.as_str());
+        out.insert(own.to_owned());
+        let refs: Vec<Option<&str>> = match &o.body {
+            Body::Route(r) => r
+                .parent_refs
+                .iter()
+                .chain(r.rules.iter().flat_map(|rule| rule.backend_refs.iter()))
+                .map(|x| x.namespace.as_ref().map(|n| n.value.as_str()))
+                .collect(),
+            Body::ListenerSet(ls) => {
+                ls.parent_ref.iter().map(|x| x.namespace.as_ref().map(|n| n.value.as_str())).collect()
+            }
+            Body::Other(other) => other.policy.refs().map(|x| x.namespace.as_ref().map(|n| n.value.as_str())).collect(),
+            _ => Vec::new(),
+        };
+        out.extend(refs.into_iter().flatten().map(str::to_owned));
+    }
+    out
+}
