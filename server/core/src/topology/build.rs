@@ -2,19 +2,23 @@
 
 use std::collections::HashSet;
 
+use super::adjacency::Adjacency;
 use super::{Node, NodeId, ParentResolution, Topology, attach, backends, targets};
 use crate::model::{Body, GroupKind};
 use crate::workspace::{ObjId, World};
 
 pub(super) fn build(world: &World) -> Topology {
-    let mut b = Builder { t: Topology::default(), edges: HashSet::new() };
+    let mut b = Builder { t: Topology::default(), edges: HashSet::new(), edge_list: Vec::new() };
     for id in world.ids() {
         let n = b.add(Node::Object(id));
         b.t.object_nodes.push(n);
     }
+    b.t.section_ranges = vec![(0, 0); world.object_count()];
     for id in world.ids() {
         b.add_sections(world, id);
     }
+    b.t.section_names.shrink_to_fit();
+    b.t.sections.shrink_to_fit();
     for id in world.ids() {
         match &world.object(id).body {
             Body::Gateway(g) => {
@@ -112,12 +116,18 @@ pub(super) fn build(world: &World) -> Topology {
         }
         b.t.policies.insert(pid, res);
     }
+    let nodes = b.t.nodes.len();
+    b.t.children = Adjacency::new(nodes, &b.edge_list);
+    let reversed: Vec<(NodeId, NodeId)> = b.edge_list.iter().map(|&(from, to)| (to, from)).collect();
+    b.t.parents = Adjacency::new(nodes, &reversed);
     b.t
 }
 
 struct Builder {
     t: Topology,
     edges: HashSet<(NodeId, NodeId)>,
+    /// `edges` in the order they were added (children and parents keep it).
+    edge_list: Vec<(NodeId, NodeId)>,
 }
 
 impl Builder {
@@ -127,8 +137,7 @@ impl Builder {
 
     fn edge(&mut self, from: NodeId, to: NodeId) {
         if from != to && self.edges.insert((from, to)) {
-            self.t.children[from.0 as usize].push(to);
-            self.t.parents[to.0 as usize].push(from);
+            self.edge_list.push((from, to));
         }
     }
 
@@ -162,15 +171,22 @@ impl Builder {
             _ => return,
         };
         let parent = self.t.object_node(id);
+        let start = self.t.sections.len() as u32;
         for (i, name) in names {
             // Names are unique per object; a duplicate keeps the first (the API rejects it).
+            let end = self.t.sections.len() as u32;
+            self.t.section_ranges[id.0 as usize] = (start, end);
             if self.t.section_node(id, name).is_some() {
                 continue;
             }
             let n = self.add(Node::Section(id, i));
-            self.t.sections.entry(id).or_default().push((Box::from(name), n));
+            let at = self.t.section_names.len() as u32;
+            self.t.section_names.push_str(name);
+            self.t.sections.push((at, name.len() as u32, n));
             self.edge(parent, n);
         }
+        let end = self.t.sections.len() as u32;
+        self.t.section_ranges[id.0 as usize] = (start, end);
     }
 }
 
@@ -178,8 +194,6 @@ impl Topology {
     pub(super) fn add_node(&mut self, node: Node) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(node);
-        self.parents.push(Vec::new());
-        self.children.push(Vec::new());
         id
     }
 

@@ -6,6 +6,7 @@
 //! route → rule → backend → port. Resolution results are kept per reference so that
 //! diagnostics, status and editor features read one answer.
 
+mod adjacency;
 mod attach;
 mod backends;
 mod build;
@@ -84,13 +85,17 @@ pub enum BackendResolution {
 #[derive(Debug, Default)]
 pub struct Topology {
     nodes: Vec<Node>,
-    parents: Vec<Vec<NodeId>>,
-    children: Vec<Vec<NodeId>>,
+    parents: adjacency::Adjacency,
+    children: adjacency::Adjacency,
     /// The node of each object (by `ObjId`).
     object_nodes: Vec<NodeId>,
-    /// Section nodes of each object, with their names (a handful per object: a scan beats
-    /// building an owned key for every lookup).
-    sections: HashMap<ObjId, Vec<(Box<str>, NodeId)>>,
+    /// Per object (by `ObjId`): its range of `sections` (a handful per object: a scan beats
+    /// a map keyed by owned names).
+    section_ranges: Vec<(u32, u32)>,
+    /// Section nodes with the range of their name in `section_names`.
+    sections: Vec<(u32, u32, NodeId)>,
+    /// Every section name, end to end.
+    section_names: String,
     namespace_nodes: HashMap<Arc<str>, NodeId>,
     virtual_nodes: HashMap<ObjectKey, NodeId>,
     /// For an edge into a Service node, the Service ports the referring rule/route uses
@@ -127,11 +132,11 @@ impl Topology {
     }
 
     pub fn parents(&self, id: NodeId) -> &[NodeId] {
-        &self.parents[id.0 as usize]
+        self.parents.get(id)
     }
 
     pub fn children(&self, id: NodeId) -> &[NodeId] {
-        &self.children[id.0 as usize]
+        self.children.get(id)
     }
 
     pub fn object_node(&self, id: ObjId) -> NodeId {
@@ -139,7 +144,10 @@ impl Topology {
     }
 
     pub fn section_node(&self, id: ObjId, section: &str) -> Option<NodeId> {
-        self.sections.get(&id)?.iter().find(|(name, _)| &**name == section).map(|(_, n)| *n)
+        let &(start, end) = self.section_ranges.get(id.0 as usize)?;
+        let rows = self.sections.get(start as usize..end as usize)?;
+        let name = |a: u32, b: u32| self.section_names.get(a as usize..(a + b) as usize);
+        rows.iter().find(|&&(a, b, _)| name(a, b) == Some(section)).map(|&(_, _, n)| n)
     }
 
     pub fn namespace_node(&self, ns: &str) -> Option<NodeId> {

@@ -68,7 +68,8 @@ pub struct World {
     /// cost does not grow with the whole workspace.
     by_gk_ns: HashMap<(GroupKind, Arc<str>), Vec<ObjId>>,
     /// Objects by a hash of (kind, name), for "there is one in namespace X".
-    by_gk_name: HashMap<u64, Vec<ObjId>>,
+    /// Sorted (one allocation instead of a vector per name).
+    by_gk_name: Vec<(u64, ObjId)>,
     /// Namespaces that hold at least one object or have a Namespace object.
     known_namespaces: HashSet<Arc<str>>,
     namespace_objects: HashMap<Arc<str>, ObjId>,
@@ -152,7 +153,7 @@ impl World {
         let mut by_key_collisions: HashMap<u64, Vec<ObjId>> = HashMap::new();
         let mut by_gk: HashMap<GroupKind, Vec<ObjId>> = HashMap::new();
         let mut by_gk_ns: HashMap<(GroupKind, Arc<str>), Vec<ObjId>> = HashMap::new();
-        let mut by_gk_name: HashMap<u64, Vec<ObjId>> = HashMap::new();
+        let mut by_gk_name: Vec<(u64, ObjId)> = Vec::with_capacity(locs.len());
         let mut known_namespaces = HashSet::new();
         let mut namespace_objects = HashMap::new();
         for (i, l) in locs.iter().enumerate() {
@@ -209,9 +210,13 @@ impl World {
             if let Some(n) = &ns {
                 by_gk_ns.entry((gk.clone(), n.clone())).or_default().push(id);
             }
-            by_gk_name.entry(key_hash(&gk, None, &o.name.value)).or_default().push(id);
+            by_gk_name.push((key_hash(&gk, None, &o.name.value), id));
             by_gk.entry(gk).or_default().push(id);
             namespaces.push(ns);
+        }
+        by_gk_name.sort_unstable();
+        for ids in by_gk_ns.values_mut().chain(by_gk.values_mut()) {
+            ids.shrink_to_fit();
         }
         let mut world = World {
             files,
@@ -313,11 +318,11 @@ impl World {
     /// Objects of a kind with this name, in any namespace.
     pub fn objects_named<'a>(&'a self, gk: &'a GroupKind, name: &'a str) -> impl Iterator<Item = ObjId> + 'a {
         let h = key_hash(gk, None, name);
-        self.by_gk_name
-            .get(&h)
-            .into_iter()
-            .flatten()
-            .copied()
+        let from = self.by_gk_name.partition_point(|&(k, _)| k < h);
+        self.by_gk_name[from..]
+            .iter()
+            .take_while(move |&&(k, _)| k == h)
+            .map(|&(_, id)| id)
             .filter(move |&id| is_kind(self.object(id), gk) && self.object(id).name.value == name)
     }
 

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::read;
+use super::read::{self, CollectExact};
 use crate::model::{Crd, CrdScope, CrdVersion, GrantFrom, GrantTo, ReferenceGrant, Service, ServicePort};
 use crate::syntax::Node;
 
@@ -16,7 +16,7 @@ pub(super) fn service(spec: Option<&Node>) -> Service {
                 port: p.get("port").and_then(Node::as_i64),
                 span: p.span,
             })
-            .collect(),
+            .collect_exact(),
     }
 }
 
@@ -38,7 +38,7 @@ pub(super) fn reference_grant(spec: Option<&Node>) -> ReferenceGrant {
                     namespace: read::str_at(Some(f), "namespace")?.to_owned(),
                 })
             })
-            .collect(),
+            .collect_exact(),
         to: list("to")
             .filter_map(|t| {
                 Some(GrantTo {
@@ -47,7 +47,7 @@ pub(super) fn reference_grant(spec: Option<&Node>) -> ReferenceGrant {
                     name: read::str_at(Some(t), "name").map(str::to_owned),
                 })
             })
-            .collect(),
+            .collect_exact(),
     }
 }
 
@@ -73,7 +73,7 @@ pub(super) fn crd(spec: Option<&Node>, labels: &[(String, String)]) -> Crd {
                     .or_else(|| shared_schema.clone()),
             })
         })
-        .collect();
+        .collect_exact();
     if versions.is_empty() {
         // v1beta1 also allowed a lone `spec.version`.
         if let Some(name) = spec.and_then(|s| s.get("version")).and_then(Node::as_str) {

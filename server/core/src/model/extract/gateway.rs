@@ -1,6 +1,6 @@
 //! GatewayClass, Gateway, ListenerSet / XListenerSet.
 
-use super::read;
+use super::read::{self, CollectExact};
 use crate::model::{AllowedRoutes, Gateway, GatewayClass, Listener, ListenerSet, RouteGroupKind};
 use crate::syntax::Node;
 
@@ -36,7 +36,7 @@ fn listeners(spec: Option<&Node>) -> Vec<Listener> {
                 span: l.span,
             })
         })
-        .collect()
+        .collect_exact()
 }
 
 fn allowed_routes(node: Option<&Node>) -> AllowedRoutes {
@@ -52,7 +52,7 @@ fn allowed_routes(node: Option<&Node>) -> AllowedRoutes {
                     kind: k.get("kind")?.as_str()?.to_owned(),
                 })
             })
-            .collect(),
+            .collect_exact(),
         span: Some(node.span),
     }
 }

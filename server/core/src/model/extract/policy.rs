@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::read;
+use super::read::{self, CollectExact};
 use crate::model::{PolicyFields, RefList, SelectorList, TargetSelector};
 use crate::syntax::Node;
 
@@ -24,7 +24,7 @@ pub(super) fn policy_fields(spec: Option<&Node>) -> PolicyFields {
         p.target_refs = Some(RefList {
             key_span: e.key.span,
             span: e.value.span,
-            items: read::mappings(Some(&e.value)).map(read::ref_fields).collect(),
+            items: read::mappings(Some(&e.value)).map(read::ref_fields).collect_exact(),
             is_list: items.is_some(),
             len: items.map_or(0, <[Node]>::len),
         });
@@ -33,7 +33,7 @@ pub(super) fn policy_fields(spec: Option<&Node>) -> PolicyFields {
         p.target_selectors = Some(SelectorList {
             key_span: e.key.span,
             span: e.value.span,
-            items: read::mappings(Some(&e.value)).map(target_selector).collect(),
+            items: read::mappings(Some(&e.value)).map(target_selector).collect_exact(),
         });
     }
     // Only policies need their spec later (merging); most other objects must not pin theirs.

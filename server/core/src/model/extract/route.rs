@@ -1,26 +1,26 @@
 //! HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute.
 
-use super::read;
+use super::read::{self, CollectExact};
 use crate::model::{Route, RouteKind, Rule};
 use crate::syntax::Node;
 
 pub(super) fn route(kind: RouteKind, spec: Option<&Node>) -> Route {
     let field = |key: &str| spec.and_then(|s| s.get(key));
     let hostnames = if kind.has_hostnames() {
-        read::seq(field("hostnames")).iter().filter_map(read::spanned_str).collect()
+        read::seq(field("hostnames")).iter().filter_map(read::spanned_str).collect_exact()
     } else {
         Vec::new()
     };
     Route {
         kind,
-        parent_refs: read::mappings(field("parentRefs")).map(read::ref_fields).collect(),
+        parent_refs: read::mappings(field("parentRefs")).map(read::ref_fields).collect_exact(),
         hostnames,
         rules: read::mappings(field("rules"))
             .map(|r| Rule {
                 name: r.get("name").and_then(read::spanned_str),
-                backend_refs: read::mappings(r.get("backendRefs")).map(read::ref_fields).collect(),
+                backend_refs: read::mappings(r.get("backendRefs")).map(read::ref_fields).collect_exact(),
                 span: r.span,
             })
-            .collect(),
+            .collect_exact(),
     }
 }
