@@ -61,8 +61,8 @@ pub fn serve() -> ExitCode {
 
 /// glibc gives every thread that allocates its own malloc arena, so the runtime's worker and
 /// blocking threads each keep a partly empty heap of old snapshots. Two arenas (enough for the
-/// parallel parse while indexing) cut the server's peak RSS on 10k objects from 139 to about
-/// 80 MB with no latency cost (policylens-bench-lsp); one arena reaches 61 MB but makes the
+/// parallel parse while indexing) cut the server's peak RSS on 10k objects from 139 to 80 MB
+/// when measured (policylens-bench-lsp), with no latency cost; one arena saved more but made the
 /// first index 3x slower. Must run before any thread starts.
 fn limit_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -134,10 +134,33 @@ struct SnapshotInner {
     diagnostics: OnceLock<Arc<BTreeMap<Arc<str>, Vec<Diagnostic>>>>,
 }
 
+/// A computed value of one snapshot's cell, shared by another's.
+fn share<T>(cell: &OnceLock<Arc<T>>) -> OnceLock<Arc<T>> {
+    match cell.get() {
+        Some(v) => OnceLock::from(Arc::clone(v)),
+        None => OnceLock::new(),
+    }
+}
+
 impl Snapshot {
-    /// Whether both are the same snapshot (not merely equal files).
+    /// Whether both hold the very same files and config (one state of the workspace).
     pub fn same(&self, other: &Snapshot) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner)
+        Arc::ptr_eq(&self.inner.files, &other.inner.files) && Arc::ptr_eq(&self.inner.config, &other.inner.config)
+    }
+
+    /// This snapshot with its world and diagnostics (as far as computed) but without its
+    /// effective-policy index, for keeping as a reference while the next state is analysed:
+    /// holding both indexes would double the peak memory of a full analysis.
+    pub fn without_effective(&self) -> Snapshot {
+        Snapshot {
+            inner: Arc::new(SnapshotInner {
+                files: self.inner.files.clone(),
+                config: self.inner.config.clone(),
+                world: share(&self.inner.world),
+                effective: OnceLock::new(),
+                diagnostics: share(&self.inner.diagnostics),
+            }),
+        }
     }
 
     pub fn files(&self) -> impl ExactSizeIterator<Item = &Arc<SourceFile>> {
