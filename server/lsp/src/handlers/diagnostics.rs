@@ -209,6 +209,7 @@ pub async fn open_files(shared: Arc<Shared>) {
         }
         let Some(base) = shared.base() else { continue };
         let ctx = shared.ctx();
+        done.retain(|p, _| ctx.open.contains_key(p));
         let todo: Vec<(Arc<str>, OpenDoc)> = ctx
             .open
             .iter()
