@@ -155,9 +155,11 @@ impl State {
         false
     }
 
-    /// The edits that turned `from` into the document's text at `to`: `None` when the
-    /// document was reopened since `from` (another `opening`) or the edits are forgotten.
-    pub fn edits_between(&self, path: &str, from: &OpenDoc, to: &OpenDoc) -> Option<Vec<TextEdit>> {
+    /// The edits that turned the document as `base` saw it into its text as `now` sees it:
+    /// `None` when either did not have it open, it was reopened in between (versions restart),
+    /// or the edits are forgotten.
+    pub fn edits_since(&self, path: &str, base: &Ctx, now: &Ctx) -> Option<Vec<TextEdit>> {
+        let (from, to) = (base.open.get(path)?, now.open.get(path)?);
         if from.opening != to.opening {
             return None;
         }

@@ -221,7 +221,7 @@ pub async fn open_files(shared: Arc<Shared>) {
         }
         let edits: Vec<Option<Vec<TextEdit>>> = {
             let st = shared.lock();
-            todo.iter().map(|(p, o)| base.open.get(p).and_then(|b| st.edits_between(p, b, o))).collect()
+            todo.iter().map(|(p, _)| st.edits_since(p, &base, &ctx)).collect()
         };
         let computing = ctx.clone();
         let work = move || {
@@ -267,10 +267,7 @@ pub async fn pull(shared: Arc<Shared>, params: DocumentDiagnosticParams) -> Resu
     let path = from_proto::path(&params.text_document.uri);
     let (base, edits) = match (&path, shared.base()) {
         (Some(p), Some(base)) => {
-            let edits = match (base.open.get(p), ctx.open.get(p)) {
-                (Some(b), Some(o)) => shared.lock().edits_between(p, b, o),
-                _ => None,
-            };
+            let edits = shared.lock().edits_since(p, &base, &ctx);
             (Some(base), edits)
         }
         _ => (None, None),
