@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use policylens_core::workspace::loader::{self, FileContent};
+use policylens_core::workspace::loader;
 use policylens_core::workspace::{Snapshot, Workspace};
 
 use crate::Common;
@@ -43,19 +43,17 @@ pub fn load(common: &Common) -> Result<Loaded, String> {
     if let Some(e) = errors.first() {
         return Err(e.clone());
     }
-    let mut texts = Vec::with_capacity(files.len());
-    for f in &files {
-        // The config file is read as config, not as a manifest.
-        if config_path.as_deref().is_some_and(|c| same_file(c, f)) {
-            continue;
-        }
-        let shown = display_path(f);
-        match loader::read(f).map_err(|e| format!("{}: {e}", f.display()))? {
-            FileContent::Text(t) => texts.push((shown, t)),
-            FileContent::Unreadable(reason) => ws.set_unreadable(&shown, &reason),
-        }
+    // The config file is read as config, not as a manifest.
+    let manifests: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .filter(|f| !config_path.as_deref().is_some_and(|c| same_file(c, f)))
+        .map(|f| (display_path(&f), f))
+        .collect();
+    // Each file is read, parsed and its text dropped in one go: the texts are never all in
+    // memory at once.
+    if let Some((f, e)) = ws.read_files(manifests).into_iter().next() {
+        return Err(format!("{}: {e}", f.display()));
     }
-    ws.set_files(texts);
     let snapshot = ws.snapshot();
     Ok(Loaded { snapshot, load_ms: start.elapsed().as_secs_f64() * 1000.0 })
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use policylens_core::workspace::Workspace;
-use policylens_core::workspace::loader::{self, FileContent};
+use policylens_core::workspace::loader;
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::notification::Progress as ProgressNotification;
@@ -96,28 +96,31 @@ fn build(roots: Vec<PathBuf>, config_path: Option<PathBuf>, progress: mpsc::Unbo
     }
     let total = files.len();
     let _ = progress.send((0, total));
-    let mut texts = Vec::with_capacity(total);
     let mut disk = HashSet::with_capacity(total);
-    for (i, f) in files.iter().enumerate() {
-        let path = f.to_string_lossy().into_owned();
-        // The config file is config, not a manifest.
-        if config_str.as_deref() == Some(path.as_str()) {
-            continue;
+    // The config file is config, not a manifest.
+    let manifests: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .map(|f| (f.to_string_lossy().into_owned(), f))
+        .filter(|(path, _)| config_str.as_deref() != Some(path.as_str()))
+        .collect();
+    let mut done = 0;
+    // Read and parsed a chunk at a time (in parallel, texts dropped once parsed) so that
+    // progress moves.
+    for chunk in manifests.chunks(CHUNK) {
+        let failed = ws.read_files(chunk.to_vec());
+        for (f, e) in &failed {
+            tracing::warn!(target: "policylens", "{}: {e}", f.display());
         }
-        match loader::read(f) {
-            Ok(FileContent::Text(t)) => texts.push((path.clone(), t)),
-            Ok(FileContent::Unreadable(reason)) => ws.set_unreadable(&path, &reason),
-            Err(e) => {
-                tracing::warn!(target: "policylens", "{}: {e}", f.display());
-                continue;
+        for (path, f) in chunk {
+            if !failed.iter().any(|(g, _)| g == f) {
+                disk.insert(Arc::from(path.as_str()));
             }
         }
-        disk.insert(Arc::from(path));
-        if (i + 1) % CHUNK == 0 {
-            let _ = progress.send((i + 1, total));
+        done += chunk.len();
+        if done < total {
+            let _ = progress.send((done, total));
         }
     }
-    ws.set_files(texts);
     let _ = progress.send((total, total));
     Built { ws, disk, config_path, excludes }
 }

@@ -395,7 +395,7 @@ impl LanguageServer for Backend {
                 }
                 use policylens_core::workspace::loader::FileContent;
                 match content {
-                    Some(FileContent::Text(t)) => st.ws.set_file(&path, t),
+                    Some(FileContent::Text(t)) => st.ws.set_file_on_disk(&path, std::path::Path::new(&*path), &t),
                     Some(FileContent::Unreadable(r)) => st.ws.set_unreadable(&path, &r),
                     None => {
                         // A deleted directory comes as one event: drop what was below it.

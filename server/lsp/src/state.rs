@@ -147,7 +147,7 @@ impl State {
         // Back to what is on disk, if the workspace walk had it.
         let on_disk = self.disk.contains(path).then(|| read_text(Path::new(path))).flatten();
         match on_disk {
-            Some(text) => self.ws.set_file(path, text),
+            Some(text) => self.ws.set_file_on_disk(path, Path::new(path), &text),
             None => {
                 self.ws.remove_file(path);
             }

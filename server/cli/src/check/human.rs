@@ -24,7 +24,7 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic], summary: &Summary, st: Sty
             st.severity(sev, &format!("{sev}[{}]", d.code.as_str())),
             st.bold(&d.message)
         );
-        let line_span = f.line_index().line_span(&f.text, start.line);
+        let line_span = f.line_index().line_span(f.text(), start.line);
         let line_text = f.slice(line_span).replace('\t', " ");
         if !line_text.trim().is_empty() {
             let num = (start.line + 1).to_string();

@@ -37,11 +37,11 @@ pub fn code_actions(snap: &Snapshot, file: &str, span: Span) -> Vec<CodeAction> 
             continue;
         }
         for (i, fix) in d.fixes.iter().enumerate() {
-            out.push(replace(&src.path, &src.text, d, fix, i == 0));
+            out.push(replace(&src.path, src.text(), d, fix, i == 0));
         }
         for choice in choices(world, file, d) {
             if !d.fixes.contains(&choice) {
-                out.push(replace(&src.path, &src.text, d, &choice, false));
+                out.push(replace(&src.path, src.text(), d, &choice, false));
             }
         }
     }

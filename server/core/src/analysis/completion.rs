@@ -23,10 +23,10 @@ use crate::workspace::{ObjId, Snapshot, World};
 
 pub fn completions(snap: &Snapshot, file: &str, offset: u32) -> Vec<CompletionItem> {
     let Some(src) = snap.file(file) else { return Vec::new() };
-    let cursor = Cursor::at(&src.text, offset);
+    let cursor = Cursor::at(src.text(), offset);
     let world = snap.world();
     let Some(doc) = DocObject::read(world, file, &cursor) else { return Vec::new() };
-    let ctx = Ctx { world, file, text: &src.text, cursor: &cursor, doc: &doc };
+    let ctx = Ctx { world, file, text: src.text(), cursor: &cursor, doc: &doc };
     let mut items = match site::classify(&ctx) {
         Some(site::Site::RefValue { kind, ref_path, field }) => values::ref_value(&ctx, kind, &ref_path, &field),
         Some(site::Site::NewTargetRef(form)) => snippet::new_target_ref(&ctx, form),

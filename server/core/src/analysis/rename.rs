@@ -17,7 +17,7 @@ pub fn prepare_rename(snap: &Snapshot, file: &str, offset: u32) -> Option<(Span,
     let world = snap.world();
     let (target, span) = target_at(world, file, offset)?;
     renameable(world, target)?;
-    let text = &snap.file(file)?.text;
+    let text = snap.file(file)?.text();
     let span = inner(text, span);
     let name = current_name(world, target)?;
     // The cursor must be on the name itself (not on a `kind`, a port number, a whole ref).
@@ -43,7 +43,7 @@ pub fn rename(snap: &Snapshot, file: &str, offset: u32, new_name: &str) -> Resul
     let mut edits = Vec::with_capacity(spans.len());
     for (f, span) in spans {
         let Some(src) = snap.source(&f) else { continue };
-        let (span, new_text) = replacement(&src.text, span, new_name);
+        let (span, new_text) = replacement(src.text(), span, new_name);
         edits.push(TextEdit { file: f, span, new_text });
     }
     edits.sort_by(|a, b| (&a.file, a.span.start).cmp(&(&b.file, b.span.start)));

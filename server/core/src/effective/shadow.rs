@@ -28,7 +28,8 @@ impl ObjectJson {
     pub fn get(&mut self, world: &World, o: ObjId) -> Option<Value> {
         let file = world.file_of(o);
         let obj = world.object(o);
-        let parsed = self.files.entry(file.path.clone()).or_insert_with(|| parse_file(&file.text));
+        let parsed =
+            self.files.entry(file.path.clone()).or_insert_with(|| parse_file(&file.load_text().unwrap_or_default()));
         let root = parsed.documents.get(obj.doc as usize)?.root.as_ref()?;
         find_span(root, obj.span).map(Node::to_json)
     }

@@ -61,6 +61,11 @@ impl LineIndex {
         LineIndex { line_starts, non_ascii_lines, len: bytes.len() as u32 }
     }
 
+    /// No line holds non-ASCII text: columns are byte counts and the text is not needed.
+    pub fn is_ascii(&self) -> bool {
+        self.non_ascii_lines.is_empty()
+    }
+
     pub fn line_count(&self) -> u32 {
         self.line_starts.len() as u32
     }

@@ -1,14 +1,21 @@
 //! One source file: its text, line index, syntax errors and the objects read from it.
+//!
+//! A file read from disk does not keep its text once parsed: the model holds what analysis
+//! needs, and the text is read back on the rare occasions something needs it (positions on a
+//! non-ASCII line, a source line in a report, rename edits). Editor buffers keep their text.
 
+use std::hash::{DefaultHasher, Hasher};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use super::loader::{self, FileContent};
 use crate::model::{Object, extract_objects};
 use crate::syntax::{LineIndex, Position, PositionEncoding, Span, SyntaxError, parse_file};
 
 #[derive(Debug)]
 pub struct SourceFile {
     pub path: Arc<str>,
-    pub text: Arc<str>,
+    text: Text,
     /// Built on first use: most files of a large workspace never need positions.
     line_index: OnceLock<LineIndex>,
     /// One per broken document, in order.
@@ -19,60 +26,213 @@ pub struct SourceFile {
     pub unreadable: Option<String>,
 }
 
+#[derive(Debug)]
+enum Text {
+    Held(Arc<str>),
+    /// Dropped after parsing. Read back only while the file still holds the same bytes:
+    /// positions computed from another text would point at the wrong places.
+    OnDisk {
+        disk: Box<Path>,
+        len: u32,
+        hash: u64,
+        cache: OnceLock<Option<Arc<str>>>,
+    },
+}
+
 impl SourceFile {
     pub fn parse(path: Arc<str>, text: Arc<str>) -> SourceFile {
-        let parsed = parse_file(&text);
+        let mut file = SourceFile::parsed(path, &text);
+        file.text = Text::Held(text);
+        file
+    }
+
+    /// Parses a file read from `disk` and keeps its text only until the objects are read.
+    pub fn parse_on_disk(path: Arc<str>, disk: &Path, text: &str) -> SourceFile {
+        let mut file = SourceFile::parsed(path, text);
+        file.text =
+            Text::OnDisk { disk: disk.into(), len: text.len() as u32, hash: hash(text), cache: OnceLock::new() };
+        file
+    }
+
+    /// Reads and parses `disk`, keeping no text (see [`SourceFile::parse_on_disk`]).
+    pub fn read(path: Arc<str>, disk: &Path) -> std::io::Result<SourceFile> {
+        Ok(match loader::read(disk)? {
+            FileContent::Text(t) => SourceFile::parse_on_disk(path, disk, &t),
+            FileContent::Unreadable(reason) => SourceFile::unreadable(path, &reason),
+        })
+    }
+
+    fn parsed(path: Arc<str>, text: &str) -> SourceFile {
+        let parsed = parse_file(text);
         let objects = extract_objects(&parsed);
         let syntax_errors = parsed.documents.iter().filter_map(|d| d.error.clone()).collect();
+        SourceFile { documents: parsed.documents.len() as u32, syntax_errors, objects, ..SourceFile::empty(path) }
+    }
+
+    fn empty(path: Arc<str>) -> SourceFile {
         SourceFile {
             path,
+            text: Text::Held(Arc::from("")),
             line_index: OnceLock::new(),
-            text,
-            syntax_errors,
-            documents: parsed.documents.len() as u32,
-            objects,
+            syntax_errors: Vec::new(),
+            documents: 0,
+            objects: Vec::new(),
             unreadable: None,
         }
     }
 
     /// A file kept only for its text and positions (the config file).
     pub fn unparsed(path: Arc<str>, text: Arc<str>) -> SourceFile {
-        SourceFile {
-            path,
-            line_index: OnceLock::new(),
-            text,
-            syntax_errors: Vec::new(),
-            documents: 0,
-            objects: Vec::new(),
-            unreadable: None,
-        }
+        SourceFile { text: Text::Held(text), ..SourceFile::empty(path) }
     }
 
     pub fn unreadable(path: Arc<str>, reason: &str) -> SourceFile {
-        SourceFile {
-            path,
-            text: Arc::from(""),
-            line_index: OnceLock::new(),
-            syntax_errors: Vec::new(),
-            documents: 0,
-            objects: Vec::new(),
-            unreadable: Some(reason.to_owned()),
+        SourceFile { unreadable: Some(reason.to_owned()), ..SourceFile::empty(path) }
+    }
+
+    /// The text the objects were read from. A file parsed from disk reads it back once and
+    /// keeps it; `""` when the file changed or went away since (a watcher event will replace
+    /// this file soon).
+    pub fn text(&self) -> &str {
+        match &self.text {
+            Text::Held(t) => t,
+            Text::OnDisk { cache, .. } => cache.get_or_init(|| self.load_text()).as_deref().unwrap_or(""),
+        }
+    }
+
+    /// The text without keeping it: for one-off readers of many files.
+    pub fn load_text(&self) -> Option<Arc<str>> {
+        match &self.text {
+            Text::Held(t) => Some(t.clone()),
+            Text::OnDisk { cache, .. } if cache.get().is_some() => cache.get().cloned().flatten(),
+            Text::OnDisk { disk, len, hash: h, .. } => match loader::read(disk).ok()? {
+                FileContent::Text(t) if t.len() == *len as usize && hash(&t) == *h => Some(t.into()),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether the text is held in memory (editor buffers, files whose text was needed).
+    pub fn holds_text(&self) -> bool {
+        match &self.text {
+            Text::Held(_) => true,
+            Text::OnDisk { cache, .. } => cache.get().is_some_and(Option::is_some),
+        }
+    }
+
+    /// Where a file parsed from disk lives.
+    pub fn disk_path(&self) -> Option<&Path> {
+        match &self.text {
+            Text::Held(_) => None,
+            Text::OnDisk { disk, .. } => Some(disk),
         }
     }
 
     pub fn line_index(&self) -> &LineIndex {
-        self.line_index.get_or_init(|| LineIndex::new(&self.text))
+        self.line_index.get_or_init(|| match self.holds_text() {
+            true => LineIndex::new(self.text()),
+            // The index of an ASCII file answers positions alone: its text need not stay.
+            false => match self.load_text() {
+                Some(t) => {
+                    let index = LineIndex::new(&t);
+                    if !index.is_ascii() {
+                        let _ = self.cached().map(|c| c.set(Some(t)));
+                    }
+                    index
+                }
+                None => LineIndex::new(""),
+            },
+        })
+    }
+
+    fn cached(&self) -> Option<&OnceLock<Option<Arc<str>>>> {
+        match &self.text {
+            Text::OnDisk { cache, .. } => Some(cache),
+            Text::Held(_) => None,
+        }
+    }
+
+    /// The text positions on non-ASCII lines are counted in (`""` for an ASCII file whose
+    /// text is not held: its index needs none).
+    fn text_for(&self, index: &LineIndex) -> &str {
+        if index.is_ascii() && !self.holds_text() { "" } else { self.text() }
     }
 
     pub fn position(&self, offset: u32, enc: PositionEncoding) -> Position {
-        self.line_index().position(&self.text, offset, enc)
+        let index = self.line_index();
+        index.position(self.text_for(index), offset, enc)
     }
 
     pub fn offset(&self, pos: Position, enc: PositionEncoding) -> u32 {
-        self.line_index().offset(&self.text, pos, enc)
+        self.line_index().offset(self.text(), pos, enc)
     }
 
     pub fn slice(&self, span: Span) -> &str {
-        self.text.get(span.start as usize..span.end as usize).unwrap_or("")
+        self.text().get(span.start as usize..span.end as usize).unwrap_or("")
+    }
+}
+
+fn hash(text: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    h.write(text.as_bytes());
+    h.finish()
+}
+
+/// Reads and parses files in parallel, keeping no texts: (shown path, path on disk).
+pub fn read_all(files: Vec<(String, PathBuf)>) -> Vec<Result<SourceFile, (PathBuf, std::io::Error)>> {
+    use rayon::prelude::*;
+    files.into_par_iter().map(|(shown, disk)| SourceFile::read(shown.into(), &disk).map_err(|e| (disk, e))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_file(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("policylens-file-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.yaml");
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    const TEXT: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: café-é\n  namespace: x\n";
+
+    #[test]
+    fn file_read_from_disk_keeps_no_text_until_asked() {
+        let p = temp_file("ascii", "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n");
+        let f = SourceFile::read("f.yaml".into(), &p).unwrap();
+        assert_eq!(f.objects.len(), 1);
+        assert!(!f.holds_text());
+        // An ASCII file answers positions from its line index alone.
+        assert_eq!(f.position(47, PositionEncoding::Utf16), Position { line: 3, character: 8 });
+        assert!(!f.holds_text());
+        assert_eq!(f.slice(f.objects[0].name.span), "a");
+        assert!(f.holds_text());
+    }
+
+    #[test]
+    fn non_ascii_positions_read_the_text_back() {
+        let p = temp_file("utf8", TEXT);
+        let f = SourceFile::read("f.yaml".into(), &p).unwrap();
+        let ns = TEXT.find("namespace").unwrap() as u32;
+        let after_name = TEXT.find("\n  namespace").unwrap() as u32;
+        assert_eq!(f.position(after_name, PositionEncoding::Utf16), Position { line: 3, character: 14 });
+        assert_eq!(f.position(after_name, PositionEncoding::Utf8), Position { line: 3, character: 16 });
+        assert_eq!(f.position(ns, PositionEncoding::Utf16), Position { line: 4, character: 2 });
+        assert_eq!(f.text(), TEXT);
+    }
+
+    #[test]
+    fn a_changed_file_is_not_read_back() {
+        let p = temp_file("changed", TEXT);
+        let f = SourceFile::read("f.yaml".into(), &p).unwrap();
+        std::fs::write(&p, TEXT.replace("x", "y")).unwrap();
+        assert_eq!(f.load_text(), None);
+        assert_eq!(f.text(), "");
+        // Positions clamp instead of pointing into the other text.
+        assert_eq!(f.position(40, PositionEncoding::Utf16), Position { line: 0, character: 0 });
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(f.load_text(), None);
     }
 }

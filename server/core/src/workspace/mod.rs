@@ -72,6 +72,33 @@ impl Workspace {
         self.cached = None;
     }
 
+    /// Reads and parses files from disk in parallel: (path as shown, path on disk). Their
+    /// texts are not kept (see [`SourceFile`]). Returns the files that could not be read.
+    pub fn read_files(
+        &mut self,
+        files: Vec<(String, std::path::PathBuf)>,
+    ) -> Vec<(std::path::PathBuf, std::io::Error)> {
+        let mut errors = Vec::new();
+        let map = Arc::make_mut(&mut self.files);
+        for f in file::read_all(files) {
+            match f {
+                Ok(f) => {
+                    map.insert(f.path.clone(), Arc::new(f));
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        self.cached = None;
+        errors
+    }
+
+    /// Adds or replaces a file whose `text` was just read from `disk`, without keeping it.
+    pub fn set_file_on_disk(&mut self, path: &str, disk: &std::path::Path, text: &str) {
+        let file = SourceFile::parse_on_disk(path.into(), disk, text);
+        Arc::make_mut(&mut self.files).insert(file.path.clone(), Arc::new(file));
+        self.cached = None;
+    }
+
     pub fn remove_file(&mut self, path: &str) -> bool {
         let removed = Arc::make_mut(&mut self.files).remove(path).is_some();
         if removed {
@@ -157,6 +184,21 @@ impl Snapshot {
                 files: self.inner.files.clone(),
                 config: self.inner.config.clone(),
                 world: share(&self.inner.world),
+                effective: OnceLock::new(),
+                diagnostics: share(&self.inner.diagnostics),
+            }),
+        }
+    }
+
+    /// The files and diagnostics without the world and effective index they came from: all a
+    /// report needs, so a batch run can free the analysis before it renders.
+    pub fn without_analysis(&self) -> Snapshot {
+        let _ = self.diagnostics();
+        Snapshot {
+            inner: Arc::new(SnapshotInner {
+                files: self.inner.files.clone(),
+                config: self.inner.config.clone(),
+                world: OnceLock::new(),
                 effective: OnceLock::new(),
                 diagnostics: share(&self.inner.diagnostics),
             }),

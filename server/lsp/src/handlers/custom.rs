@@ -71,7 +71,7 @@ pub struct DocumentParams {
 /// can check that edits were applied exactly and in order.
 pub fn debug_document(ctx: &Ctx, params: DocumentParams) -> Result<Value> {
     let path = crate::from_proto::path(&params.uri);
-    let text = path.as_deref().and_then(|p| ctx.snap.source(p)).map(|f| f.text.to_string());
+    let text = path.as_deref().and_then(|p| ctx.snap.source(p)).map(|f| f.text().to_owned());
     let version = path.as_deref().and_then(|p| ctx.open.get(p)).map(|o| o.version);
     Ok(serde_json::json!({ "text": text, "version": version }))
 }

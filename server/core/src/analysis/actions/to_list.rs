@@ -23,7 +23,7 @@ use crate::workspace::Snapshot;
 pub(super) fn target_ref_to_list(snap: &Snapshot, file: &str, span: Span) -> Option<CodeAction> {
     let src = snap.file(file)?;
     let world = snap.world();
-    let text: &str = &src.text;
+    let text: &str = src.text();
     for id in objects_in(world, file) {
         let Body::Other(other) = &world.object(id).body else { continue };
         let Some(kind) = world.policy_kind(id) else { continue };

@@ -22,7 +22,7 @@ fn apply_single(src: &str) -> String {
     let f = fixture(src);
     let actions = code_actions(&f.snap, &f.file, f.range);
     assert_eq!(actions.len(), 1, "{actions:?}");
-    let mut text = f.snap.file(&f.file).map(|s| s.text.to_string()).unwrap_or_default();
+    let mut text = f.snap.file(&f.file).map(|s| s.text().to_owned()).unwrap_or_default();
     let mut edits = actions[0].edits.clone();
     edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
     for e in edits {
@@ -178,7 +178,7 @@ spec:
     check(&policy("  targetRef:\n    group: \"\"\n    kind: Service\n    name: checkout\n  valid$0ation: {}\n"), "");
     // Any span, even past the end, is safe.
     let f = fixture(&policy("  targetRef:\n    name: x$0\n"));
-    for o in 0..f.snap.file(&f.file).map_or(0, |s| s.text.len() as u32 + 3) {
+    for o in 0..f.snap.file(&f.file).map_or(0, |s| s.text().len() as u32 + 3) {
         let _ = code_actions(&f.snap, &f.file, crate::syntax::Span::new(o, o + 7));
     }
 }

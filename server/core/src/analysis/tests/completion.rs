@@ -554,7 +554,7 @@ fn completion_nowhere_useful_is_empty() {
     check(&policy("spec:\n  targetRefs:\n  - kind: HTTPRoute\n    name: store\n  foo: $0\n"), "");
     check(&with_base("//- x.yaml\n$0"), "");
     let f = fixture(&policy("spec:\n  targetRef:\n    name: é$0\n"));
-    for o in 0..f.snap.file(&f.file).map_or(0, |s| s.text.len() as u32 + 3) {
+    for o in 0..f.snap.file(&f.file).map_or(0, |s| s.text().len() as u32 + 3) {
         let _ = completions(&f.snap, &f.file, o);
     }
 }

@@ -291,7 +291,7 @@ fn hover_other_ref_fields_and_nothing_elsewhere() {
     );
     check(&format!("{}//- empty.yaml\n$0", base()), "none");
     let f = fixture(&at("  name: tls"));
-    for o in 0..f.snap.file(&f.file).map_or(0, |s| s.text.len() as u32 + 2) {
+    for o in 0..f.snap.file(&f.file).map_or(0, |s| s.text().len() as u32 + 2) {
         let _ = hover(&f.snap, &f.file, o);
     }
 }

@@ -178,9 +178,9 @@ $0",
     );
     let f = fixture(&src);
     let snap = &f.snap;
-    let text = snap.file("messy.yaml").map(|s| s.text.to_string()).unwrap_or_default();
+    let text = snap.file("messy.yaml").map(|s| s.text().to_owned()).unwrap_or_default();
     let ok = |span: crate::syntax::Span, file: &str| {
-        let t = snap.source(file).map(|s| s.text.to_string()).unwrap_or_default();
+        let t = snap.source(file).map(|s| s.text().to_owned()).unwrap_or_default();
         assert!(span.start <= span.end && span.end as usize <= t.len(), "{span:?} in {file}");
         assert!(t.is_char_boundary(span.start as usize) && t.is_char_boundary(span.end as usize));
     };
