@@ -100,7 +100,7 @@ fn choices(world: &World, file: &str, d: &Diagnostic) -> Vec<String> {
                     .objects_of(&GroupKind::new(group, kind))
                     .iter()
                     .filter(|&&o| world.namespace_of(o) == ns)
-                    .map(|&o| world.object(o).name.value.clone())
+                    .map(|&o| world.object(o).name.value.to_string())
                     .collect();
                 names.sort();
                 names.truncate(MAX_CHOICES);

@@ -90,7 +90,7 @@ pub(crate) fn section_detail(world: &World, id: ObjId, i: u32) -> String {
                 };
                 parts.extend(proto_port);
                 if let Some(h) = &l.hostname {
-                    parts.push(h.value.clone());
+                    parts.push(h.value.to_string());
                 }
             }
         }

@@ -69,7 +69,7 @@ fn object_symbol(world: &World, id: ObjId) -> Symbol {
         None => o.group_kind().to_string(),
     };
     Symbol {
-        name: o.name.value.clone(),
+        name: o.name.value.to_string(),
         detail: Some(detail),
         kind: if world.policy_kind(id).is_some() { SymbolKind::Policy } else { SymbolKind::Object },
         file: world.file_of(id).path.clone(),

@@ -393,7 +393,7 @@ fn target_group(kind: &str, groups: &[String]) -> String {
         _ => None,
     };
     if let Some(gk) = known {
-        return gk.group;
+        return gk.group.to_string();
     }
     let others: Vec<&String> =
         groups.iter().filter(|g| !matches!(g.as_str(), "" | "core" | "gateway.networking.k8s.io")).collect();

@@ -169,7 +169,7 @@ impl PolicyKind {
     pub fn new(gk: GroupKind, class: PolicyClass, source: KindSource) -> PolicyKind {
         let (stanza, strategies) = class_defaults(class);
         PolicyKind {
-            project: gk.group.clone(),
+            project: gk.group.to_string(),
             gk,
             class,
             targets: Vec::new(),

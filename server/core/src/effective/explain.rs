@@ -81,7 +81,7 @@ pub fn explain(world: &World, index: &EffectiveIndex, target: NodeId, limit: Pat
             kinds.push(KindExplanation { kind: plan.kind.gk.to_string(), contexts });
         }
     }
-    Explanation { target: key.to_string(), group: key.gk.group.clone(), policies: kinds, truncated }
+    Explanation { target: key.to_string(), group: key.gk.group.to_string(), policies: kinds, truncated }
 }
 
 /// A context without its path.

@@ -10,7 +10,7 @@ mod read;
 mod route;
 
 use super::refs::GATEWAY_GROUP;
-use super::{Body, Object, Other, RouteKind, Timestamp, normalize_group};
+use super::{Body, Object, Other, RouteKind, Str, Timestamp, normalize_group, str_of};
 use crate::syntax::{Node, ParsedFile};
 
 /// Experimental copies of Gateway API kinds (XListenerSet, older xRoutes) live here.
@@ -49,8 +49,8 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
     let name = read::spanned_str(meta.get("name")?)?;
     // `group/version`, or a bare version for the core group.
     let group = match api_version.value.rsplit_once('/') {
-        Some((g, _)) => normalize_group(g).to_owned(),
-        None => String::new(),
+        Some((g, _)) => str_of(normalize_group(g)),
+        None => Str::default(),
     };
     // Kubernetes treats an empty namespace as unset; so does the workspace default.
     let namespace = meta.get("namespace").and_then(read::spanned_str).filter(|ns| !ns.value.is_empty());
@@ -60,7 +60,7 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
     Some(Object { api_version, group, kind, name, namespace, labels, creation_timestamp, span: root.span, doc, body })
 }
 
-fn read_body(root: &Node, group: &str, kind: &str, labels: &[(String, String)]) -> Body {
+fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Body {
     let spec = || root.get("spec");
     if matches!(group, GATEWAY_GROUP | GATEWAY_X_GROUP)
         && let Some(rk) = RouteKind::from_kind(kind)

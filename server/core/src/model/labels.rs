@@ -1,8 +1,10 @@
 //! Kubernetes label selectors.
 
+use super::Str;
+
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct LabelSelector {
-    pub match_labels: Vec<(String, String)>,
+    pub match_labels: Vec<(Str, Str)>,
     pub match_expressions: Vec<LabelExpr>,
 }
 
@@ -17,7 +19,7 @@ pub struct LabelExpr {
 impl LabelSelector {
     /// Whether `labels` (sorted by key) satisfy the selector. An empty selector matches
     /// everything; an unknown operator matches nothing.
-    pub fn matches(&self, labels: &[(String, String)]) -> bool {
+    pub fn matches(&self, labels: &[(Str, Str)]) -> bool {
         let get = |k: &str| labels.binary_search_by(|(lk, _)| lk.as_str().cmp(k)).ok().map(|i| labels[i].1.as_str());
         self.match_labels.iter().all(|(k, v)| get(k) == Some(v.as_str()))
             && self.match_expressions.iter().all(|e| {
@@ -37,8 +39,8 @@ impl LabelSelector {
 mod tests {
     use super::*;
 
-    fn labels(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        let mut v: Vec<_> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    fn labels(pairs: &[(&str, &str)]) -> Vec<(Str, Str)> {
+        let mut v: Vec<_> = pairs.iter().map(|(k, v)| (Str::from(*k), Str::from(*v))).collect();
         v.sort();
         v
     }

@@ -10,7 +10,7 @@ mod time;
 
 pub use extract::extract_objects;
 pub use labels::{LabelExpr, LabelSelector};
-pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, normalize_group};
+pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, normalize_group, str_of};
 pub use time::Timestamp;
 
 use std::sync::Arc;
@@ -20,15 +20,15 @@ use crate::syntax::{Node, Span};
 /// A Kubernetes object read from one YAML document (or one item of a `kind: List`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Object {
-    pub api_version: Spanned<String>,
+    pub api_version: Spanned<Str>,
     /// The API group from `apiVersion` (`""` for the core group).
-    pub group: String,
-    pub kind: Spanned<String>,
-    pub name: Spanned<String>,
+    pub group: Str,
+    pub kind: Spanned<Str>,
+    pub name: Spanned<Str>,
     /// `metadata.namespace` as written; the workspace supplies the default.
-    pub namespace: Option<Spanned<String>>,
+    pub namespace: Option<Spanned<Str>>,
     /// `metadata.labels`, sorted by key.
-    pub labels: Vec<(String, String)>,
+    pub labels: Vec<(Str, Str)>,
     pub creation_timestamp: Option<Timestamp>,
     /// The object's whole mapping.
     pub span: Span,
@@ -70,16 +70,16 @@ pub struct GatewayClass {
 
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Gateway {
-    pub class_name: Option<Spanned<String>>,
+    pub class_name: Option<Spanned<Str>>,
     pub listeners: Vec<Listener>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listener {
-    pub name: Spanned<String>,
+    pub name: Spanned<Str>,
     pub port: Option<i64>,
     pub protocol: Option<String>,
-    pub hostname: Option<Spanned<String>>,
+    pub hostname: Option<Spanned<Str>>,
     pub allowed_routes: AllowedRoutes,
     /// The listener's list item.
     pub span: Span,
@@ -158,14 +158,14 @@ impl RouteKind {
 pub struct Route {
     pub kind: RouteKind,
     pub parent_refs: Vec<ParentRef>,
-    pub hostnames: Vec<Spanned<String>>,
+    pub hostnames: Vec<Spanned<Str>>,
     pub rules: Vec<Rule>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rule {
     /// Only named rules are targetable (GEP-995).
-    pub name: Option<Spanned<String>>,
+    pub name: Option<Spanned<Str>>,
     pub backend_refs: Vec<BackendRef>,
     pub span: Span,
 }
@@ -174,11 +174,11 @@ pub struct Rule {
 /// `group: core` all read as `Some("")` with the value's span.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct RefFields {
-    pub group: Option<Spanned<String>>,
-    pub kind: Option<Spanned<String>>,
-    pub name: Option<Spanned<String>>,
-    pub namespace: Option<Spanned<String>>,
-    pub section_name: Option<Spanned<String>>,
+    pub group: Option<Spanned<Str>>,
+    pub kind: Option<Spanned<Str>>,
+    pub name: Option<Spanned<Str>>,
+    pub namespace: Option<Spanned<Str>>,
+    pub section_name: Option<Spanned<Str>>,
     pub port: Option<Spanned<i64>>,
     /// The whole reference (its mapping).
     pub span: Span,
@@ -200,7 +200,7 @@ pub struct Service {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServicePort {
-    pub name: Option<Spanned<String>>,
+    pub name: Option<Spanned<Str>>,
     pub port: Option<i64>,
     pub span: Span,
 }
@@ -308,8 +308,8 @@ pub struct SelectorList {
 /// A `targetSelectors[]` item (Envoy Gateway, kgateway, GEP-713).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct TargetSelector {
-    pub group: Option<Spanned<String>>,
-    pub kind: Option<Spanned<String>>,
+    pub group: Option<Spanned<Str>>,
+    pub kind: Option<Spanned<Str>>,
     pub selector: LabelSelector,
     /// `namespaces.from` (Envoy Gateway); `None` means the policy's own namespace.
     pub namespaces: Option<FromNamespaces>,

@@ -6,6 +6,38 @@ use crate::syntax::Span;
 
 pub const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
 
+/// A model string. Names, kinds, namespaces and label values are nearly always 24 bytes or
+/// less and are then kept inline: no allocation per field, which was most of the model's
+/// allocations. Longer well-known strings (API groups and versions) are static.
+pub type Str = compact_str::CompactString;
+
+/// A [`Str`] of `s`, static when it is one of the long strings every workspace repeats.
+pub fn str_of(s: &str) -> Str {
+    const WELL_KNOWN: &[&str] = &[
+        GATEWAY_GROUP,
+        "gateway.networking.k8s.io/v1",
+        "gateway.networking.k8s.io/v1beta1",
+        "gateway.networking.k8s.io/v1alpha2",
+        "gateway.networking.k8s.io/v1alpha3",
+        "gateway.envoyproxy.io/v1alpha1",
+        "kuadrant.io/v1",
+        "kuadrant.io/v1beta3",
+        "networking.gke.io/v1",
+        "security.istio.io/v1",
+        "networking.istio.io/v1",
+        "apiextensions.k8s.io/v1",
+        "gateway.nginx.org/v1alpha1",
+        "gateway.nginx.org/v1alpha2",
+        "application-networking.k8s.aws/v1alpha1",
+    ];
+    if s.len() > 24
+        && let Some(w) = WELL_KNOWN.iter().find(|w| **w == s)
+    {
+        return Str::const_new(w);
+    }
+    Str::from(s)
+}
+
 /// A value with the span of the YAML scalar it came from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Spanned<T> {
@@ -29,13 +61,13 @@ pub fn normalize_group(group: &str) -> &str {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GroupKind {
-    pub group: String,
-    pub kind: String,
+    pub group: Str,
+    pub kind: Str,
 }
 
 impl GroupKind {
     pub fn new(group: &str, kind: &str) -> GroupKind {
-        GroupKind { group: normalize_group(group).to_owned(), kind: kind.to_owned() }
+        GroupKind { group: str_of(normalize_group(group)), kind: str_of(kind) }
     }
 
     pub fn is(&self, group: &str, kind: &str) -> bool {

@@ -28,12 +28,12 @@ fn span_of(text: &str, needle: &str) -> Span {
     span_in(text, needle, needle)
 }
 
-fn s(value: &str, span: Span) -> Option<Spanned<String>> {
-    Some(Spanned::new(value.to_owned(), span))
+fn s(value: &str, span: Span) -> Option<Spanned<Str>> {
+    Some(Spanned::new(value.into(), span))
 }
 
-fn strs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+fn strs(pairs: &[(&str, &str)]) -> Vec<(Str, Str)> {
+    pairs.iter().map(|(k, v)| (Str::from(*k), Str::from(*v))).collect()
 }
 
 #[test]

@@ -52,7 +52,7 @@ pub(super) fn resolve_parent(
     if candidates.is_empty() {
         return ParentResolution::SectionNotFound {
             parent,
-            available: listeners.iter().map(|l| l.name.value.clone()).collect(),
+            available: listeners.iter().map(|l| l.name.value.to_string()).collect(),
         };
     }
     let parent_ns = world.namespace_of(parent).unwrap_or("");

@@ -217,10 +217,10 @@ pub fn section_name(world: &World, id: ObjId, index: u32) -> Option<String> {
     use crate::model::Body;
     let i = index as usize;
     match &world.object(id).body {
-        Body::Gateway(g) => g.listeners.get(i).map(|l| l.name.value.clone()),
-        Body::ListenerSet(ls) => ls.listeners.get(i).map(|l| l.name.value.clone()),
-        Body::Route(r) => r.rules.get(i).and_then(|r| r.name.as_ref()).map(|n| n.value.clone()),
-        Body::Service(s) => s.ports.get(i).and_then(|p| p.name.as_ref()).map(|n| n.value.clone()),
+        Body::Gateway(g) => g.listeners.get(i).map(|l| l.name.value.to_string()),
+        Body::ListenerSet(ls) => ls.listeners.get(i).map(|l| l.name.value.to_string()),
+        Body::Route(r) => r.rules.get(i).and_then(|r| r.name.as_ref()).map(|n| n.value.to_string()),
+        Body::Service(s) => s.ports.get(i).and_then(|p| p.name.as_ref()).map(|n| n.value.to_string()),
         _ => None,
     }
 }
@@ -229,10 +229,10 @@ pub fn section_name(world: &World, id: ObjId, index: u32) -> Option<String> {
 pub fn section_names(world: &World, id: ObjId) -> Vec<String> {
     use crate::model::Body;
     match &world.object(id).body {
-        Body::Gateway(g) => g.listeners.iter().map(|l| l.name.value.clone()).collect(),
-        Body::ListenerSet(ls) => ls.listeners.iter().map(|l| l.name.value.clone()).collect(),
-        Body::Route(r) => r.rules.iter().filter_map(|r| r.name.as_ref()).map(|n| n.value.clone()).collect(),
-        Body::Service(s) => s.ports.iter().filter_map(|p| p.name.as_ref()).map(|n| n.value.clone()).collect(),
+        Body::Gateway(g) => g.listeners.iter().map(|l| l.name.value.to_string()).collect(),
+        Body::ListenerSet(ls) => ls.listeners.iter().map(|l| l.name.value.to_string()).collect(),
+        Body::Route(r) => r.rules.iter().filter_map(|r| r.name.as_ref()).map(|n| n.value.to_string()).collect(),
+        Body::Service(s) => s.ports.iter().filter_map(|p| p.name.as_ref()).map(|n| n.value.to_string()).collect(),
         _ => Vec::new(),
     }
 }

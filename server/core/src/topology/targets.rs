@@ -260,7 +260,7 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
         }
         let from = world.object(pid).group_kind();
         if !grant_allows(world, &from, policy_ns, &gk, &ns.value, &n.value) {
-            return TargetResolution::Problem(CrossNamespaceNoGrant { namespace: ns.value.clone() });
+            return TargetResolution::Problem(CrossNamespaceNoGrant { namespace: ns.value.to_string() });
         }
     }
     let ns = r.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(policy_ns);
@@ -286,7 +286,7 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
                         suggest::closest(&s.value, available.iter().map(String::as_str)).map(str::to_owned);
                     TargetResolution::Problem(SectionNotFound {
                         target,
-                        section: s.value.clone(),
+                        section: s.value.to_string(),
                         available,
                         suggestion,
                     })

@@ -1,7 +1,7 @@
 //! Gateway API validation of reference fields (the CRD patterns and lengths), so that a ref a
 //! real API server would reject is reported as such rather than as "not found".
 
-use crate::model::{Spanned, TargetRef};
+use crate::model::{Spanned, Str, TargetRef};
 use crate::syntax::Span;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -14,7 +14,7 @@ pub struct RefViolation {
 /// checked when present.
 pub fn validate_ref(r: &TargetRef) -> Vec<RefViolation> {
     let mut out = Vec::new();
-    let mut bad = |s: &Spanned<String>, message: String| out.push(RefViolation { span: s.span, message });
+    let mut bad = |s: &Spanned<Str>, message: String| out.push(RefViolation { span: s.span, message });
     if let Some(g) = &r.group {
         if g.value.len() > 253 {
             bad(g, "`group` is longer than 253 characters".into());

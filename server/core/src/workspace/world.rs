@@ -372,7 +372,7 @@ impl World {
 
     /// Labels of namespace `ns`: its Namespace object's, plus the
     /// `kubernetes.io/metadata.name` label the API server always sets.
-    pub fn namespace_labels(&self, ns: &str) -> Vec<(String, String)> {
+    pub fn namespace_labels(&self, ns: &str) -> Vec<(crate::model::Str, crate::model::Str)> {
         let own = self.namespace_objects.get(ns).map(|&id| self.object(id).labels.clone());
         let outer = || {
             let o = self.outer.as_ref()?;
@@ -382,7 +382,7 @@ impl World {
         let mut labels = own.or_else(outer).unwrap_or_default();
         let k = "kubernetes.io/metadata.name";
         if !labels.iter().any(|(lk, _)| lk == k) {
-            labels.push((k.to_owned(), ns.to_owned()));
+            labels.push((k.into(), ns.into()));
             labels.sort();
         }
         labels

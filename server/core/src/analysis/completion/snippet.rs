@@ -38,7 +38,7 @@ pub(super) fn new_target_ref(ctx: &Ctx<'_>, form: Form) -> Vec<CompletionItem> {
             let what =
                 if matches!(form, Form::AfterRefKey { .. } | Form::RefLine) { "targetRef" } else { "targetRefs entry" };
             CompletionItem {
-                label: gk.kind.clone(),
+                label: gk.kind.to_string(),
                 kind: CompletionKind::Snippet,
                 detail: Some(format!("{what} · {group}")),
                 label_detail: Some(" reference".into()),

@@ -98,7 +98,7 @@ fn kinds(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
         .into_iter()
         .enumerate()
         .map(|(i, gk)| {
-            let group = if gk.group.is_empty() { "core".to_owned() } else { gk.group.clone() };
+            let group = if gk.group.is_empty() { "core".to_owned() } else { gk.group.to_string() };
             let mut it = item(ctx, &gk.kind, CompletionKind::Kind, Some(group.clone()), format!("{i:03}"));
             if f.group.is_none() {
                 it.label_detail = Some(format!(" ({group})"));
@@ -115,8 +115,8 @@ fn groups(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
             continue;
         }
         match out.iter_mut().find(|(g, _)| *g == gk.group) {
-            Some((_, kinds)) => kinds.push(gk.kind.clone()),
-            None => out.push((gk.group.clone(), vec![gk.kind.clone()])),
+            Some((_, kinds)) => kinds.push(gk.kind.to_string()),
+            None => out.push((gk.group.to_string(), vec![gk.kind.to_string()])),
         }
     }
     out.iter()

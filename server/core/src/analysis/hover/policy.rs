@@ -102,6 +102,6 @@ fn short_name(world: &crate::workspace::World, id: ObjId) -> String {
     let name = &world.object(id).name.value;
     match world.namespace_of(id) {
         Some(ns) => format!("{ns}/{name}"),
-        None => name.clone(),
+        None => name.to_string(),
     }
 }

@@ -22,7 +22,7 @@ pub(super) fn service(spec: Option<&Node>) -> Service {
 
 /// A grant's `group` as the core-normalised text (absent, null, `""` and `core` are all core).
 fn group(item: &Node) -> String {
-    item.get("group").and_then(read::group_value).map(|g| g.value).unwrap_or_default()
+    item.get("group").and_then(read::group_value).map(|g| g.value).unwrap_or_default().to_string()
 }
 
 /// `from[]` and `to[]` items missing their required `kind` (or `from[].namespace`) are left out:
@@ -51,10 +51,11 @@ pub(super) fn reference_grant(spec: Option<&Node>) -> ReferenceGrant {
     }
 }
 
-pub(super) fn crd(spec: Option<&Node>, labels: &[(String, String)]) -> Crd {
+pub(super) fn crd(spec: Option<&Node>, labels: &[(crate::model::Str, crate::model::Str)]) -> Crd {
     let text =
         |path: &[&str]| spec.and_then(|s| s.at(path)).and_then(Node::as_str).map(str::to_owned).unwrap_or_default();
-    let policy_label = labels.binary_search_by(|(k, _)| k.as_str().cmp(POLICY_LABEL)).ok().map(|i| labels[i].1.clone());
+    let policy_label =
+        labels.binary_search_by(|(k, _)| k.as_str().cmp(POLICY_LABEL)).ok().map(|i| labels[i].1.to_string());
     let scope = match spec.and_then(|s| s.get("scope")).and_then(Node::as_str) {
         Some("Cluster") => CrdScope::Cluster,
         _ => CrdScope::Namespaced,

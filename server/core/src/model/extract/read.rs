@@ -1,7 +1,7 @@
 //! Small readers shared by the kind-specific extractors: scalars, reference fields, label
 //! selectors. Each reads a wrong-typed value as absent.
 
-use crate::model::{FromNamespaces, LabelExpr, LabelSelector, RefFields, Spanned};
+use crate::model::{FromNamespaces, LabelExpr, LabelSelector, RefFields, Spanned, Str, str_of};
 use crate::syntax::{Node, NodeKind, ScalarStyle};
 
 /// `collect()` into a vector of exactly the items' size. Most lists of a manifest hold one or
@@ -18,8 +18,8 @@ pub(super) trait CollectExact: Iterator + Sized {
 impl<I: Iterator> CollectExact for I {}
 
 /// A non-null scalar's text with the scalar's span. Numbers and booleans read as their text.
-pub(super) fn spanned_str(node: &Node) -> Option<Spanned<String>> {
-    node.as_str().map(|s| Spanned::new(s.to_owned(), node.span))
+pub(super) fn spanned_str(node: &Node) -> Option<Spanned<Str>> {
+    node.as_str().map(|s| Spanned::new(str_of(s), node.span))
 }
 
 /// `node[key]` as a non-null scalar's text.
@@ -63,12 +63,12 @@ pub(super) fn mappings(node: Option<&Node>) -> impl Iterator<Item = &Node> {
 
 /// A reference's `group`: `""`, null and `core` all read as `""` (the core group), with the
 /// value's span (empty for a value the parser never saw).
-pub(super) fn group_value(node: &Node) -> Option<Spanned<String>> {
+pub(super) fn group_value(node: &Node) -> Option<Spanned<Str>> {
     match &node.kind {
-        NodeKind::Scalar(s) if s.templated => Some(Spanned::new(s.value.to_string(), node.span)),
-        NodeKind::Scalar(_) | NodeKind::Missing if node.is_null() => Some(Spanned::new(String::new(), node.span)),
-        NodeKind::Scalar(s) if &*s.value == "core" => Some(Spanned::new(String::new(), node.span)),
-        NodeKind::Scalar(s) => Some(Spanned::new(s.value.to_string(), node.span)),
+        NodeKind::Scalar(s) if s.templated => Some(Spanned::new(str_of(&s.value), node.span)),
+        NodeKind::Scalar(_) | NodeKind::Missing if node.is_null() => Some(Spanned::new(Str::default(), node.span)),
+        NodeKind::Scalar(s) if &*s.value == "core" => Some(Spanned::new(Str::default(), node.span)),
+        NodeKind::Scalar(s) => Some(Spanned::new(str_of(&s.value), node.span)),
         _ => None,
     }
 }
@@ -103,7 +103,7 @@ pub(super) fn label_selector(node: &Node) -> LabelSelector {
         .iter()
         .filter_map(|e| {
             let k = e.key.as_scalar()?;
-            Some((k.value.to_string(), scalar_text(&e.value)?.to_owned()))
+            Some((str_of(&k.value), str_of(scalar_text(&e.value)?)))
         })
         .collect_exact();
     let match_expressions = mappings(node.get("matchExpressions"))
@@ -136,15 +136,15 @@ pub(super) fn from_namespaces(namespaces: &Node) -> FromNamespaces {
 }
 
 /// `metadata.labels`, sorted by key; for a repeated key the last one wins, as in Kubernetes.
-pub(super) fn labels(node: Option<&Node>) -> Vec<(String, String)> {
+pub(super) fn labels(node: Option<&Node>) -> Vec<(Str, Str)> {
     let Some(entries) = node.and_then(Node::as_mapping) else {
         return Vec::new();
     };
-    let mut out: Vec<(String, String)> = entries
+    let mut out: Vec<(Str, Str)> = entries
         .iter()
         .filter_map(|e| {
             let k = e.key.as_scalar()?;
-            Some((k.value.to_string(), scalar_text(&e.value)?.to_owned()))
+            Some((str_of(&k.value), str_of(scalar_text(&e.value)?)))
         })
         .collect_exact();
     // Stable sort keeps duplicates in source order, so the last of a run is the winner.
