@@ -175,15 +175,22 @@ impl Snapshot {
         Arc::ptr_eq(&self.inner.files, &other.inner.files) && Arc::ptr_eq(&self.inner.config, &other.inner.config)
     }
 
-    /// This snapshot with its world and diagnostics (as far as computed) but without its
-    /// effective-policy index, for keeping as a reference while the next state is analysed:
-    /// holding both indexes would double the peak memory of a full analysis.
-    pub fn without_effective(&self) -> Snapshot {
+    /// This snapshot as the base of later partial analyses (`diagnostics::local`): its
+    /// files, diagnostics (as far as computed) and a world without topology, and no
+    /// effective-policy index. Holding the whole analysis while the next state is analysed
+    /// would double the peak memory of a full analysis.
+    pub fn as_base(&self) -> Snapshot {
+        // Computed first: the detached world could not compute them.
+        let _ = self.diagnostics();
+        let world = match self.inner.world.get() {
+            Some(w) => OnceLock::from(Arc::new(w.detached())),
+            None => OnceLock::new(),
+        };
         Snapshot {
             inner: Arc::new(SnapshotInner {
                 files: self.inner.files.clone(),
                 config: self.inner.config.clone(),
-                world: share(&self.inner.world),
+                world,
                 effective: OnceLock::new(),
                 diagnostics: share(&self.inner.diagnostics),
             }),

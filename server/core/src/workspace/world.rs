@@ -243,6 +243,33 @@ impl World {
         world
     }
 
+    /// This world's objects and indexes without its topology: all a partial world asks of
+    /// the world it is cut from (which namespaces, kinds and objects exist where), at a
+    /// fraction of the memory. Only valid as a partial world's outer world.
+    pub(crate) fn detached(&self) -> World {
+        World {
+            files: self.files.clone(),
+            locs: self.locs.clone(),
+            file_objects: self.file_objects.clone(),
+            namespaces: self.namespaces.clone(),
+            kinds: self.kinds.clone(),
+            catalog: self.catalog.clone(),
+            policies: self.policies.clone(),
+            by_key: self.by_key.clone(),
+            by_key_collisions: self.by_key_collisions.clone(),
+            by_gk: self.by_gk.clone(),
+            by_gk_ns: self.by_gk_ns.clone(),
+            by_gk_name: self.by_gk_name.clone(),
+            known_namespaces: self.known_namespaces.clone(),
+            namespace_objects: self.namespace_objects.clone(),
+            crd_kinds: self.crd_kinds.clone(),
+            default_namespace: self.default_namespace.clone(),
+            files_by_namespace: self.files_by_namespace.clone(),
+            outer: None,
+            topology: Topology::default(),
+        }
+    }
+
     pub fn object_count(&self) -> usize {
         self.locs.len()
     }

@@ -131,7 +131,7 @@ pub async fn publisher(shared: Arc<Shared>) {
             }
             continue;
         };
-        shared.set_base(Ctx { snap: ctx.snap.without_effective(), ..ctx.clone() });
+        shared.set_base(Ctx { snap: ctx.snap.as_base(), ..ctx.clone() });
         let current = shared.lock().open();
         let mut pushed = shared.pushed.lock().await;
         let mut seen: HashSet<Arc<str>> = HashSet::with_capacity(computed.len());
