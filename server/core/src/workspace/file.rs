@@ -113,43 +113,27 @@ impl SourceFile {
     }
 
     /// Whether the text is held in memory (editor buffers, files whose text was needed).
-    pub fn holds_text(&self) -> bool {
+    fn holds_text(&self) -> bool {
         match &self.text {
             Text::Held(_) => true,
             Text::OnDisk { cache, .. } => cache.get().is_some_and(Option::is_some),
         }
     }
 
-    /// Where a file parsed from disk lives.
-    pub fn disk_path(&self) -> Option<&Path> {
-        match &self.text {
-            Text::Held(_) => None,
-            Text::OnDisk { disk, .. } => Some(disk),
-        }
-    }
-
     pub fn line_index(&self) -> &LineIndex {
-        self.line_index.get_or_init(|| match self.holds_text() {
-            true => LineIndex::new(self.text()),
+        self.line_index.get_or_init(|| {
+            let Text::OnDisk { cache, .. } = &self.text else { return LineIndex::new(self.text()) };
+            if let Some(Some(t)) = cache.get() {
+                return LineIndex::new(t);
+            }
+            let Some(t) = self.load_text() else { return LineIndex::new("") };
+            let index = LineIndex::new(&t);
             // The index of an ASCII file answers positions alone: its text need not stay.
-            false => match self.load_text() {
-                Some(t) => {
-                    let index = LineIndex::new(&t);
-                    if !index.is_ascii() {
-                        let _ = self.cached().map(|c| c.set(Some(t)));
-                    }
-                    index
-                }
-                None => LineIndex::new(""),
-            },
+            if !index.is_ascii() {
+                let _ = cache.set(Some(t));
+            }
+            index
         })
-    }
-
-    fn cached(&self) -> Option<&OnceLock<Option<Arc<str>>>> {
-        match &self.text {
-            Text::OnDisk { cache, .. } => Some(cache),
-            Text::Held(_) => None,
-        }
     }
 
     /// The text positions on non-ASCII lines are counted in (`""` for an ASCII file whose

@@ -13,6 +13,7 @@ pub use file::SourceFile;
 pub use world::{ObjId, World};
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::analysis::diagnostics::{self, Diagnostic};
@@ -47,17 +48,13 @@ impl Workspace {
 
     /// Adds or replaces a file. Only this file is parsed.
     pub fn set_file(&mut self, path: &str, text: impl Into<Arc<str>>) {
-        let file = SourceFile::parse(path.into(), text.into());
-        Arc::make_mut(&mut self.files).insert(file.path.clone(), Arc::new(file));
-        self.cached = None;
+        self.insert([SourceFile::parse(path.into(), text.into())]);
     }
 
     /// Records a file that could not be read as text (binary, not UTF-8): it contributes one
     /// diagnostic and nothing else.
     pub fn set_unreadable(&mut self, path: &str, reason: &str) {
-        let file = SourceFile::unreadable(path.into(), reason);
-        Arc::make_mut(&mut self.files).insert(file.path.clone(), Arc::new(file));
-        self.cached = None;
+        self.insert([SourceFile::unreadable(path.into(), reason)]);
     }
 
     /// Adds or replaces many files, parsing them in parallel.
@@ -65,37 +62,27 @@ impl Workspace {
         use rayon::prelude::*;
         let parsed: Vec<SourceFile> =
             files.into_par_iter().map(|(path, text)| SourceFile::parse(path.into(), text.into())).collect();
-        let map = Arc::make_mut(&mut self.files);
-        for f in parsed {
-            map.insert(f.path.clone(), Arc::new(f));
-        }
-        self.cached = None;
+        self.insert(parsed);
     }
 
     /// Reads and parses files from disk in parallel: (path as shown, path on disk). Their
     /// texts are not kept (see [`SourceFile`]). Returns the files that could not be read.
-    pub fn read_files(
-        &mut self,
-        files: Vec<(String, std::path::PathBuf)>,
-    ) -> Vec<(std::path::PathBuf, std::io::Error)> {
-        let mut errors = Vec::new();
-        let map = Arc::make_mut(&mut self.files);
-        for f in file::read_all(files) {
-            match f {
-                Ok(f) => {
-                    map.insert(f.path.clone(), Arc::new(f));
-                }
-                Err(e) => errors.push(e),
-            }
-        }
-        self.cached = None;
-        errors
+    pub fn read_files(&mut self, files: Vec<(String, PathBuf)>) -> Vec<(PathBuf, std::io::Error)> {
+        let (read, failed): (Vec<_>, Vec<_>) = file::read_all(files).into_iter().partition(Result::is_ok);
+        self.insert(read.into_iter().flatten());
+        failed.into_iter().filter_map(Result::err).collect()
     }
 
     /// Adds or replaces a file whose `text` was just read from `disk`, without keeping it.
-    pub fn set_file_on_disk(&mut self, path: &str, disk: &std::path::Path, text: &str) {
-        let file = SourceFile::parse_on_disk(path.into(), disk, text);
-        Arc::make_mut(&mut self.files).insert(file.path.clone(), Arc::new(file));
+    pub fn set_file_on_disk(&mut self, path: &str, disk: &Path, text: &str) {
+        self.insert([SourceFile::parse_on_disk(path.into(), disk, text)]);
+    }
+
+    fn insert(&mut self, files: impl IntoIterator<Item = SourceFile>) {
+        let map = Arc::make_mut(&mut self.files);
+        for f in files {
+            map.insert(f.path.clone(), Arc::new(f));
+        }
         self.cached = None;
     }
 

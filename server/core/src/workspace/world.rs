@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{ConfigState, SourceFile};
 use crate::catalog::{Catalog, PolicyKind, build_catalog};
-use crate::model::{Body, CrdScope, GroupKind, Object, ObjectKey};
+use crate::model::{Body, CrdScope, GroupKind, Object, ObjectKey, Str};
 use crate::topology::Topology;
 
 /// An object's index in [`World`].
@@ -399,7 +399,7 @@ impl World {
 
     /// Labels of namespace `ns`: its Namespace object's, plus the
     /// `kubernetes.io/metadata.name` label the API server always sets.
-    pub fn namespace_labels(&self, ns: &str) -> Vec<(crate::model::Str, crate::model::Str)> {
+    pub fn namespace_labels(&self, ns: &str) -> Vec<(Str, Str)> {
         let own = self.namespace_objects.get(ns).map(|&id| self.object(id).labels.clone());
         let outer = || {
             let o = self.outer.as_ref()?;
