@@ -36,6 +36,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let _ = snap.effective();
     let effective_ms = analysis_start.elapsed().as_secs_f64() * 1000.0 - world_ms;
     let heap_effective = crate::heap::live();
+    let blocks_effective = crate::heap::blocks();
     let _ = snap.diagnostics();
     let heap_diags = crate::heap::live();
     let analysis_ms = analysis_start.elapsed().as_secs_f64() * 1000.0;
@@ -65,10 +66,11 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
         );
         use crate::heap::mib;
         eprintln!(
-            "stats: heap live after files {}, +world {}, +effective {}, +diagnostics {}; heap peak {}",
+            "stats: heap live after files {}, +world {}, +effective {} ({} blocks), +diagnostics {}; heap peak {}",
             mib(heap_files),
             mib(heap_world.saturating_sub(heap_files)),
             mib(heap_effective.saturating_sub(heap_world)),
+            blocks_effective,
             mib(heap_diags.saturating_sub(heap_effective)),
             mib(crate::heap::peak()),
         );

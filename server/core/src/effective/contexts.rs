@@ -41,6 +41,16 @@ impl KindPlan {
         self.kind.class == PolicyClass::Direct
     }
 
+    /// Keeps the policies `keep` accepts, and the nodes and namespaces still carrying one.
+    pub fn retain(&mut self, keep: impl Fn(ObjId) -> bool) {
+        self.attached.retain(|_, list| {
+            list.retain(|&p| keep(p));
+            !list.is_empty()
+        });
+        let attached = &self.attached;
+        self.namespaces.retain(|_, n| attached.contains_key(n));
+    }
+
     /// The fold input of a signature. A policy attached at several nodes of one path counts
     /// once, at its most specific target.
     pub fn inputs<'a>(&self, sig: &[NodeId], specs: &'a HashMap<ObjId, PolicySpec>) -> Vec<Input<'a>> {
@@ -780,7 +790,8 @@ policyKinds:
         assert_eq!(index.plans.len(), 2);
         let ns_objects = super::super::namespace_objects(world, &index.plans);
         for plan in index.plans.values() {
-            let folder = Folder::new(world, plan, &index.specs, None);
+            let specs = index.specs_at(world, plan, plan.attached.keys().copied());
+            let folder = Folder::new(world, plan, &specs, None);
             let mut checked = 0;
             visit(&folder, &mut Scratch::new(world), &ns_objects, PathLimit::default(), &mut |target, ctxs| {
                 let mut got: Vec<Vec<NodeId>> = ctxs.iter().map(|c| c.sig.to_vec()).collect();

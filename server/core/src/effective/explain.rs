@@ -38,7 +38,12 @@ pub fn explain(world: &World, index: &EffectiveIndex, target: NodeId, limit: Pat
     for plan in plans {
         let schema = index.schemas.get(&plan.kind.gk);
         let values = shadow::target_values(world, &plan.kind, target, &mut json);
-        let folder = Folder::new(world, plan, &index.specs, schema);
+        // Only the policies on the target's paths take part.
+        let mut nodes: HashSet<NodeId> = on_paths.clone();
+        nodes.extend(plan.namespaces.values().copied());
+        nodes.extend(plan.direct_signature(t, target));
+        let specs = index.specs_at(world, plan, nodes);
+        let folder = Folder::new(world, plan, &specs, schema);
         // Paths with one signature share one fold and one context body; only the path differs.
         let mut bodies: HashMap<Sig, Context> = HashMap::new();
         let mut effective_nodes: HashMap<NodeId, bool> = HashMap::new();
@@ -66,7 +71,7 @@ pub fn explain(world: &World, index: &EffectiveIndex, target: NodeId, limit: Pat
                 if let (false, Some(o)) = (values.is_empty(), target_obj) {
                     shadow::apply(&mut f, o, &values, &plan.rules, schema);
                 }
-                let inputs = plan.inputs(&sig, &index.specs);
+                let inputs = plan.inputs(&sig, &specs);
                 let outs = outcomes(&f, &inputs, plan.rules.additive);
                 context_body(world, &f, &outs)
             });

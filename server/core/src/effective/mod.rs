@@ -105,7 +105,6 @@ fn strategy_str<S: serde::Serializer>(s: &Strategy, ser: S) -> Result<S::Ok, S::
 /// Everything effective-policy related for one snapshot.
 #[derive(Debug, Default)]
 pub struct EffectiveIndex {
-    specs: HashMap<ObjId, PolicySpec>,
     plans: HashMap<GroupKind, KindPlan>,
     schemas: HashMap<GroupKind, SchemaNode>,
     statuses: HashMap<ObjId, PolicyStatus>,
@@ -133,28 +132,17 @@ impl EffectiveIndex {
 
     pub fn build_with(world: &World, limit: PathLimit) -> EffectiveIndex {
         let schemas = listmap::schema_indexes(world);
-        let mut specs = HashMap::with_capacity(world.policies.len());
-        let mut pre = HashMap::new();
+        let mut by_kind: HashMap<&GroupKind, Vec<ObjId>> = HashMap::new();
         for &pid in &world.policies {
-            let Some(kind) = world.policy_kind(pid) else { continue };
-            let rules = semantics::rules(kind);
-            let node = match &world.object(pid).body {
-                Body::Other(o) => o.policy.spec.as_deref(),
-                _ => None,
-            };
-            let spec = spec::extract(pid, kind, &rules, node, schemas.get(&kind.gk));
-            if let Some(r) = status::pre_reason(world, pid, &spec) {
-                pre.insert(pid, r);
+            if let Some(kind) = world.policy_kind(pid) {
+                by_kind.entry(&kind.gk).or_default().push(pid);
             }
-            specs.insert(pid, spec);
         }
-
+        // Every attached policy at first; each kind's plan drops its ruled-out policies once
+        // their specs are known.
         let mut plans: HashMap<GroupKind, KindPlan> = HashMap::new();
         for (node, pols) in world.topology.attached_nodes() {
             for &p in pols {
-                if pre.contains_key(&p) || !specs.contains_key(&p) {
-                    continue;
-                }
                 let Some(kind) = world.policy_kind(p) else { continue };
                 let plan = plans.entry(kind.gk.clone()).or_insert_with(|| KindPlan {
                     kind: kind.clone(),
@@ -168,26 +156,43 @@ impl EffectiveIndex {
                 }
             }
         }
-        for plan in plans.values_mut() {
-            for list in plan.attached.values_mut() {
-                order::sort(world, list);
-            }
-        }
         let ns_objects = namespace_objects(world, &plans);
 
-        let mut index = EffectiveIndex { specs, plans: HashMap::new(), schemas, ..EffectiveIndex::default() };
+        let mut pre: HashMap<ObjId, status::Reason> = HashMap::new();
+        let mut unknown: HashMap<ObjId, spec::UnknownStrategy> = HashMap::new();
         let mut aggs: HashMap<ObjId, Agg> = HashMap::new();
         let mut affected: HashMap<NodeId, Vec<ObjId>> = HashMap::new();
         let mut truncated_any = false;
         let mut stats = EffectiveStats::default();
-        let mut kinds: Vec<&GroupKind> = plans.keys().collect();
-        kinds.sort();
         let mut json = shadow::ObjectJson::default();
         let mut scratch = contexts::Scratch::new(world);
-        for gk in kinds {
-            let Some(plan) = plans.get(gk) else { continue };
-            let schema = index.schemas.get(gk);
-            let folder = Folder::new(world, plan, &index.specs, schema);
+        let mut kinds: Vec<(&GroupKind, Vec<ObjId>)> = by_kind.into_iter().collect();
+        kinds.sort();
+        for (gk, pids) in kinds {
+            // Only this kind's specs are alive: they are as big as the policies' YAML, so
+            // holding every kind's at once was a good part of the analysis's peak memory.
+            let schema = schemas.get(gk);
+            let specs: HashMap<ObjId, PolicySpec> =
+                pids.iter().filter_map(|&pid| Some((pid, extract_spec(world, pid, schema)?))).collect();
+            for (&pid, spec) in &specs {
+                if let Some(r) = status::pre_reason(world, pid, spec) {
+                    pre.insert(pid, r);
+                }
+                if let Some(u) = &spec.unknown_strategy {
+                    unknown.insert(pid, u.clone());
+                }
+            }
+            let Some(plan) = plans.get_mut(gk) else { continue };
+            plan.retain(|p| !pre.contains_key(&p));
+            if plan.attached.is_empty() {
+                plans.remove(gk);
+                continue;
+            }
+            for list in plan.attached.values_mut() {
+                order::sort(world, list);
+            }
+            let plan = &plans[gk];
+            let folder = Folder::new(world, plan, &specs, schema);
             let truncated = contexts::visit(&folder, &mut scratch, &ns_objects, limit, &mut |target, ctxs| {
                 stats.targets += 1;
                 stats.contexts += ctxs.len();
@@ -201,7 +206,7 @@ impl EffectiveIndex {
                         if let Some(o) = shadow::target_object(world, target) {
                             shadow::apply(&mut f2, o, &values, &plan.rules, schema);
                         }
-                        let inputs = plan.inputs(&ctx.sig, &index.specs);
+                        let inputs = plan.inputs(&ctx.sig, &specs);
                         shadowed = fold::outcomes(&f2, &inputs, plan.rules.additive);
                         &shadowed
                     };
@@ -219,16 +224,33 @@ impl EffectiveIndex {
             truncated_any |= truncated;
             stats.folds += folder.folds();
         }
+        let mut statuses = HashMap::with_capacity(world.policies.len());
         for &pid in &world.policies {
-            let unknown = index.specs.get(&pid).and_then(|s| s.unknown_strategy.clone());
-            let st = status::finish(pre.get(&pid).copied(), aggs.remove(&pid), unknown);
-            index.statuses.insert(pid, st);
+            let st = status::finish(pre.get(&pid).copied(), aggs.remove(&pid), unknown.remove(&pid));
+            statuses.insert(pid, st);
         }
-        index.plans = plans;
-        index.affected = affected;
-        index.truncated = truncated_any;
-        index.stats = stats;
-        index
+        EffectiveIndex { plans, schemas, statuses, affected, truncated: truncated_any, stats }
+    }
+
+    /// The specs of a kind's policies attached at `nodes`, made on demand (see `build_with`).
+    pub(super) fn specs_at(
+        &self,
+        world: &World,
+        plan: &KindPlan,
+        nodes: impl IntoIterator<Item = NodeId>,
+    ) -> HashMap<ObjId, PolicySpec> {
+        let schema = self.schemas.get(&plan.kind.gk);
+        let mut specs = HashMap::new();
+        for n in nodes {
+            for &p in plan.attached.get(&n).map(Vec::as_slice).unwrap_or(&[]) {
+                if !specs.contains_key(&p)
+                    && let Some(spec) = extract_spec(world, p, schema)
+                {
+                    specs.insert(p, spec);
+                }
+            }
+        }
+        specs
     }
 
     pub fn status(&self, policy: ObjId) -> Option<&PolicyStatus> {
@@ -244,6 +266,16 @@ impl EffectiveIndex {
     pub fn report(&self, world: &World) -> StatusReport {
         status::report(world, &self.statuses, self.truncated)
     }
+}
+
+/// A policy's spec proper, `None` for an object that is not a policy.
+fn extract_spec(world: &World, pid: ObjId, schema: Option<&SchemaNode>) -> Option<PolicySpec> {
+    let kind = world.policy_kind(pid)?;
+    let node = match &world.object(pid).body {
+        Body::Other(o) => o.policy.spec.as_deref(),
+        _ => None,
+    };
+    Some(spec::extract(pid, kind, &semantics::rules(kind), node, schema))
 }
 
 /// Objects of every namespace some policy targets.
