@@ -66,7 +66,9 @@ pub enum ScalarStyle {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scalar {
     /// The scalar's value after unescaping and folding.
-    pub value: Box<str>,
+    /// Inline up to 24 bytes: most scalars of a Kubernetes object are short, and a heap
+    /// block per scalar cost more than the node itself.
+    pub value: compact_str::CompactString,
     pub style: ScalarStyle,
     /// The source text of this scalar held a template expression (`{{ … }}`); its value is a
     /// placeholder and must not be checked.

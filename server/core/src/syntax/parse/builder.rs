@@ -333,7 +333,7 @@ impl Builder<'_> {
         let templated = !self.placeholders.is_empty() && self.is_templated(s, e);
         self.attach(Node {
             span: Span::new(s, e),
-            kind: NodeKind::Scalar(Scalar { value: value.into_boxed_str(), style, templated }),
+            kind: NodeKind::Scalar(Scalar { value: value.into(), style, templated }),
         });
     }
 

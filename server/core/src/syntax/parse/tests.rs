@@ -357,7 +357,7 @@ fn block_scalars_span_from_indicator_to_content_end() {
     assert_eq!(a.as_str(), Some("foo\nbar\n"));
     assert_eq!(slice(text, a.span), "|\n  foo\n  bar");
     let b = at(r, &["b"]);
-    assert_eq!(b.as_scalar().unwrap().value.as_ref(), "");
+    assert_eq!(b.as_scalar().unwrap().value.as_str(), "");
     assert_eq!(slice(text, b.span), "|-");
     let c = at(r, &["c"]);
     assert_eq!(c.as_scalar().unwrap().style, ScalarStyle::Folded);
