@@ -144,14 +144,13 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
             }
         }
         Body::Route(route) => {
-            let parents = t.parent_refs.get(&owner).map(Vec::as_slice).unwrap_or_default();
+            let parents = t.parent_refs(owner);
             for (p, res) in route.parent_refs.iter().zip(parents) {
                 let mut s = RefSite { fields: Some(p), ..site(RefKind::Parent, p) };
                 parent_site(world, &mut s, p, res);
                 out.push(s);
             }
-            let rules = t.backend_refs.get(&owner).map(Vec::as_slice).unwrap_or_default();
-            for (rule, results) in route.rules.iter().zip(rules) {
+            for (rule, results) in route.rules.iter().zip(t.backend_refs(owner)) {
                 for (b, res) in rule.backend_refs.iter().zip(results) {
                     let mut s = RefSite { fields: Some(b), ..site(RefKind::Backend, b) };
                     match res {

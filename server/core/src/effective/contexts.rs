@@ -680,10 +680,10 @@ fn admits(world: &World, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
         Node::Section(r, i) => (*r, Some(*i)),
         _ => return true,
     };
-    let (Body::Route(r), Some(per_rule)) = (&world.object(route).body, t.backend_refs.get(&route)) else {
+    let Body::Route(r) = &world.object(route).body else {
         return true;
     };
-    for (j, rule) in r.rules.iter().enumerate() {
+    for (rule, results) in r.rules.iter().zip(t.backend_refs(route)) {
         // The node the rule's backend edges start from (as the topology builds them).
         let from = rule.name.as_ref().and_then(|n| t.section_node(route, &n.value));
         let rule_is_q = match section {
@@ -693,7 +693,7 @@ fn admits(world: &World, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
         if !rule_is_q {
             continue;
         }
-        for (br, res) in rule.backend_refs.iter().zip(per_rule.get(j).map(Vec::as_slice).unwrap_or(&[])) {
+        for (br, res) in rule.backend_refs.iter().zip(results) {
             if matches!(res, BackendResolution::Found { target, .. } if *target == svc) {
                 let p = br.port.as_ref().map(|p| p.value);
                 if p.is_none() || p == Some(want) {

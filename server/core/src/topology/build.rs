@@ -8,7 +8,7 @@ use crate::model::{Body, GroupKind};
 use crate::workspace::{ObjId, World};
 
 pub(super) fn build(world: &World) -> Topology {
-    let mut b = Builder { t: Topology::default(), edges: HashSet::new(), edge_list: Vec::new() };
+    let mut b = Builder { t: Topology::default(), edges: HashSet::new(), edge_list: Vec::new(), referrers: Vec::new() };
     for id in world.ids() {
         let n = b.add(Node::Object(id));
         b.t.object_nodes.push(n);
@@ -60,12 +60,14 @@ pub(super) fn build(world: &World) -> Topology {
                     ParentResolution::NotFound { .. } | ParentResolution::Unchecked => {}
                 }
             }
-            b.t.parent_refs.insert(id, parents);
+            b.t.route_refs.begin_route(id);
+            for p in parents {
+                b.t.route_refs.push_parent(p);
+            }
 
-            let mut per_rule = Vec::with_capacity(route.rules.len());
             for rule in &route.rules {
                 let from = rule.name.as_ref().and_then(|n| b.t.section_node(id, &n.value)).unwrap_or(route_node);
-                let mut res = Vec::with_capacity(rule.backend_refs.len());
+                b.t.route_refs.begin_rule();
                 for br in &rule.backend_refs {
                     let r = backends::resolve_backend(world, &b.t, id, br);
                     match &r {
@@ -78,20 +80,18 @@ pub(super) fn build(world: &World) -> Topology {
                         let to = b.t.object_node(*target);
                         if from != to {
                             b.edge(from, to);
-                            let port = br.port.as_ref().map(|p| p.value);
-                            let ports = b.t.edge_ports.entry((from, to)).or_default();
-                            if !ports.contains(&port) {
-                                ports.push(port);
-                            }
+                            b.t.edge_ports.push((from, to, br.port.as_ref().map(|p| p.value)));
                         }
                     }
-                    res.push(r);
+                    b.t.route_refs.push_backend(r);
                 }
-                per_rule.push(res);
             }
-            b.t.backend_refs.insert(id, per_rule);
         }
     }
+    b.t.route_refs.shrink_to_fit();
+    b.t.edge_ports.sort_unstable();
+    b.t.edge_ports.dedup();
+    b.t.edge_ports.shrink_to_fit();
     for &pid in &world.policies {
         let res = targets::resolve_policy(world, &mut b.t, pid);
         for r in &res.refs {
@@ -116,6 +116,10 @@ pub(super) fn build(world: &World) -> Topology {
         }
         b.t.policies.insert(pid, res);
     }
+    b.referrers.sort_unstable();
+    b.referrers.dedup();
+    (b.t.referrer_targets, b.t.referrers) = b.referrers.into_iter().unzip();
+    b.t.nodes.shrink_to_fit();
     let nodes = b.t.nodes.len();
     b.t.children = Adjacency::new(nodes, &b.edge_list);
     let reversed: Vec<(NodeId, NodeId)> = b.edge_list.iter().map(|&(from, to)| (to, from)).collect();
@@ -128,6 +132,8 @@ struct Builder {
     edges: HashSet<(NodeId, NodeId)>,
     /// `edges` in the order they were added (children and parents keep it).
     edge_list: Vec<(NodeId, NodeId)>,
+    /// (target, referrer) pairs.
+    referrers: Vec<(ObjId, ObjId)>,
 }
 
 impl Builder {
@@ -142,9 +148,8 @@ impl Builder {
     }
 
     fn referrer(&mut self, target: ObjId, from: ObjId) {
-        let list = self.t.referrers.entry(target).or_default();
-        if list.last() != Some(&from) {
-            list.push(from);
+        if self.referrers.last() != Some(&(target, from)) {
+            self.referrers.push((target, from));
         }
     }
 

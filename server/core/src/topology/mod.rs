@@ -14,6 +14,7 @@ mod hostnames;
 mod paths;
 mod query;
 pub mod render;
+mod route_refs;
 pub mod suggest;
 mod targets;
 mod validate;
@@ -99,13 +100,11 @@ pub struct Topology {
     namespace_nodes: HashMap<Arc<str>, NodeId>,
     virtual_nodes: HashMap<ObjectKey, NodeId>,
     /// For an edge into a Service node, the Service ports the referring rule/route uses
-    /// (`None`: the ref named no port). Paths to a port section only pass through parents that
-    /// use that port.
-    edge_ports: HashMap<(NodeId, NodeId), Vec<Option<i64>>>,
-    /// Per route: per parentRef.
-    pub parent_refs: HashMap<ObjId, Vec<ParentResolution>>,
-    /// Per route: per rule, per backendRef.
-    pub backend_refs: HashMap<ObjId, Vec<Vec<BackendResolution>>>,
+    /// (`None`: the ref named no port), sorted. Paths to a port section only pass through
+    /// parents that use that port.
+    edge_ports: Vec<(NodeId, NodeId, Option<i64>)>,
+    /// Per route: per parentRef, and per rule per backendRef.
+    route_refs: route_refs::RouteRefs,
     /// Per ListenerSet: its parent Gateway, when found.
     pub listener_set_parents: HashMap<ObjId, ParentResolution>,
     /// Per policy.
@@ -115,7 +114,9 @@ pub struct Topology {
     /// For each object, the objects whose references resolve to it (or to one of its
     /// sections): routes, ListenerSets, Gateways (by class) and policies. Find-references
     /// and rename look only at these instead of every object of the workspace.
-    referrers: HashMap<ObjId, Vec<ObjId>>,
+    /// `(target, referrer)` pairs sorted, split in two so a target's run is one slice.
+    referrer_targets: Vec<ObjId>,
+    referrers: Vec<ObjId>,
 }
 
 impl Topology {
@@ -167,9 +168,32 @@ impl Topology {
         self.attached.get(&node).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    /// Objects with a reference that resolves to `obj` or one of its sections.
+    /// Objects with a reference that resolves to `obj` or one of its sections, in id order.
     pub fn referrers(&self, obj: ObjId) -> &[ObjId] {
-        self.referrers.get(&obj).map(Vec::as_slice).unwrap_or(&[])
+        let start = self.referrer_targets.partition_point(|&t| t < obj);
+        let end = start + self.referrer_targets[start..].partition_point(|&t| t == obj);
+        &self.referrers[start..end]
+    }
+
+    /// Routes, in id order.
+    pub fn routes(&self) -> impl Iterator<Item = ObjId> + '_ {
+        self.route_refs.routes()
+    }
+
+    /// How each of a route's parentRefs resolved.
+    pub fn parent_refs(&self, route: ObjId) -> &[ParentResolution] {
+        self.route_refs.parents(route)
+    }
+
+    /// Per rule of a route, how each of its backendRefs resolved.
+    pub fn backend_refs(&self, route: ObjId) -> impl Iterator<Item = &[BackendResolution]> + '_ {
+        self.route_refs.rules(route)
+    }
+
+    /// The ports the backendRefs behind edge `from → to` name (`None`: no port named).
+    pub(crate) fn edge_ports(&self, from: NodeId, to: NodeId) -> impl Iterator<Item = Option<i64>> + '_ {
+        let start = self.edge_ports.partition_point(|&(f, t, _)| (f, t) < (from, to));
+        self.edge_ports[start..].iter().take_while(move |&&(f, t, _)| (f, t) == (from, to)).map(|&(_, _, p)| p)
     }
 
     /// Every node that has at least one policy attached.

@@ -50,8 +50,9 @@ impl Topology {
             if path.contains(&p) {
                 continue;
             }
-            if let (Some(want), Some(ports)) = (filter, self.edge_ports.get(&(p, node)))
-                && !ports.iter().any(|q| q.is_none() || *q == Some(want))
+            if let Some(want) = filter
+                && self.edge_ports(p, node).next().is_some()
+                && !self.edge_ports(p, node).any(|q| q.is_none() || q == Some(want))
             {
                 continue;
             }

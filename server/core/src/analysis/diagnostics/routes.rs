@@ -7,8 +7,9 @@ use crate::workspace::{ObjId, World};
 
 pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
     let t = &world.topology;
-    for (&rid, parents) in &t.parent_refs {
+    for rid in t.routes() {
         let Body::Route(route) = &world.object(rid).body else { continue };
+        let parents = t.parent_refs(rid);
         let file = &world.file_of(rid).path;
         for (p, res) in route.parent_refs.iter().zip(parents) {
             let name_span = p.name.as_ref().map_or(p.span, |n| n.span);
@@ -53,8 +54,9 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
             out.push(d.object(world, rid));
         }
     }
-    for (&rid, rules) in &t.backend_refs {
+    for rid in t.routes() {
         let Body::Route(route) = &world.object(rid).body else { continue };
+        let rules = t.backend_refs(rid);
         let file = &world.file_of(rid).path;
         let route_ns = world.namespace_of(rid).unwrap_or("");
         for (rule, results) in route.rules.iter().zip(rules) {
