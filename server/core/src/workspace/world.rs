@@ -160,11 +160,15 @@ impl World {
             let id = ObjId(i as u32);
             let o = obj(l);
             let gk = o.group_kind();
+            // One `Arc` per namespace, shared by its objects (not one allocation per object).
             let ns: Option<Arc<str>> = if cluster_scoped.contains(&gk) {
                 None
             } else {
                 Some(match &o.namespace {
-                    Some(n) if !n.value.is_empty() => n.value.as_str().into(),
+                    Some(n) if !n.value.is_empty() => match known_namespaces.get(n.value.as_str()) {
+                        Some(k) => Arc::clone(k),
+                        None => n.value.as_str().into(),
+                    },
                     _ => default_namespace.clone(),
                 })
             };
