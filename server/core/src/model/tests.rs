@@ -32,6 +32,10 @@ fn s(value: &str, span: Span) -> Option<Spanned<Str>> {
     Some(Spanned::new(value.into(), span))
 }
 
+fn sb(value: &str, span: Span) -> Option<Box<Spanned<Str>>> {
+    s(value, span).map(Box::new)
+}
+
 fn strs(pairs: &[(&str, &str)]) -> Vec<(Str, Str)> {
     pairs.iter().map(|(k, v)| (Str::from(*k), Str::from(*v))).collect()
 }
@@ -154,7 +158,7 @@ spec:
     let Body::ListenerSet(ls) = &objs[1].body else { panic!("{:?}", objs[1].body) };
     let parent = ls.parent_ref.as_ref().expect("parentRef");
     assert_eq!(parent.name, s("gw", span_in(text, "name: gw,", "gw")));
-    assert_eq!(parent.namespace, s("infra", span_of(text, "infra")));
+    assert_eq!(parent.namespace, sb("infra", span_of(text, "infra")));
     assert_eq!(parent.span, span_of(text, "{name: gw, namespace: infra}"));
     assert_eq!(ls.listeners.len(), 1);
     assert_eq!(ls.listeners[0].name, Spanned::new("extra-http".into(), span_of(text, "extra-http")));
@@ -193,7 +197,7 @@ spec:
         r.parent_refs,
         vec![RefFields {
             name: s("gw", span_in(text, "name: gw", "gw")),
-            section_name: s("https", span_in(text, "sectionName: https", "https")),
+            section_name: sb("https", span_in(text, "sectionName: https", "https")),
             span: span_of(text, "{name: gw, sectionName: https}"),
             ..RefFields::default()
         }]
@@ -213,7 +217,7 @@ spec:
         pay.backend_refs[0],
         RefFields {
             name: s("pay-svc", span_of(text, "pay-svc")),
-            namespace: s("payments", span_of(text, "payments")),
+            namespace: sb("payments", span_of(text, "payments")),
             port: Some(Spanned::new(8443, span_of(text, "8443"))),
             span: pay.backend_refs[0].span,
             ..RefFields::default()
@@ -221,8 +225,8 @@ spec:
     );
     assert_eq!(pay.backend_refs[0].span.start, span_in(text, "- name: pay-svc", "name").start);
     let b = &pay.backend_refs[1];
-    assert_eq!(b.group, s("", span_of(text, "\"\"")));
-    assert_eq!(b.kind, s("Service", span_of(text, "Service")));
+    assert_eq!(b.group, sb("", span_of(text, "\"\"")));
+    assert_eq!(b.kind, sb("Service", span_of(text, "Service")));
     assert_eq!(b.port, Some(Spanned::new(80, span_in(text, "port: 80,", "80"))));
     assert_eq!(b.span, span_of(text, "{group: \"\", kind: Service, name: pay-b, port: 80, weight: 10}"));
     assert!(!b.templated);
@@ -431,11 +435,11 @@ spec:
     let r = r.as_ref().expect("a mapping");
     assert_eq!(
         r.group,
-        s("gateway.networking.k8s.io", span_in(text, "group: gateway.networking.k8s.io", "gateway.networking.k8s.io"))
+        sb("gateway.networking.k8s.io", span_in(text, "group: gateway.networking.k8s.io", "gateway.networking.k8s.io"))
     );
-    assert_eq!(r.kind, s("HTTPRoute", span_of(text, "HTTPRoute")));
+    assert_eq!(r.kind, sb("HTTPRoute", span_of(text, "HTTPRoute")));
     assert_eq!(r.name, s("checkout", span_of(text, "checkout")));
-    assert_eq!(r.section_name, s("pay", span_of(text, "pay")));
+    assert_eq!(r.section_name, sb("pay", span_of(text, "pay")));
     assert_eq!((r.namespace.as_ref(), r.port.as_ref(), r.templated), (None, None, false));
     assert_eq!(r.span.start, span_in(text, "group: gateway", "group").start);
     assert_eq!((p.target_refs.as_ref(), p.target_selectors.as_ref()), (None, None));
@@ -469,7 +473,7 @@ spec:
     assert!(list.is_list);
     assert_eq!(list.len, 3);
     assert_eq!(list.items.len(), 2);
-    assert_eq!(list.items[0].kind, s("Gateway", span_of(text, "Gateway")));
+    assert_eq!(list.items[0].kind, sb("Gateway", span_of(text, "Gateway")));
     assert_eq!(list.items[0].span, span_of(text, "{group: gateway.networking.k8s.io, kind: Gateway, name: gw}"));
     assert_eq!(list.items[1].group, None);
     assert_eq!(list.items[1].name, s("r", span_in(text, "name: r}", "r")));
@@ -559,16 +563,16 @@ spec:
 ";
     let Body::Other(o) = one(text).body else { panic!() };
     let items = &o.policy.target_refs.expect("targetRefs").items;
-    assert_eq!(items[0].group, s("", span_of(text, "\"\"")));
+    assert_eq!(items[0].group, sb("", span_of(text, "\"\"")));
     let null = items[1].group.as_ref().expect("a null group is core");
     assert_eq!(null.value, "");
     assert!(null.span.is_empty(), "empty span where the value would be: {:?}", null.span);
     let after_key = span_in(text, "group:\n    kind: B", "group:").end;
     assert!(null.span.start >= after_key && null.span.start <= span_in(text, "kind: B", "kind").start);
-    assert_eq!(items[2].group, s("", span_of(text, "core")));
-    assert_eq!(items[3].group, s("", span_of(text, "~")));
+    assert_eq!(items[2].group, sb("", span_of(text, "core")));
+    assert_eq!(items[3].group, sb("", span_of(text, "~")));
     assert_eq!(items[4].group, None, "a mapping is not a group");
-    assert_eq!(items[4].kind, s("E", span_in(text, "kind: E", "E")));
+    assert_eq!(items[4].kind, sb("E", span_in(text, "kind: E", "E")));
     assert_eq!(items[5].group, None);
 }
 
@@ -580,7 +584,7 @@ fn numeric_ref_values_read_as_text() {
     let Body::Other(o) = obj.body else { panic!() };
     let r = o.policy.target_ref.and_then(|(_, r)| r).expect("targetRef");
     assert_eq!(r.name, s("8080", span_of(text, "8080")));
-    assert_eq!(r.section_name, s("1.5", span_of(text, "1.5")));
+    assert_eq!(r.section_name, sb("1.5", span_of(text, "1.5")));
 }
 
 #[test]

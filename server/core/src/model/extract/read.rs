@@ -81,11 +81,11 @@ pub(super) fn ref_fields(node: &Node) -> RefFields {
         templated |= v.is_templated();
         if group { group_value(v) } else { spanned_str(v) }
     };
-    let group = text("group", true);
-    let kind = text("kind", false);
+    let group = text("group", true).map(Box::new);
+    let kind = text("kind", false).map(Box::new);
     let name = text("name", false);
-    let namespace = text("namespace", false);
-    let section_name = text("sectionName", false);
+    let namespace = text("namespace", false).map(Box::new);
+    let section_name = text("sectionName", false).map(Box::new);
     let port = node.get("port").and_then(|v| {
         templated |= v.is_templated();
         v.as_i64().map(|p| Spanned::new(p, v.span))
