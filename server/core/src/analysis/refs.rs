@@ -133,7 +133,7 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
                         Node::Virtual(k) => s.problem = Some(format!("{k} is a virtual target (not checked)")),
                     },
                     TargetResolution::Problem(p) => {
-                        if let RefProblem::SectionNotFound { target, .. } = p {
+                        if let RefProblem::SectionNotFound { target, .. } = &**p {
                             s.object = Some(*target);
                         }
                         s.problem = Some(problem_text(world, p));

@@ -50,7 +50,8 @@ pub(super) fn pre_reason(world: &World, pid: ObjId, spec: &PolicySpec) -> Option
     let rejected_ref = res.refs.iter().any(|r| {
         matches!(
             r,
-            TargetResolution::Problem(
+            TargetResolution::Problem(p) if matches!(
+                **p,
                 RefProblem::KindNotAllowed { .. }
                     | RefProblem::SectionNotSupported { .. }
                     | RefProblem::CrossNamespaceForbidden

@@ -100,7 +100,10 @@ pub(super) fn build(world: &World) -> Topology {
                     Node::Namespace(ns) => world.namespace_object(ns),
                     _ => b.t.node_object(*n),
                 },
-                super::TargetResolution::Problem(super::RefProblem::SectionNotFound { target, .. }) => Some(*target),
+                super::TargetResolution::Problem(p) => match **p {
+                    super::RefProblem::SectionNotFound { target, .. } => Some(target),
+                    _ => None,
+                },
                 _ => None,
             };
             if let Some(o) = target {

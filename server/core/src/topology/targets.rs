@@ -47,9 +47,16 @@ pub enum TargetResolution {
     Resolved(NodeId),
     /// A virtual target (a kind the workspace cannot check).
     Virtual(NodeId),
-    Problem(RefProblem),
+    /// Boxed: most references resolve, and the problem is several times a resolution's size.
+    Problem(Box<RefProblem>),
     /// Holds a template expression: not checked.
     Templated,
+}
+
+impl TargetResolution {
+    fn problem(p: RefProblem) -> TargetResolution {
+        TargetResolution::Problem(Box::new(p))
+    }
 }
 
 /// Everything known about a policy's attachment.
@@ -80,7 +87,10 @@ impl PolicyResolution {
     /// Malformed: bad ref fields or field combination (status reason `Invalid`).
     pub fn is_invalid(&self) -> bool {
         !self.field_problems.is_empty()
-            || self.refs.iter().any(|r| matches!(r, TargetResolution::Problem(RefProblem::Invalid(_))))
+            || self
+                .refs
+                .iter()
+                .any(|r| matches!(r, TargetResolution::Problem(p) if matches!(**p, RefProblem::Invalid(_))))
     }
 }
 
@@ -239,28 +249,28 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
         });
     }
     if !violations.is_empty() {
-        return TargetResolution::Problem(Invalid(violations));
+        return TargetResolution::problem(Invalid(violations));
     }
     let (Some(k), Some(n)) = (&r.kind, &r.name) else {
-        return TargetResolution::Problem(Invalid(Vec::new()));
+        return TargetResolution::problem(Invalid(Vec::new()));
     };
     let gk = GroupKind::new(ref_group(kind, r), &k.value);
     let Some(target_kind) = kind.target(&gk) else {
-        return TargetResolution::Problem(KindNotAllowed {
+        return TargetResolution::problem(KindNotAllowed {
             allowed: kind.targets.iter().map(|t| t.gk.clone()).collect(),
         });
     };
     if r.section_name.is_some() && !target_kind.section_name {
-        return TargetResolution::Problem(SectionNotSupported { gk });
+        return TargetResolution::problem(SectionNotSupported { gk });
     }
     let policy_ns = world.namespace_of(pid).unwrap_or("");
     if let Some(ns) = r.namespace.as_ref().filter(|ns| ns.value != policy_ns) {
         if !kind.cross_namespace {
-            return TargetResolution::Problem(CrossNamespaceForbidden);
+            return TargetResolution::problem(CrossNamespaceForbidden);
         }
         let from = world.object(pid).group_kind();
         if !grant_allows(world, &from, policy_ns, &gk, &ns.value, &n.value) {
-            return TargetResolution::Problem(CrossNamespaceNoGrant { namespace: ns.value.to_string() });
+            return TargetResolution::problem(CrossNamespaceNoGrant { namespace: ns.value.to_string() });
         }
     }
     let ns = r.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(policy_ns);
@@ -269,7 +279,7 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             return TargetResolution::Resolved(t.ensure_namespace_node(&n.value));
         }
         let key = ObjectKey::new(gk, None, &n.value);
-        return TargetResolution::Problem(NotFound {
+        return TargetResolution::problem(NotFound {
             suggestion: suggest::closest(&n.value, world.namespaces()).map(str::to_owned),
             key,
             elsewhere: Vec::new(),
@@ -284,7 +294,7 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
                     let available = section_names(world, target);
                     let suggestion =
                         suggest::closest(&s.value, available.iter().map(String::as_str)).map(str::to_owned);
-                    TargetResolution::Problem(SectionNotFound {
+                    TargetResolution::problem(SectionNotFound {
                         target,
                         section: s.value.to_string(),
                         available,
@@ -298,7 +308,7 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             let suggestion =
                 suggest::closest(&n.value, same_ns.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
             let elsewhere = world.namespaces_holding(&gk, &n.value);
-            TargetResolution::Problem(NotFound { key: ObjectKey::new(gk, Some(ns), &n.value), suggestion, elsewhere })
+            TargetResolution::problem(NotFound { key: ObjectKey::new(gk, Some(ns), &n.value), suggestion, elsewhere })
         }
         None => {
             let key =

@@ -33,7 +33,7 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
         for (r, resolution) in other.policy.refs().zip(&res.refs) {
             let TargetResolution::Problem(problem) = resolution else { continue };
             let name_span = r.name.as_ref().map_or(r.span, |n| n.span);
-            let ds: Vec<Diagnostic> = match problem {
+            let ds: Vec<Diagnostic> = match &**problem {
                 RefProblem::Invalid(vs) => vs
                     .iter()
                     .map(|v| Diagnostic::new(file, v.span, Code::InvalidTargetRef, v.message.clone()))
