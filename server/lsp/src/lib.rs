@@ -19,6 +19,7 @@ mod documents;
 mod from_proto;
 mod handlers;
 mod logging;
+mod memory;
 mod progress;
 mod server;
 mod state;

@@ -132,6 +132,8 @@ pub async fn publisher(shared: Arc<Shared>) {
             continue;
         };
         shared.set_base(Ctx { snap: ctx.snap.as_base(), ..ctx.clone() });
+        // The previous base and this pass's world are gone: hand their pages back.
+        tokio::task::spawn_blocking(crate::memory::release_free_pages);
         let current = shared.lock().open();
         let mut pushed = shared.pushed.lock().await;
         let mut seen: HashSet<Arc<str>> = HashSet::with_capacity(computed.len());
