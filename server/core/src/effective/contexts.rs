@@ -153,11 +153,11 @@ pub fn is_effective(world: &World, kind: &PolicyKind, n: NodeId) -> bool {
     match t.node(n) {
         Node::Object(o) => {
             let ob = world.object(*o);
-            is(&ob.group, &ob.kind.value) && whole_object_counts(world, *o)
+            is(ob.group(), &ob.kind.value) && whole_object_counts(world, *o)
         }
         Node::Section(o, _) => {
             let ob = world.object(*o);
-            is(&ob.group, &ob.kind.value)
+            is(ob.group(), &ob.kind.value)
         }
         Node::Virtual(k) => is(&k.gk.group, &k.gk.kind),
         Node::Namespace(_) => false,

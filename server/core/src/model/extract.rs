@@ -57,7 +57,7 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
     let labels = read::labels(meta.get("labels"));
     let creation_timestamp = meta.get("creationTimestamp").and_then(Node::as_str).and_then(Timestamp::parse);
     let body = read_body(root, &group, &kind.value, &labels);
-    Some(Object { api_version, group, kind, name, namespace, labels, creation_timestamp, span: root.span, doc, body })
+    Some(Object { api_version, kind, name, namespace, labels, creation_timestamp, span: root.span, doc, body })
 }
 
 fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Body {
@@ -65,11 +65,11 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
     if matches!(group, GATEWAY_GROUP | GATEWAY_X_GROUP)
         && let Some(rk) = RouteKind::from_kind(kind)
     {
-        return Body::Route(route::route(rk, spec()));
+        return Body::Route(Box::new(route::route(rk, spec())));
     }
     match (group, kind) {
         (GATEWAY_GROUP, "GatewayClass") => Body::GatewayClass(gateway::gateway_class(spec())),
-        (GATEWAY_GROUP, "Gateway") => Body::Gateway(gateway::gateway(spec())),
+        (GATEWAY_GROUP, "Gateway") => Body::Gateway(Box::new(gateway::gateway(spec()))),
         (GATEWAY_GROUP | GATEWAY_X_GROUP, "ListenerSet" | "XListenerSet") => {
             Body::ListenerSet(Box::new(gateway::listener_set(spec())))
         }

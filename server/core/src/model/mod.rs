@@ -21,8 +21,6 @@ use crate::syntax::{Node, Span};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Object {
     pub api_version: Spanned<Str>,
-    /// The API group from `apiVersion` (`""` for the core group).
-    pub group: Str,
     pub kind: Spanned<Str>,
     pub name: Spanned<Str>,
     /// `metadata.namespace` as written; the workspace supplies the default.
@@ -38,8 +36,17 @@ pub struct Object {
 }
 
 impl Object {
+    /// The API group from `apiVersion` (`""` for the core group). Derived rather than kept:
+    /// a field would cost every object 24 bytes.
+    pub fn group(&self) -> &str {
+        match self.api_version.value.rsplit_once('/') {
+            Some((g, _)) => normalize_group(g),
+            None => "",
+        }
+    }
+
     pub fn group_kind(&self) -> GroupKind {
-        GroupKind::new(&self.group, &self.kind.value)
+        GroupKind::new(self.group(), &self.kind.value)
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
@@ -50,10 +57,11 @@ impl Object {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
     GatewayClass(GatewayClass),
-    Gateway(Gateway),
-    // The rare or large variants are boxed so that every object stays small.
+    // Every variant bigger than a Service's is boxed: Services are most of a workspace's
+    // objects, and each object is as big as the biggest variant.
+    Gateway(Box<Gateway>),
     ListenerSet(Box<ListenerSet>),
-    Route(Route),
+    Route(Box<Route>),
     Service(Service),
     Namespace,
     ReferenceGrant(ReferenceGrant),

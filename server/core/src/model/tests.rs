@@ -79,7 +79,7 @@ spec:
         gw.api_version,
         Spanned::new("gateway.networking.k8s.io/v1".into(), span_of(text, "gateway.networking.k8s.io/v1"))
     );
-    assert_eq!(gw.group, "gateway.networking.k8s.io");
+    assert_eq!(gw.group(), "gateway.networking.k8s.io");
     assert_eq!(gw.kind, Spanned::new("Gateway".into(), span_of(text, "Gateway")));
     assert_eq!(gw.name, Spanned::new("gw".into(), span_in(text, "name: gw\n", "gw")));
     assert_eq!(gw.namespace, s("infra", span_of(text, "infra")));
@@ -154,7 +154,7 @@ spec:
     );
     assert_eq!(objs[0].namespace, None);
     assert_eq!(objs[1].doc, 1);
-    assert_eq!(objs[1].group, "gateway.networking.x-k8s.io");
+    assert_eq!(objs[1].group(), "gateway.networking.x-k8s.io");
     let Body::ListenerSet(ls) = &objs[1].body else { panic!("{:?}", objs[1].body) };
     let parent = ls.parent_ref.as_ref().expect("parentRef");
     assert_eq!(parent.name, s("gw", span_in(text, "name: gw,", "gw")));
@@ -272,7 +272,7 @@ spec:
   - {name: grpc, port: \"9000\"}
 ";
     let svc = one(text);
-    assert_eq!(svc.group, "");
+    assert_eq!(svc.group(), "");
     assert_eq!(svc.group_kind(), GroupKind::new("", "Service"));
     let Body::Service(sv) = &svc.body else { panic!("{:?}", svc.body) };
     assert_eq!(
@@ -426,7 +426,7 @@ spec:
   override: {color: red}
 ";
     let obj = one(text);
-    assert_eq!(obj.group, "policies.example.com");
+    assert_eq!(obj.group(), "policies.example.com");
     let Body::Other(o) = &obj.body else { panic!() };
     let p = &o.policy;
     assert_eq!(p.spec_span.map(|s| s.start), Some(span_of(text, "targetRef:").start));
@@ -634,7 +634,7 @@ spec:
 fn objects_without_refs_keep_no_spec() {
     let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 2}\n";
     let obj = one(text);
-    assert_eq!(obj.group, "apps");
+    assert_eq!(obj.group(), "apps");
     let Body::Other(o) = &obj.body else { panic!() };
     assert_eq!(o.policy.spec, None);
     assert_eq!(o.policy.spec_span, Some(span_of(text, "{replicas: 2}")));

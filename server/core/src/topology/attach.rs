@@ -118,7 +118,7 @@ pub(super) fn refusal(world: &World, l: &Listener, owner_ns: &str, route_id: Obj
         }
     }
     let kind = route.kind.kind();
-    let route_group = normalize_group(&world.object(route_id).group);
+    let route_group = world.object(route_id).group();
     if !l.allowed_routes.kinds.is_empty() {
         let ok =
             l.allowed_routes.kinds.iter().any(|k| {

@@ -29,7 +29,7 @@ pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: 
     };
     if ns != route_ns {
         let from = GroupKind::new(GATEWAY_GROUP, &world.object(route_id).kind.value);
-        let from = GroupKind { group: crate::model::str_of(normalize_group(&world.object(route_id).group)), ..from };
+        let from = GroupKind { group: crate::model::str_of(world.object(route_id).group()), ..from };
         if !grant_allows(world, &from, route_ns, &gk, ns, name) {
             return BackendResolution::NotPermitted { target: Some(target) };
         }

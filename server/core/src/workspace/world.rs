@@ -433,5 +433,5 @@ fn key_hash(gk: &GroupKind, namespace: Option<&str>, name: &str) -> u64 {
 
 /// `o.group_kind() == *gk`, without allocating.
 fn is_kind(o: &Object, gk: &GroupKind) -> bool {
-    o.kind.value == gk.kind && crate::model::normalize_group(&o.group) == gk.group
+    o.kind.value == gk.kind && o.group() == gk.group
 }
