@@ -106,7 +106,7 @@ impl Observed {
         self.target_ref |= p.target_ref.is_some();
         self.target_refs |= p.target_refs.is_some();
         self.target_selectors |= p.target_selectors.is_some();
-        if let Some(spec) = &p.spec {
+        if let Some(spec) = p.spec.as_ref().map(crate::syntax::PackedNode::unpack) {
             self.plural |= spec.get("defaults").is_some() || spec.get("overrides").is_some();
             self.singular |= spec.get("default").is_some() || spec.get("override").is_some();
         }

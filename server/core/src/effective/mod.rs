@@ -272,10 +272,10 @@ impl EffectiveIndex {
 fn extract_spec(world: &World, pid: ObjId, schema: Option<&SchemaNode>) -> Option<PolicySpec> {
     let kind = world.policy_kind(pid)?;
     let node = match &world.object(pid).body {
-        Body::Other(o) => o.policy.spec.as_deref(),
+        Body::Other(o) => o.policy.spec.as_ref().map(crate::syntax::PackedNode::unpack),
         _ => None,
     };
-    Some(spec::extract(pid, kind, &semantics::rules(kind), node, schema))
+    Some(spec::extract(pid, kind, &semantics::rules(kind), node.as_ref(), schema))
 }
 
 /// Objects of every namespace some policy targets.

@@ -12,6 +12,7 @@ use super::provenance::{Origin, PVal, Src};
 use super::semantics::Rules;
 use super::strategy::{Patch, Rule};
 use crate::catalog::{PolicyKind, Semantics, Stanza, Strategy};
+use crate::model::REF_FIELDS;
 use crate::syntax::{Node, Span};
 use crate::workspace::ObjId;
 
@@ -44,8 +45,6 @@ pub struct PolicySpec {
     /// Leaves the policy contributes (for Enforced/PartiallyEnforced/Overridden).
     pub leaves: u32,
 }
-
-const REF_FIELDS: &[&str] = &["targetRef", "targetRefs", "targetSelectors"];
 
 pub fn extract(
     policy: ObjId,

@@ -15,7 +15,7 @@ pub use time::Timestamp;
 
 use std::sync::Arc;
 
-use crate::syntax::{Node, Span};
+use crate::syntax::{Node, PackedNode, Span};
 
 /// A Kubernetes object read from one YAML document (or one item of a `kind: List`).
 #[derive(Clone, Debug, PartialEq)]
@@ -268,12 +268,16 @@ pub struct Other {
     pub policy: PolicyFields,
 }
 
+/// The spec fields read as references (into [`PolicyFields`]), never as policy content.
+pub const REF_FIELDS: &[&str] = &["targetRef", "targetRefs", "targetSelectors"];
+
 /// The attachment fields of a (candidate) policy.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct PolicyFields {
-    /// `spec`, kept whole when the object has any reference field (the effective-policy
-    /// computation merges it).
-    pub spec: Option<Arc<Node>>,
+    /// `spec` without its reference fields (read above), kept when the object has any
+    /// reference field: the effective-policy computation merges it. Packed: it is read once
+    /// per analysis and a tree is several times its text.
+    pub spec: Option<PackedNode>,
     pub spec_span: Option<Span>,
     /// `spec.targetRef`: the key's span and the reference (`None` when not a mapping).
     pub target_ref: Option<(Span, Option<TargetRef>)>,

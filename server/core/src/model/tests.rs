@@ -443,8 +443,9 @@ spec:
     assert_eq!((r.namespace.as_ref(), r.port.as_ref(), r.templated), (None, None, false));
     assert_eq!(r.span.start, span_in(text, "group: gateway", "group").start);
     assert_eq!((p.target_refs.as_ref(), p.target_selectors.as_ref()), (None, None));
-    let spec = p.spec.as_ref().expect("spec kept for a policy");
+    let spec = p.spec.as_ref().expect("spec kept for a policy").unpack();
     assert_eq!(spec.at(&["override", "color"]).and_then(Node::as_str), Some("red"));
+    assert!(spec.get("targetRef").is_none(), "references are read above, not kept in the spec");
     assert_eq!(p.refs().count(), 1);
 }
 

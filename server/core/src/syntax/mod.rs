@@ -3,8 +3,10 @@
 
 mod line_index;
 mod node;
+mod packed;
 mod parse;
 
 pub use line_index::{LineIndex, Position, PositionEncoding};
 pub use node::{Document, Entry, Node, NodeKind, ParsedFile, Scalar, ScalarStyle, Span, SyntaxError, TextEdit};
+pub use packed::PackedNode;
 pub use parse::parse_file;

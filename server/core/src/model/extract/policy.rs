@@ -1,11 +1,9 @@
 //! The attachment fields of any other kind: `spec.targetRef`, `spec.targetRefs`,
 //! `spec.targetSelectors`.
 
-use std::sync::Arc;
-
 use super::read::{self, CollectExact};
-use crate::model::{PolicyFields, RefList, SelectorList, TargetSelector};
-use crate::syntax::Node;
+use crate::model::{PolicyFields, REF_FIELDS, RefList, SelectorList, TargetSelector};
+use crate::syntax::{Node, NodeKind, PackedNode};
 
 pub(super) fn policy_fields(spec: Option<&Node>) -> PolicyFields {
     let Some(spec) = spec else {
@@ -38,7 +36,13 @@ pub(super) fn policy_fields(spec: Option<&Node>) -> PolicyFields {
     }
     // Only policies need their spec later (merging); most other objects must not pin theirs.
     if p.has_ref_fields() {
-        p.spec = Some(Arc::new(spec.clone()));
+        let entries = spec
+            .as_mapping()
+            .unwrap_or(&[])
+            .iter()
+            .filter(|e| !e.key.as_str().is_some_and(|k| REF_FIELDS.contains(&k)));
+        let kept = Node { span: spec.span, kind: NodeKind::Mapping(entries.cloned().collect()) };
+        p.spec = Some(PackedNode::pack(&kept));
     }
     p
 }
