@@ -129,8 +129,10 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
                             s.sections = vec![*i];
                             s.section_named = true;
                         }
-                        Node::Namespace(ns) => s.object = world.namespace_object(ns),
-                        Node::Virtual(k) => s.problem = Some(format!("{k} is a virtual target (not checked)")),
+                        Node::Namespace(ns) => s.object = world.namespace_object(t.namespace_name(*ns)),
+                        Node::Virtual(k) => {
+                            s.problem = Some(format!("{} is a virtual target (not checked)", t.virtual_key(*k)))
+                        }
                     },
                     TargetResolution::Problem(p) => {
                         if let RefProblem::SectionNotFound { target, .. } = &**p {

@@ -159,7 +159,10 @@ pub fn is_effective(world: &World, kind: &PolicyKind, n: NodeId) -> bool {
             let ob = world.object(*o);
             is(ob.group(), &ob.kind.value)
         }
-        Node::Virtual(k) => is(&k.gk.group, &k.gk.kind),
+        Node::Virtual(k) => {
+            let k = world.topology.virtual_key(*k);
+            is(&k.gk.group, &k.gk.kind)
+        }
         Node::Namespace(_) => false,
     }
 }

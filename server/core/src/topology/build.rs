@@ -1,6 +1,7 @@
 //! Builds the DAG: nodes for objects and sections, then edges from each reference.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::adjacency::Adjacency;
 use super::{Node, NodeId, ParentResolution, Topology, attach, backends, targets};
@@ -97,7 +98,7 @@ pub(super) fn build(world: &World) -> Topology {
         for r in &res.refs {
             let target = match r {
                 super::TargetResolution::Resolved(n) => match b.t.node(*n) {
-                    Node::Namespace(ns) => world.namespace_object(ns),
+                    Node::Namespace(ns) => world.namespace_object(b.t.namespace_name(*ns)),
                     _ => b.t.node_object(*n),
                 },
                 super::TargetResolution::Problem(p) => match **p {
@@ -209,8 +210,10 @@ impl Topology {
         if let Some(n) = self.namespace_nodes.get(ns) {
             return *n;
         }
-        let n = self.add_node(Node::Namespace(ns.into()));
-        self.namespace_nodes.insert(ns.into(), n);
+        let name: Arc<str> = ns.into();
+        let n = self.add_node(Node::Namespace(self.namespace_names.len() as u32));
+        self.namespace_names.push(name.clone());
+        self.namespace_nodes.insert(name, n);
         n
     }
 
@@ -218,7 +221,8 @@ impl Topology {
         if let Some(n) = self.virtual_nodes.get(&key) {
             return *n;
         }
-        let n = self.add_node(Node::Virtual(Box::new(key.clone())));
+        let n = self.add_node(Node::Virtual(self.virtual_keys.len() as u32));
+        self.virtual_keys.push(key.clone());
         self.virtual_nodes.insert(key, n);
         n
     }

@@ -33,16 +33,20 @@ use crate::workspace::{ObjId, World};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A DAG node: 12 bytes, as there are several per object (names and keys of the rare kinds
+/// live in the topology, by index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     Object(ObjId),
     /// A listener (Gateway, ListenerSet), a named rule (route) or a named port (Service); the
     /// index is into the object's listeners, rules or ports.
     Section(ObjId, u32),
-    /// All objects of a namespace (a policy targeting a Namespace attaches here).
-    Namespace(Arc<str>),
-    /// A target of a kind the workspace cannot check (GEP-713 virtual types).
-    Virtual(Box<ObjectKey>),
+    /// All objects of a namespace (a policy targeting a Namespace attaches here); the name is
+    /// [`Topology::namespace_name`].
+    Namespace(u32),
+    /// A target of a kind the workspace cannot check (GEP-713 virtual types); its key is
+    /// [`Topology::virtual_key`].
+    Virtual(u32),
 }
 
 /// How a route's parentRef resolved.
@@ -98,7 +102,11 @@ pub struct Topology {
     /// Every section name, end to end.
     section_names: String,
     namespace_nodes: HashMap<Arc<str>, NodeId>,
+    /// The names of `Node::Namespace`s, by index.
+    namespace_names: Vec<Arc<str>>,
     virtual_nodes: HashMap<ObjectKey, NodeId>,
+    /// The keys of `Node::Virtual`s, by index.
+    virtual_keys: Vec<ObjectKey>,
     /// For an edge into a Service node, the Service ports the referring rule/route uses
     /// (`None`: the ref named no port), sorted. Paths to a port section only pass through
     /// parents that use that port.
@@ -149,6 +157,16 @@ impl Topology {
         let rows = self.sections.get(start as usize..end as usize)?;
         let name = |a: u32, b: u32| self.section_names.get(a as usize..(a + b) as usize);
         rows.iter().find(|&&(a, b, _)| name(a, b) == Some(section)).map(|&(_, _, n)| n)
+    }
+
+    /// The name of the namespace of a `Node::Namespace`.
+    pub fn namespace_name(&self, index: u32) -> &Arc<str> {
+        &self.namespace_names[index as usize]
+    }
+
+    /// The key of a `Node::Virtual`.
+    pub fn virtual_key(&self, index: u32) -> &ObjectKey {
+        &self.virtual_keys[index as usize]
     }
 
     pub fn namespace_node(&self, ns: &str) -> Option<NodeId> {
@@ -213,8 +231,8 @@ impl Topology {
                 let name = section_name(world, *o, *i).unwrap_or_default();
                 world.key(*o).with_section(Some(&name))
             }
-            Node::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, ns),
-            Node::Virtual(k) => (**k).clone(),
+            Node::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, self.namespace_name(*ns)),
+            Node::Virtual(k) => self.virtual_key(*k).clone(),
         }
     }
 
