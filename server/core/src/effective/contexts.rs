@@ -346,7 +346,9 @@ pub struct Scratch {
     done: Vec<bool>,
     remaining: Vec<u32>,
     indeg: Vec<u32>,
-    sets: Vec<Option<CtxSet>>,
+    /// The contexts of done nodes that still have readers: few at a time (the walk is depth
+    /// first), so a map rather than a slot per node.
+    sets: HashMap<NodeId, CtxSet>,
 }
 
 impl Scratch {
@@ -362,7 +364,7 @@ impl Scratch {
             done: vec![false; count],
             remaining: vec![0; count],
             indeg: vec![0; count],
-            sets: vec![None; count],
+            sets: HashMap::new(),
         }
     }
 
@@ -375,7 +377,7 @@ impl Scratch {
             self.done[i] = false;
             self.remaining[i] = 0;
             self.indeg[i] = 0;
-            self.sets[i] = None;
+            self.sets.remove(n);
         }
     }
 }
@@ -500,7 +502,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
             }
             self.s.done[i] = true;
             if self.s.remaining[i] > 0 {
-                self.s.sets[i] = Some(set);
+                self.s.sets.insert(n, set);
             }
             self.release_readers_of(n);
             for &c in t.children(n) {
@@ -540,7 +542,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
             if s.needed[i] {
                 s.remaining[i] = s.remaining[i].saturating_sub(1);
                 if s.remaining[i] == 0 {
-                    s.sets[i] = None;
+                    s.sets.remove(&p);
                 }
             }
         };
@@ -558,7 +560,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
 
     fn set_of(&self, p: NodeId) -> CtxSet {
         if self.s.needed[p.0 as usize] {
-            self.s.sets[p.0 as usize].clone().unwrap_or_else(|| self.empty.clone())
+            self.s.sets.get(&p).cloned().unwrap_or_else(|| self.empty.clone())
         } else {
             self.empty.clone()
         }
