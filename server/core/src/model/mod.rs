@@ -179,7 +179,8 @@ pub struct Rule {
 }
 
 /// A reference field as written. Absent fields are `None`; `group: ""`, `group:` (null) and
-/// `group: core` all read as `Some("")` with the value's span.
+/// `group: core` all read as `Some("")` with the value's span, except a null parentRef group,
+/// which the API server defaults like an absent one (`None`).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct RefFields {
     // Every field but `name` is boxed: most references leave them out (a backendRef is

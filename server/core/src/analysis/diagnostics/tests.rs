@@ -297,6 +297,27 @@ route.yaml "htps" error[parent-not-found] Gateway/infra/edge has no listener `ht
 }
 
 #[test]
+fn a_null_parent_group_is_the_gateway_group_not_core() {
+    let route = r#"//- route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: a
+  namespace: shop
+spec:
+  parentRefs:
+  - group:
+    name: edge
+    namespace: infra
+  - {group: null, kind: Gateway, name: $0egde$0, namespace: infra}
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, route]),
+        r#"route.yaml "egde" error[parent-not-found] Gateway/infra/egde does not exist; did you mean `edge`?"#,
+    );
+}
+
+#[test]
 fn route_not_allowed_says_which_listener_refused() {
     let route = r#"//- route.yaml
 apiVersion: v1

@@ -17,7 +17,7 @@ pub(super) fn gateway(spec: Option<&Node>) -> Gateway {
 
 pub(super) fn listener_set(spec: Option<&Node>) -> ListenerSet {
     ListenerSet {
-        parent_ref: spec.and_then(|s| s.get("parentRef")).filter(|p| p.as_mapping().is_some()).map(read::ref_fields),
+        parent_ref: spec.and_then(|s| s.get("parentRef")).filter(|p| p.as_mapping().is_some()).map(read::parent_ref),
         listeners: listeners(spec),
     }
 }

@@ -73,6 +73,17 @@ pub(super) fn group_value(node: &Node) -> Option<Spanned<Str>> {
     }
 }
 
+/// A `parentRefs[]` (or ListenerSet `parentRef`) item. Unlike other references, a null
+/// `group` is not core: the API server drops the null and defaults the field to the Gateway
+/// API group.
+pub(super) fn parent_ref(node: &Node) -> RefFields {
+    let mut r = ref_fields(node);
+    if node.get("group").is_some_and(|g| g.is_null() && !g.is_templated()) {
+        r.group = None;
+    }
+    r
+}
+
 /// `parentRefs[]`, `backendRefs[]`, `targetRef(s)` items as written.
 pub(super) fn ref_fields(node: &Node) -> RefFields {
     let mut templated = false;

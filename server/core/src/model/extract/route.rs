@@ -13,7 +13,7 @@ pub(super) fn route(kind: RouteKind, spec: Option<&Node>) -> Route {
     };
     Route {
         kind,
-        parent_refs: read::mappings(field("parentRefs")).map(read::ref_fields).collect_exact(),
+        parent_refs: read::mappings(field("parentRefs")).map(read::parent_ref).collect_exact(),
         hostnames,
         rules: read::mappings(field("rules"))
             .map(|r| Rule {
