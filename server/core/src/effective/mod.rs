@@ -108,7 +108,6 @@ pub struct EffectiveIndex {
     plans: HashMap<GroupKind, KindPlan>,
     schemas: HashMap<GroupKind, SchemaNode>,
     statuses: HashMap<ObjId, PolicyStatus>,
-    affected: HashMap<NodeId, Vec<ObjId>>,
     /// Some node had more distinct contexts than the path limit.
     pub truncated: bool,
     pub stats: EffectiveStats,
@@ -160,8 +159,8 @@ impl EffectiveIndex {
 
         let mut pre: HashMap<ObjId, status::Reason> = HashMap::new();
         let mut unknown: HashMap<ObjId, spec::UnknownStrategy> = HashMap::new();
-        let mut aggs: HashMap<ObjId, Agg> = HashMap::new();
-        let mut affected: HashMap<NodeId, Vec<ObjId>> = HashMap::new();
+        // By position in `world.policies` (ascending ids).
+        let mut aggs: Vec<Agg> = std::iter::repeat_with(Agg::default).take(world.policies.len()).collect();
         let mut truncated_any = false;
         let mut stats = EffectiveStats::default();
         let mut json = shadow::ObjectJson::default();
@@ -211,12 +210,8 @@ impl EffectiveIndex {
                         &shadowed
                     };
                     for o in outs {
-                        aggs.entry(o.policy).or_default().add(target, &ctx.sig, o);
-                        if o.kept_any() {
-                            let v = affected.entry(target).or_default();
-                            if !v.contains(&o.policy) {
-                                v.push(o.policy);
-                            }
+                        if let Ok(i) = world.policies.binary_search(&o.policy) {
+                            aggs[i].add(target, &ctx.sig, o);
                         }
                     }
                 }
@@ -225,11 +220,11 @@ impl EffectiveIndex {
             stats.folds += folder.folds();
         }
         let mut statuses = HashMap::with_capacity(world.policies.len());
-        for &pid in &world.policies {
-            let st = status::finish(pre.get(&pid).copied(), aggs.remove(&pid), unknown.remove(&pid));
+        for (&pid, agg) in world.policies.iter().zip(aggs) {
+            let st = status::finish(pre.get(&pid).copied(), agg, unknown.remove(&pid));
             statuses.insert(pid, st);
         }
-        EffectiveIndex { plans, schemas, statuses, affected, truncated: truncated_any, stats }
+        EffectiveIndex { plans, schemas, statuses, truncated: truncated_any, stats }
     }
 
     /// The specs of a kind's policies attached at `nodes`, made on demand (see `build_with`).
@@ -255,11 +250,6 @@ impl EffectiveIndex {
 
     pub fn status(&self, policy: ObjId) -> Option<&PolicyStatus> {
         self.statuses.get(&policy)
-    }
-
-    /// Policies with something in effect at an effective target.
-    pub fn affecting(&self, target: NodeId) -> &[ObjId] {
-        self.affected.get(&target).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// `status --format json`.

@@ -2,7 +2,7 @@
 //! Accepted and why not, Enforced / PartiallyEnforced / Overridden over every context the
 //! policy takes part in, who supersedes it, and the effective targets it affects.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::Serialize;
 
@@ -76,10 +76,11 @@ pub(super) struct Agg {
     conflicted: u32,
     all_kept: bool,
     any_kept: bool,
-    by: HashSet<Origin>,
+    // Sets as sorted vectors: usually a handful of items, and there is one per policy.
+    by: Vec<Origin>,
     affects: Vec<NodeId>,
     reached: Vec<NodeId>,
-    conflicts: HashSet<(NodeId, ObjId)>,
+    conflicts: Vec<(NodeId, ObjId)>,
 }
 
 impl Default for Agg {
@@ -89,10 +90,10 @@ impl Default for Agg {
             conflicted: 0,
             all_kept: true,
             any_kept: false,
-            by: HashSet::new(),
+            by: Vec::new(),
             affects: Vec::new(),
             reached: Vec::new(),
-            conflicts: HashSet::new(),
+            conflicts: Vec::new(),
         }
     }
 }
@@ -107,7 +108,7 @@ impl Agg {
         if let Fate::Conflicted(w) = o.fate {
             self.conflicted += 1;
             if let Some(&n) = sig.get(o.level as usize) {
-                self.conflicts.insert((n, w));
+                insert_sorted(&mut self.conflicts, (n, w));
             }
         }
         if !o.kept_all() {
@@ -119,20 +120,24 @@ impl Agg {
                 self.affects.push(target);
             }
         }
-        self.by.extend(o.by.iter().copied());
+        for &b in &o.by {
+            insert_sorted(&mut self.by, b);
+        }
     }
 }
 
-pub(super) fn finish(pre: Option<Reason>, agg: Option<Agg>, unknown_strategy: Option<UnknownStrategy>) -> PolicyStatus {
-    let mut agg = agg.unwrap_or_default();
+fn insert_sorted<T: Ord>(set: &mut Vec<T>, item: T) {
+    if let Err(i) = set.binary_search(&item) {
+        set.insert(i, item);
+    }
+}
+
+pub(super) fn finish(pre: Option<Reason>, mut agg: Agg, unknown_strategy: Option<UnknownStrategy>) -> PolicyStatus {
     for v in [&mut agg.reached, &mut agg.affects] {
         v.sort();
         v.dedup();
     }
-    let mut by: Vec<Origin> = agg.by.into_iter().collect();
-    by.sort();
-    let mut conflicts: Vec<(NodeId, ObjId)> = agg.conflicts.into_iter().collect();
-    conflicts.sort();
+    let (by, conflicts) = (agg.by, agg.conflicts);
     let reason = match pre {
         Some(r) => r,
         None if agg.contexts > 0 && agg.conflicted == agg.contexts => Reason::Conflicted,
