@@ -9,8 +9,8 @@ use crate::workspace::{ObjId, World};
 
 pub fn compare(world: &World, a: ObjId, b: ObjId) -> Ordering {
     let (oa, ob) = (world.object(a), world.object(b));
-    let ta = (oa.creation_timestamp.is_none(), oa.creation_timestamp);
-    let tb = (ob.creation_timestamp.is_none(), ob.creation_timestamp);
+    let ta = (oa.creation_timestamp.is_none(), oa.creation_timestamp.as_deref());
+    let tb = (ob.creation_timestamp.is_none(), ob.creation_timestamp.as_deref());
     ta.cmp(&tb)
         .then_with(|| world.namespace_of(a).unwrap_or("").cmp(world.namespace_of(b).unwrap_or("")))
         .then_with(|| oa.name.value.cmp(&ob.name.value))

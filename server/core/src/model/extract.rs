@@ -54,8 +54,9 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
     };
     // Kubernetes treats an empty namespace as unset; so does the workspace default.
     let namespace = meta.get("namespace").and_then(read::spanned_str).filter(|ns| !ns.value.is_empty());
-    let labels = read::labels(meta.get("labels"));
-    let creation_timestamp = meta.get("creationTimestamp").and_then(Node::as_str).and_then(Timestamp::parse);
+    let labels = read::labels(meta.get("labels")).into_boxed_slice();
+    let creation_timestamp =
+        meta.get("creationTimestamp").and_then(Node::as_str).and_then(Timestamp::parse).map(Box::new);
     let body = read_body(root, &group, &kind.value, &labels);
     Some(Object { api_version, kind, name, namespace, labels, creation_timestamp, span: root.span, doc, body })
 }

@@ -26,8 +26,9 @@ pub struct Object {
     /// `metadata.namespace` as written; the workspace supplies the default.
     pub namespace: Option<Spanned<Str>>,
     /// `metadata.labels`, sorted by key.
-    pub labels: Vec<(Str, Str)>,
-    pub creation_timestamp: Option<Timestamp>,
+    pub labels: Box<[(Str, Str)]>,
+    /// Boxed: rare in workspace files (the API server sets it), and 24 bytes inline.
+    pub creation_timestamp: Option<Box<Timestamp>>,
     /// The object's whole mapping.
     pub span: Span,
     /// Index of the document in its file.

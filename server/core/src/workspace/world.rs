@@ -57,12 +57,11 @@ pub struct World {
     pub catalog: Catalog,
     /// Objects that are policies, in workspace order.
     pub policies: Vec<ObjId>,
-    /// Objects by a hash of (group, kind, namespace, name): the first object of each key
-    /// (later duplicates are not addressable, as in a cluster where they would conflict).
-    /// Hashes rather than owned keys keep this index small; lookups verify the object.
-    by_key: HashMap<u64, ObjId>,
-    /// Objects whose key hash collides with a different key already in `by_key`.
-    by_key_collisions: HashMap<u64, Vec<ObjId>>,
+    /// Every object by a hash of (group, kind, namespace, name), sorted by (hash, id): a
+    /// lookup takes the first object of the hash's run that has the key, so later duplicates
+    /// are not addressable (as in a cluster, where they would conflict). Hashes rather than
+    /// owned keys keep this index small; lookups verify the object.
+    by_key: Vec<(u64, ObjId)>,
     by_gk: HashMap<GroupKind, Vec<ObjId>>,
     /// Objects by (kind, namespace): "did you mean" and grant checks look only here, so their
     /// cost does not grow with the whole workspace.
@@ -149,8 +148,7 @@ impl World {
         let mut namespaces: Vec<Option<Arc<str>>> = Vec::with_capacity(locs.len());
         let mut kinds = Vec::with_capacity(locs.len());
         let mut policies = Vec::new();
-        let mut by_key: HashMap<u64, ObjId> = HashMap::with_capacity(locs.len());
-        let mut by_key_collisions: HashMap<u64, Vec<ObjId>> = HashMap::new();
+        let mut by_key: Vec<(u64, ObjId)> = Vec::with_capacity(locs.len());
         let mut by_gk: HashMap<GroupKind, Vec<ObjId>> = HashMap::new();
         let mut by_gk_ns: HashMap<(GroupKind, Arc<str>), Vec<ObjId>> = HashMap::new();
         let mut by_gk_name: Vec<(u64, ObjId)> = Vec::with_capacity(locs.len());
@@ -196,21 +194,7 @@ impl World {
                 policies.push(id);
             }
             kinds.push(kind);
-            let h = key_hash(&gk, ns.as_deref(), &o.name.value);
-            match by_key.get(&h) {
-                None => {
-                    by_key.insert(h, id);
-                }
-                Some(&first) => {
-                    let f = obj(&locs[first.0 as usize]);
-                    let same = is_kind(f, &gk)
-                        && namespaces[first.0 as usize].as_deref() == ns.as_deref()
-                        && f.name.value == o.name.value;
-                    if !same {
-                        by_key_collisions.entry(h).or_default().push(id);
-                    }
-                }
-            }
+            by_key.push((key_hash(&gk, ns.as_deref(), &o.name.value), id));
             if let Some(n) = &ns {
                 by_gk_ns.entry((gk.clone(), n.clone())).or_default().push(id);
             }
@@ -218,6 +202,7 @@ impl World {
             by_gk.entry(gk).or_default().push(id);
             namespaces.push(ns);
         }
+        by_key.sort_unstable();
         by_gk_name.sort_unstable();
         for ids in by_gk_ns.values_mut().chain(by_gk.values_mut()) {
             ids.shrink_to_fit();
@@ -231,7 +216,6 @@ impl World {
             catalog,
             policies,
             by_key,
-            by_key_collisions,
             by_gk,
             by_gk_ns,
             by_gk_name,
@@ -260,7 +244,6 @@ impl World {
             catalog: self.catalog.clone(),
             policies: self.policies.clone(),
             by_key: self.by_key.clone(),
-            by_key_collisions: self.by_key_collisions.clone(),
             by_gk: self.by_gk.clone(),
             by_gk_ns: self.by_gk_ns.clone(),
             by_gk_name: self.by_gk_name.clone(),
@@ -332,8 +315,8 @@ impl World {
             let o = self.object(id);
             o.name.value == name && self.namespace_of(id) == namespace && is_kind(o, gk)
         };
-        let first = self.by_key.get(&h).copied().filter(|&id| matches(id));
-        first.or_else(|| self.by_key_collisions.get(&h)?.iter().copied().find(|&id| matches(id)))
+        let start = self.by_key.partition_point(|&(k, _)| k < h);
+        self.by_key[start..].iter().take_while(|&&(k, _)| k == h).map(|&(_, id)| id).find(|&id| matches(id))
     }
 
     pub fn objects_of(&self, gk: &GroupKind) -> &[ObjId] {
@@ -404,11 +387,11 @@ impl World {
     /// Labels of namespace `ns`: its Namespace object's, plus the
     /// `kubernetes.io/metadata.name` label the API server always sets.
     pub fn namespace_labels(&self, ns: &str) -> Vec<(Str, Str)> {
-        let own = self.namespace_objects.get(ns).map(|&id| self.object(id).labels.clone());
+        let own = self.namespace_objects.get(ns).map(|&id| self.object(id).labels.to_vec());
         let outer = || {
             let o = self.outer.as_ref()?;
             let id = o.world.namespace_objects.get(ns).copied().filter(|&id| o.current(id))?;
-            Some(o.world.object(id).labels.clone())
+            Some(o.world.object(id).labels.to_vec())
         };
         let mut labels = own.or_else(outer).unwrap_or_default();
         let k = "kubernetes.io/metadata.name";
