@@ -93,6 +93,7 @@ pub(super) fn build(world: &World) -> Topology {
     b.t.edge_ports.sort_unstable();
     b.t.edge_ports.dedup();
     b.t.edge_ports.shrink_to_fit();
+    b.t.policies = super::PolicyResolutions::with_capacity(world.policies.len());
     for &pid in &world.policies {
         let res = targets::resolve_policy(world, &mut b.t, pid);
         for r in &res.refs {
@@ -118,7 +119,7 @@ pub(super) fn build(world: &World) -> Topology {
                 at.push(pid);
             }
         }
-        b.t.policies.insert(pid, res);
+        b.t.policies.push(pid, res);
     }
     b.referrers.sort_unstable();
     b.referrers.dedup();

@@ -116,7 +116,7 @@ pub struct Topology {
     /// Per ListenerSet: its parent Gateway, when found.
     pub listener_set_parents: HashMap<ObjId, ParentResolution>,
     /// Per policy.
-    pub policies: HashMap<ObjId, PolicyResolution>,
+    pub policies: PolicyResolutions,
     /// Policies attached to each node.
     attached: HashMap<NodeId, Vec<ObjId>>,
     /// For each object, the objects whose references resolve to it (or to one of its
@@ -125,6 +125,31 @@ pub struct Topology {
     /// `(target, referrer)` pairs sorted, split in two so a target's run is one slice.
     referrer_targets: Vec<ObjId>,
     referrers: Vec<ObjId>,
+}
+
+/// Each policy's resolution, by policy id: two arrays in id order (a map's slack and
+/// buckets cost more than the 100-byte resolutions).
+#[derive(Debug, Default)]
+pub struct PolicyResolutions {
+    ids: Vec<ObjId>,
+    items: Vec<PolicyResolution>,
+}
+
+impl PolicyResolutions {
+    pub fn get(&self, policy: &ObjId) -> Option<&PolicyResolution> {
+        self.ids.binary_search(policy).ok().map(|i| &self.items[i])
+    }
+
+    pub(super) fn with_capacity(n: usize) -> PolicyResolutions {
+        PolicyResolutions { ids: Vec::with_capacity(n), items: Vec::with_capacity(n) }
+    }
+
+    /// Adds the next policy's; policies come in increasing id order.
+    pub(super) fn push(&mut self, policy: ObjId, res: PolicyResolution) {
+        debug_assert!(self.ids.last().is_none_or(|&last| last < policy));
+        self.ids.push(policy);
+        self.items.push(res);
+    }
 }
 
 impl Topology {
