@@ -15,6 +15,8 @@ pub struct ObjId(pub u32);
 
 const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
 
+const NO_NAMESPACE: u32 = u32::MAX;
+
 /// Kinds that live outside namespaces (those policylens may meet in Gateway API repos).
 const CLUSTER_SCOPED: &[(&str, &str)] = &[
     (GATEWAY_GROUP, "GatewayClass"),
@@ -52,7 +54,10 @@ pub struct World {
     locs: Vec<(u32, u32)>,
     /// The ids of each file's objects, `start..end`.
     file_objects: HashMap<Arc<str>, (u32, u32)>,
-    namespaces: Vec<Option<Arc<str>>>,
+    /// Per object, its namespace as an index into `namespace_names` (`NO_NAMESPACE` for
+    /// cluster-scoped kinds): 4 bytes an object instead of 16.
+    namespaces: Vec<u32>,
+    namespace_names: Vec<Arc<str>>,
     kinds: Vec<Option<Arc<PolicyKind>>>,
     pub catalog: Catalog,
     /// Objects that are policies, in workspace order.
@@ -145,7 +150,9 @@ impl World {
             None => build_catalog(&config.config, locs.iter().map(obj)),
         };
         let mut files_by_namespace: HashMap<Arc<str>, Vec<u32>> = HashMap::new();
-        let mut namespaces: Vec<Option<Arc<str>>> = Vec::with_capacity(locs.len());
+        let mut namespaces: Vec<u32> = Vec::with_capacity(locs.len());
+        let mut namespace_names: Vec<Arc<str>> = Vec::new();
+        let mut namespace_index: HashMap<Arc<str>, u32> = HashMap::new();
         let mut kinds = Vec::with_capacity(locs.len());
         let mut policies = Vec::new();
         let mut by_key: Vec<(u64, ObjId)> = Vec::with_capacity(locs.len());
@@ -200,7 +207,13 @@ impl World {
             }
             by_gk_name.push((key_hash(&gk, None, &o.name.value), id));
             by_gk.entry(gk).or_default().push(id);
-            namespaces.push(ns);
+            namespaces.push(match ns {
+                None => NO_NAMESPACE,
+                Some(n) => *namespace_index.entry(n.clone()).or_insert_with(|| {
+                    namespace_names.push(n);
+                    namespace_names.len() as u32 - 1
+                }),
+            });
         }
         by_key.sort_unstable();
         by_gk_name.sort_unstable();
@@ -212,6 +225,7 @@ impl World {
             locs,
             file_objects,
             namespaces,
+            namespace_names,
             kinds,
             catalog,
             policies,
@@ -240,6 +254,7 @@ impl World {
             locs: self.locs.clone(),
             file_objects: self.file_objects.clone(),
             namespaces: self.namespaces.clone(),
+            namespace_names: self.namespace_names.clone(),
             kinds: self.kinds.clone(),
             catalog: self.catalog.clone(),
             policies: self.policies.clone(),
@@ -288,7 +303,8 @@ impl World {
 
     /// The object's namespace (`None` for cluster-scoped kinds), defaulted.
     pub fn namespace_of(&self, id: ObjId) -> Option<&str> {
-        self.namespaces[id.0 as usize].as_deref()
+        let i = self.namespaces[id.0 as usize];
+        self.namespace_names.get(i as usize).map(|n| &**n)
     }
 
     pub fn key(&self, id: ObjId) -> ObjectKey {
