@@ -335,15 +335,46 @@ pub fn visit(
     Propagation::new(folder, scratch, ns_objects, limit).run(visit)
 }
 
+/// One flag per node, a bit each (there are tens of thousands of nodes).
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(len: usize) -> Bits {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    fn of(flags: impl Iterator<Item = bool>, len: usize) -> Bits {
+        let mut b = Bits::new(len);
+        for (i, f) in flags.enumerate() {
+            b.set(i, f);
+        }
+        b
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| (w >> (i % 64)) & 1 == 1)
+    }
+
+    fn set(&mut self, i: usize, on: bool) {
+        if let Some(w) = self.0.get_mut(i / 64) {
+            if on {
+                *w |= 1 << (i % 64);
+            } else {
+                *w &= !(1 << (i % 64));
+            }
+        }
+    }
+}
+
 /// Per-node working memory shared by every kind of one build: reset only where a kind wrote,
 /// so that a kind with a few policies costs what its region costs, not the whole DAG.
 pub struct Scratch {
     rank: Vec<u8>,
-    is_port: Vec<bool>,
-    below: Vec<bool>,
-    needed: Vec<bool>,
-    effective: Vec<bool>,
-    done: Vec<bool>,
+    is_port: Bits,
+    below: Bits,
+    needed: Bits,
+    effective: Bits,
+    done: Bits,
     remaining: Vec<u32>,
     indeg: Vec<u32>,
     /// The contexts of done nodes that still have readers: few at a time (the walk is depth
@@ -357,11 +388,11 @@ impl Scratch {
         let ids = (0..count as u32).map(NodeId);
         Scratch {
             rank: ids.clone().map(|n| rank(world, n)).collect(),
-            is_port: ids.map(|n| service_port(world, n).is_some()).collect(),
-            below: vec![false; count],
-            needed: vec![false; count],
-            effective: vec![false; count],
-            done: vec![false; count],
+            is_port: Bits::of(ids.map(|n| service_port(world, n).is_some()), count),
+            below: Bits::new(count),
+            needed: Bits::new(count),
+            effective: Bits::new(count),
+            done: Bits::new(count),
             remaining: vec![0; count],
             indeg: vec![0; count],
             sets: HashMap::new(),
@@ -371,10 +402,10 @@ impl Scratch {
     fn reset(&mut self, touched: &[NodeId]) {
         for n in touched {
             let i = n.0 as usize;
-            self.below[i] = false;
-            self.needed[i] = false;
-            self.effective[i] = false;
-            self.done[i] = false;
+            self.below.set(i, false);
+            self.needed.set(i, false);
+            self.effective.set(i, false);
+            self.done.set(i, false);
             self.remaining[i] = 0;
             self.indeg[i] = 0;
             self.sets.remove(n);
@@ -410,9 +441,9 @@ impl<'a, 'f> Propagation<'a, 'f> {
         let (world, plan) = (folder.world, folder.plan);
         let t = &world.topology;
         let mut queue: Vec<NodeId> = Vec::new();
-        let seed = |n: NodeId, below: &mut Vec<bool>, queue: &mut Vec<NodeId>| {
-            if !below[n.0 as usize] {
-                below[n.0 as usize] = true;
+        let seed = |n: NodeId, below: &mut Bits, queue: &mut Vec<NodeId>| {
+            if !below.get(n.0 as usize) {
+                below.set(n.0 as usize, true);
                 queue.push(n);
             }
         };
@@ -441,16 +472,16 @@ impl<'a, 'f> Propagation<'a, 'f> {
         let mut up: Vec<NodeId> = Vec::new();
         for &n in &queue {
             if is_effective(world, &plan.kind, n) {
-                s.effective[n.0 as usize] = true;
-                s.needed[n.0 as usize] = true;
+                s.effective.set(n.0 as usize, true);
+                s.needed.set(n.0 as usize, true);
                 up.push(n);
             }
         }
         let mut i = 0;
         while i < up.len() {
             for &p in t.parents(up[i]) {
-                if s.below[p.0 as usize] && !s.needed[p.0 as usize] {
-                    s.needed[p.0 as usize] = true;
+                if s.below.get(p.0 as usize) && !s.needed.get(p.0 as usize) {
+                    s.needed.set(p.0 as usize, true);
                     up.push(p);
                 }
             }
@@ -459,17 +490,17 @@ impl<'a, 'f> Propagation<'a, 'f> {
         // Who reads each node's contexts: its needed children and, for a Service's needed
         // ports, the ports too (they read the Service's parents directly).
         for &n in &up {
-            if s.is_port[n.0 as usize]
+            if s.is_port.get(n.0 as usize)
                 && let Some(&svc) = t.parents(n).first()
             {
                 for &q in t.parents(svc) {
-                    if s.needed[q.0 as usize] {
+                    if s.needed.get(q.0 as usize) {
                         s.remaining[q.0 as usize] += 1;
                     }
                 }
             }
             for &p in t.parents(n) {
-                if s.needed[p.0 as usize] {
+                if s.needed.get(p.0 as usize) {
                     s.remaining[p.0 as usize] += 1;
                 }
             }
@@ -486,8 +517,8 @@ impl<'a, 'f> Propagation<'a, 'f> {
         let mut ready = Vec::new();
         for &n in &self.touched {
             let i = n.0 as usize;
-            if self.s.needed[i] {
-                self.s.indeg[i] = t.parents(n).iter().filter(|p| self.s.needed[p.0 as usize]).count() as u32;
+            if self.s.needed.get(i) {
+                self.s.indeg[i] = t.parents(n).iter().filter(|p| self.s.needed.get(p.0 as usize)).count() as u32;
                 if self.s.indeg[i] == 0 {
                     ready.push(n);
                 }
@@ -497,17 +528,17 @@ impl<'a, 'f> Propagation<'a, 'f> {
         while let Some(n) = ready.pop() {
             let i = n.0 as usize;
             let set = self.node_set(n);
-            if self.s.effective[i] {
+            if self.s.effective.get(i) {
                 visit(n, &set);
             }
-            self.s.done[i] = true;
+            self.s.done.set(i, true);
             if self.s.remaining[i] > 0 {
                 self.s.sets.insert(n, set);
             }
             self.release_readers_of(n);
             for &c in t.children(n) {
                 let ci = c.0 as usize;
-                if self.s.needed[ci] {
+                if self.s.needed.get(ci) {
                     self.s.indeg[ci] -= 1;
                     if self.s.indeg[ci] == 0 {
                         ready.push(c);
@@ -522,7 +553,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
             .copied()
             .filter(|n| {
                 let i = n.0 as usize;
-                self.s.needed[i] && self.s.effective[i] && !self.s.done[i]
+                self.s.needed.get(i) && self.s.effective.get(i) && !self.s.done.get(i)
             })
             .collect();
         for n in pending {
@@ -539,14 +570,14 @@ impl<'a, 'f> Propagation<'a, 'f> {
         let t = self.t;
         let release = |p: NodeId, s: &mut Scratch| {
             let i = p.0 as usize;
-            if s.needed[i] {
+            if s.needed.get(i) {
                 s.remaining[i] = s.remaining[i].saturating_sub(1);
                 if s.remaining[i] == 0 {
                     s.sets.remove(&p);
                 }
             }
         };
-        if self.s.is_port[n.0 as usize]
+        if self.s.is_port.get(n.0 as usize)
             && let Some(&svc) = t.parents(n).first()
         {
             for &q in t.parents(svc) {
@@ -559,7 +590,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
     }
 
     fn set_of(&self, p: NodeId) -> CtxSet {
-        if self.s.needed[p.0 as usize] {
+        if self.s.needed.get(p.0 as usize) {
             self.s.sets.get(&p).cloned().unwrap_or_else(|| self.empty.clone())
         } else {
             self.empty.clone()
@@ -569,7 +600,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
     fn node_set(&mut self, n: NodeId) -> CtxSet {
         let t = self.t;
         // A Service port: only the paths whose backendRef uses the port (as `paths_to`).
-        if let Some((svc, port)) = self.s.is_port[n.0 as usize].then(|| service_port(self.world, n)).flatten() {
+        if let Some((svc, port)) = self.s.is_port.get(n.0 as usize).then(|| service_port(self.world, n)).flatten() {
             let s_node = t.object_node(svc);
             let admitted: Vec<NodeId> =
                 t.parents(s_node).iter().copied().filter(|&q| admits(self.world, q, svc, port)).collect();
@@ -583,8 +614,8 @@ impl<'a, 'f> Propagation<'a, 'f> {
         }
         let parents = t.parents(n);
         let mut sets: Vec<CtxSet> =
-            parents.iter().filter(|p| self.s.needed[p.0 as usize]).map(|&p| self.set_of(p)).collect();
-        if parents.iter().any(|p| !self.s.needed[p.0 as usize]) || parents.is_empty() {
+            parents.iter().filter(|p| self.s.needed.get(p.0 as usize)).map(|&p| self.set_of(p)).collect();
+        if parents.iter().any(|p| !self.s.needed.get(p.0 as usize)) || parents.is_empty() {
             sets.push(self.empty.clone());
         }
         let merged = self.union(sets);

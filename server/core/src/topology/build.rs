@@ -12,10 +12,11 @@ pub(super) fn build(world: &World) -> Topology {
     let mut b = Builder { t: Topology::default(), edges: HashSet::new(), edge_list: Vec::new(), referrers: Vec::new() };
     for id in world.ids() {
         let n = b.add(Node::Object(id));
-        b.t.object_nodes.push(n);
+        debug_assert_eq!(n, b.t.object_node(id));
     }
-    b.t.section_ranges = vec![(0, 0); world.object_count()];
+    b.t.section_starts = Vec::with_capacity(world.object_count());
     for id in world.ids() {
+        b.t.section_starts.push(b.t.sections.len() as u32);
         b.add_sections(world, id);
     }
     b.t.section_names.shrink_to_fit();
@@ -181,11 +182,8 @@ impl Builder {
             _ => return,
         };
         let parent = self.t.object_node(id);
-        let start = self.t.sections.len() as u32;
         for (i, name) in names {
             // Names are unique per object; a duplicate keeps the first (the API rejects it).
-            let end = self.t.sections.len() as u32;
-            self.t.section_ranges[id.0 as usize] = (start, end);
             if self.t.section_node(id, name).is_some() {
                 continue;
             }
@@ -195,8 +193,6 @@ impl Builder {
             self.t.sections.push((at, name.len() as u32, n));
             self.edge(parent, n);
         }
-        let end = self.t.sections.len() as u32;
-        self.t.section_ranges[id.0 as usize] = (start, end);
     }
 }
 

@@ -92,11 +92,9 @@ pub struct Topology {
     nodes: Vec<Node>,
     parents: adjacency::Adjacency,
     children: adjacency::Adjacency,
-    /// The node of each object (by `ObjId`).
-    object_nodes: Vec<NodeId>,
-    /// Per object (by `ObjId`): its range of `sections` (a handful per object: a scan beats
-    /// a map keyed by owned names).
-    section_ranges: Vec<(u32, u32)>,
+    /// Per object (by `ObjId`): where its run of `sections` starts; it ends where the next
+    /// object's starts (a handful per object: a scan beats a map keyed by owned names).
+    section_starts: Vec<u32>,
     /// Section nodes with the range of their name in `section_names`.
     sections: Vec<(u32, u32, NodeId)>,
     /// Every section name, end to end.
@@ -174,12 +172,14 @@ impl Topology {
     }
 
     pub fn object_node(&self, id: ObjId) -> NodeId {
-        self.object_nodes[id.0 as usize]
+        // Objects are the first nodes, in id order.
+        NodeId(id.0)
     }
 
     pub fn section_node(&self, id: ObjId, section: &str) -> Option<NodeId> {
-        let &(start, end) = self.section_ranges.get(id.0 as usize)?;
-        let rows = self.sections.get(start as usize..end as usize)?;
+        let start = *self.section_starts.get(id.0 as usize)? as usize;
+        let end = self.section_starts.get(id.0 as usize + 1).map_or(self.sections.len(), |&e| e as usize);
+        let rows = self.sections.get(start..end)?;
         let name = |a: u32, b: u32| self.section_names.get(a as usize..(a + b) as usize);
         rows.iter().find(|&&(a, b, _)| name(a, b) == Some(section)).map(|&(_, _, n)| n)
     }
