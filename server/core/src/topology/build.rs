@@ -15,6 +15,7 @@ pub(super) fn build(world: &World) -> Topology {
         debug_assert_eq!(n, b.t.object_node(id));
     }
     b.t.section_starts = Vec::with_capacity(world.object_count());
+    b.t.section_base = world.object_count() as u32;
     for id in world.ids() {
         b.t.section_starts.push(b.t.sections.len() as u32);
         b.add_sections(world, id);
@@ -190,7 +191,8 @@ impl Builder {
             let n = self.add(Node::Section(id, i));
             let at = self.t.section_names.len() as u32;
             self.t.section_names.push_str(name);
-            self.t.sections.push((at, name.len() as u32, n));
+            debug_assert_eq!(n.0, self.t.section_base + self.t.sections.len() as u32);
+            self.t.sections.push((at, name.len() as u32));
             self.edge(parent, n);
         }
     }

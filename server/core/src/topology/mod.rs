@@ -95,8 +95,10 @@ pub struct Topology {
     /// Per object (by `ObjId`): where its run of `sections` starts; it ends where the next
     /// object's starts (a handful per object: a scan beats a map keyed by owned names).
     section_starts: Vec<u32>,
-    /// Section nodes with the range of their name in `section_names`.
-    sections: Vec<(u32, u32, NodeId)>,
+    /// Each section node's name, as a range of `section_names`. Section nodes come right
+    /// after the object nodes, in this order: section `k` is node `section_base + k`.
+    sections: Vec<(u32, u32)>,
+    section_base: u32,
     /// Every section name, end to end.
     section_names: String,
     namespace_nodes: HashMap<Arc<str>, NodeId>,
@@ -181,7 +183,8 @@ impl Topology {
         let end = self.section_starts.get(id.0 as usize + 1).map_or(self.sections.len(), |&e| e as usize);
         let rows = self.sections.get(start..end)?;
         let name = |a: u32, b: u32| self.section_names.get(a as usize..(a + b) as usize);
-        rows.iter().find(|&&(a, b, _)| name(a, b) == Some(section)).map(|&(_, _, n)| n)
+        let k = rows.iter().position(|&(a, b)| name(a, b) == Some(section))?;
+        Some(NodeId(self.section_base + (start + k) as u32))
     }
 
     /// The name of the namespace of a `Node::Namespace`.

@@ -58,22 +58,23 @@ pub struct World {
     /// cluster-scoped kinds): 4 bytes an object instead of 16.
     namespaces: Vec<u32>,
     namespace_names: Vec<Arc<str>>,
-    kinds: Vec<Option<Arc<PolicyKind>>>,
+    /// The kind of each of `policies`, in the same order.
+    policy_kinds: Vec<Arc<PolicyKind>>,
     pub catalog: Catalog,
-    /// Objects that are policies, in workspace order.
+    /// Objects that are policies, in workspace (id) order.
     pub policies: Vec<ObjId>,
     /// Every object by a hash of (group, kind, namespace, name), sorted by (hash, id): a
     /// lookup takes the first object of the hash's run that has the key, so later duplicates
     /// are not addressable (as in a cluster, where they would conflict). Hashes rather than
     /// owned keys keep this index small; lookups verify the object.
-    by_key: Vec<(u64, ObjId)>,
+    by_key: Vec<(u32, ObjId)>,
     by_gk: HashMap<GroupKind, Vec<ObjId>>,
     /// Objects by (kind, namespace): "did you mean" and grant checks look only here, so their
     /// cost does not grow with the whole workspace.
     by_gk_ns: HashMap<(GroupKind, Arc<str>), Vec<ObjId>>,
     /// Objects by a hash of (kind, name), for "there is one in namespace X".
     /// Sorted (one allocation instead of a vector per name).
-    by_gk_name: Vec<(u64, ObjId)>,
+    by_gk_name: Vec<(u32, ObjId)>,
     /// Namespaces that hold at least one object or have a Namespace object.
     known_namespaces: HashSet<Arc<str>>,
     namespace_objects: HashMap<Arc<str>, ObjId>,
@@ -153,12 +154,12 @@ impl World {
         let mut namespaces: Vec<u32> = Vec::with_capacity(locs.len());
         let mut namespace_names: Vec<Arc<str>> = Vec::new();
         let mut namespace_index: HashMap<Arc<str>, u32> = HashMap::new();
-        let mut kinds = Vec::with_capacity(locs.len());
+        let mut policy_kinds = Vec::new();
         let mut policies = Vec::new();
-        let mut by_key: Vec<(u64, ObjId)> = Vec::with_capacity(locs.len());
+        let mut by_key: Vec<(u32, ObjId)> = Vec::with_capacity(locs.len());
         let mut by_gk: HashMap<GroupKind, Vec<ObjId>> = HashMap::new();
         let mut by_gk_ns: HashMap<(GroupKind, Arc<str>), Vec<ObjId>> = HashMap::new();
-        let mut by_gk_name: Vec<(u64, ObjId)> = Vec::with_capacity(locs.len());
+        let mut by_gk_name: Vec<(u32, ObjId)> = Vec::with_capacity(locs.len());
         let mut known_namespaces = HashSet::new();
         let mut namespace_objects = HashMap::new();
         for (i, l) in locs.iter().enumerate() {
@@ -197,10 +198,10 @@ impl World {
                     .cloned(),
                 _ => None,
             };
-            if kind.is_some() {
+            if let Some(kind) = kind {
                 policies.push(id);
+                policy_kinds.push(kind);
             }
-            kinds.push(kind);
             by_key.push((key_hash(&gk, ns.as_deref(), &o.name.value), id));
             if let Some(n) = &ns {
                 by_gk_ns.entry((gk.clone(), n.clone())).or_default().push(id);
@@ -226,7 +227,7 @@ impl World {
             file_objects,
             namespaces,
             namespace_names,
-            kinds,
+            policy_kinds,
             catalog,
             policies,
             by_key,
@@ -255,7 +256,7 @@ impl World {
             file_objects: self.file_objects.clone(),
             namespaces: self.namespaces.clone(),
             namespace_names: self.namespace_names.clone(),
-            kinds: self.kinds.clone(),
+            policy_kinds: self.policy_kinds.clone(),
             catalog: self.catalog.clone(),
             policies: self.policies.clone(),
             by_key: self.by_key.clone(),
@@ -314,7 +315,7 @@ impl World {
 
     /// The policy kind of a policy object.
     pub fn policy_kind(&self, id: ObjId) -> Option<&Arc<PolicyKind>> {
-        self.kinds[id.0 as usize].as_ref()
+        self.policies.binary_search(&id).ok().map(|i| &self.policy_kinds[i])
     }
 
     pub fn lookup(&self, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
@@ -423,11 +424,14 @@ impl World {
     }
 }
 
-fn key_hash(gk: &GroupKind, namespace: Option<&str>, name: &str) -> u64 {
+/// 32 bits: the indexes hold one per object, and every lookup verifies the objects of a
+/// hash's run anyway, so a rare collision costs one more comparison.
+fn key_hash(gk: &GroupKind, namespace: Option<&str>, name: &str) -> u32 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (&gk.group, &gk.kind, namespace, name).hash(&mut h);
-    h.finish()
+    let h = h.finish();
+    (h ^ (h >> 32)) as u32
 }
 
 /// `o.group_kind() == *gk`, without allocating.
