@@ -194,7 +194,7 @@ spec:
     let Body::Route(r) = &rt.body else { panic!("{:?}", rt.body) };
     assert_eq!(r.kind, RouteKind::Http);
     assert_eq!(
-        r.parent_refs,
+        r.parent_refs.to_vec(),
         vec![RefFields {
             name: s("gw", span_in(text, "name: gw", "gw")),
             section_name: sb("https", span_in(text, "sectionName: https", "https")),
@@ -203,7 +203,7 @@ spec:
         }]
     );
     assert_eq!(
-        r.hostnames,
+        r.hostnames.to_vec(),
         vec![
             Spanned::new("shop.example.com".into(), span_in(text, "[shop.example.com", "shop.example.com")),
             Spanned::new("*.shop.example.com".into(), span_of(text, "\"*.shop.example.com\"")),
@@ -276,7 +276,7 @@ spec:
     assert_eq!(svc.group_kind(), GroupKind::new("", "Service"));
     let Body::Service(sv) = &svc.body else { panic!("{:?}", svc.body) };
     assert_eq!(
-        sv.ports,
+        sv.ports.to_vec(),
         vec![
             ServicePort {
                 name: s("https", span_in(text, "name: https", "https")),

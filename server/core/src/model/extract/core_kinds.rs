@@ -16,7 +16,7 @@ pub(super) fn service(spec: Option<&Node>) -> Service {
                 port: p.get("port").and_then(Node::as_i64),
                 span: p.span,
             })
-            .collect_exact(),
+            .collect(),
     }
 }
 

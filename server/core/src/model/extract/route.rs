@@ -1,26 +1,26 @@
 //! HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute.
 
-use super::read::{self, CollectExact};
+use super::read;
 use crate::model::{Route, RouteKind, Rule};
 use crate::syntax::Node;
 
 pub(super) fn route(kind: RouteKind, spec: Option<&Node>) -> Route {
     let field = |key: &str| spec.and_then(|s| s.get(key));
     let hostnames = if kind.has_hostnames() {
-        read::seq(field("hostnames")).iter().filter_map(read::spanned_str).collect_exact()
+        read::seq(field("hostnames")).iter().filter_map(read::spanned_str).collect()
     } else {
-        Vec::new()
+        Box::default()
     };
     Route {
         kind,
-        parent_refs: read::mappings(field("parentRefs")).map(read::parent_ref).collect_exact(),
+        parent_refs: read::mappings(field("parentRefs")).map(read::parent_ref).collect(),
         hostnames,
         rules: read::mappings(field("rules"))
             .map(|r| Rule {
                 name: r.get("name").and_then(read::spanned_str),
-                backend_refs: read::mappings(r.get("backendRefs")).map(read::ref_fields).collect_exact(),
+                backend_refs: read::mappings(r.get("backendRefs")).map(read::ref_fields).collect(),
                 span: r.span,
             })
-            .collect_exact(),
+            .collect(),
     }
 }
