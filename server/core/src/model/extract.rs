@@ -69,7 +69,7 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
         return Body::Route(Box::new(route::route(rk, spec())));
     }
     match (group, kind) {
-        (GATEWAY_GROUP, "GatewayClass") => Body::GatewayClass(gateway::gateway_class(spec())),
+        (GATEWAY_GROUP, "GatewayClass") => Body::GatewayClass(Box::new(gateway::gateway_class(spec()))),
         (GATEWAY_GROUP, "Gateway") => Body::Gateway(Box::new(gateway::gateway(spec()))),
         (GATEWAY_GROUP | GATEWAY_X_GROUP, "ListenerSet" | "XListenerSet") => {
             Body::ListenerSet(Box::new(gateway::listener_set(spec())))
@@ -78,7 +78,7 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
         ("", "Namespace") => Body::Namespace,
         // DESIGN invariant 6: nothing below a Secret's metadata is read.
         ("", "Secret") => Body::Other(Box::default()),
-        (GATEWAY_GROUP, "ReferenceGrant") => Body::ReferenceGrant(core_kinds::reference_grant(spec())),
+        (GATEWAY_GROUP, "ReferenceGrant") => Body::ReferenceGrant(Box::new(core_kinds::reference_grant(spec()))),
         (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(Box::new(core_kinds::crd(spec(), labels))),
         _ => Body::Other(Box::new(Other { policy: policy::policy_fields(spec()) })),
     }

@@ -57,15 +57,15 @@ impl Object {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
-    GatewayClass(GatewayClass),
     // Every variant bigger than a Service's is boxed: Services are most of a workspace's
     // objects, and each object is as big as the biggest variant.
+    GatewayClass(Box<GatewayClass>),
     Gateway(Box<Gateway>),
     ListenerSet(Box<ListenerSet>),
     Route(Box<Route>),
     Service(Service),
     Namespace,
-    ReferenceGrant(ReferenceGrant),
+    ReferenceGrant(Box<ReferenceGrant>),
     Crd(Box<Crd>),
     /// Any other kind: a policy candidate when it has reference fields or its kind is in the
     /// catalog.

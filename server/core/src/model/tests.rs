@@ -148,9 +148,9 @@ spec:
     assert_eq!(objs.len(), 2);
     assert_eq!(
         objs[0].body,
-        Body::GatewayClass(GatewayClass {
+        Body::GatewayClass(Box::new(GatewayClass {
             controller_name: Some("gateway.envoyproxy.io/gatewayclass-controller".into())
-        })
+        }))
     );
     assert_eq!(objs[0].namespace, None);
     assert_eq!(objs[1].doc, 1);
