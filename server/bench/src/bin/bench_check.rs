@@ -2,8 +2,8 @@
 //! 12× the 10k time; peak RSS ≤ 4× the YAML bytes).
 //!
 //! Generates mixed synthetic workspaces, runs the release `policylens check --stats` on each
-//! several times, runs `tests/bench/pyyaml_parse.py` on the same files in the same run, and
-//! prints medians and ratios. Build first: `cargo build --release -p policylens`.
+//! several times (the sizes taking turns), runs `tests/bench/pyyaml_parse.py` on the same files
+//! in the same run, and prints medians and ratios. Build first: `cargo build --release -p policylens`.
 //!
 //! ```text
 //! cargo run --release -p policylens-bench --bin policylens-bench-check -- [--sizes 1000,10000,100000] [--runs 5]
@@ -107,20 +107,28 @@ fn real_main() -> Result<(), String> {
         "| objects | bytes | check median ms | PyYAML C parse median ms | check / PyYAML | peak RSS MiB | RSS / bytes |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|");
-    let mut medians = Vec::new();
+    let mut workspaces = Vec::new();
     for &n in &args.sizes {
         let dir = args.data.join(format!("synth-{n}"));
         let summary = synth::generate(&synth::Config::mixed(n, &dir, 1)).map_err(|e| e.to_string())?;
         // One warm-up run so every measured run sees the same page cache.
         run_check(&args.binary, &dir)?;
-        let mut times = Vec::new();
-        let mut rss = Vec::new();
-        for _ in 0..args.runs {
-            let (t, r) = run_check(&args.binary, &dir)?;
+        workspaces.push((n, dir, summary, Vec::new(), Vec::new()));
+    }
+    // Sizes take turns, so that the machine's load over the minutes a run takes weighs on
+    // every size alike (ratios between sizes compared blocks measured minutes apart before).
+    for _ in 0..args.runs {
+        for (_, dir, _, times, rss) in &mut workspaces {
+            let (t, r) = run_check(&args.binary, dir)?;
             times.push(t);
             rss.push(r);
         }
+    }
+    let mut medians = Vec::new();
+    let mut py_medians = Vec::new();
+    for (n, dir, summary, times, rss) in workspaces {
         let (py_ms, _) = pyyaml(&dir, args.runs)?;
+        py_medians.push((n, py_ms));
         let t = median(times);
         let r = median(rss) * 1024.0;
         let bytes = summary.bytes as f64;
@@ -133,8 +141,13 @@ fn real_main() -> Result<(), String> {
         );
         medians.push((n, t));
     }
-    if let (Some(a), Some(b)) = (medians.iter().find(|m| m.0 == 10_000), medians.iter().find(|m| m.0 == 100_000)) {
-        println!("\n100k / 10k check time: {:.2}×", b.1 / a.1);
+    let ratio = |ms: &[(usize, f64)]| {
+        let a = ms.iter().find(|m| m.0 == 10_000)?;
+        let b = ms.iter().find(|m| m.0 == 100_000)?;
+        Some(b.1 / a.1)
+    };
+    if let (Some(ours), Some(py)) = (ratio(&medians), ratio(&py_medians)) {
+        println!("\n100k / 10k check time: {ours:.2}× (PyYAML's own parse: {py:.2}×)");
     }
     Ok(())
 }
