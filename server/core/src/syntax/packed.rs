@@ -119,8 +119,9 @@ impl Reader<'_> {
         let kind = match tag & 0x7 {
             SCALAR => {
                 let n = self.count();
-                let end = self.at.saturating_add(n).min(self.bytes.len());
-                let value = std::str::from_utf8(&self.bytes[self.at..end]).unwrap_or("");
+                let start = self.at.min(self.bytes.len());
+                let end = start.saturating_add(n).min(self.bytes.len());
+                let value = std::str::from_utf8(&self.bytes[start..end]).unwrap_or("");
                 self.at = end;
                 if written_len.is_none() {
                     len = value.len() as u32;
