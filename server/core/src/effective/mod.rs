@@ -4,7 +4,9 @@
 //! policy (§5.1).
 //!
 //! [`EffectiveIndex`] is computed once per snapshot (`Snapshot::effective()`): every policy's
-//! spec proper, and its status over all contexts. [`explain`] answers for one target from it.
+//! status over all contexts, and per kind the plan of which policies sit where. Specs proper
+//! are made per kind while computing and on demand afterwards; [`explain`] answers for one
+//! target from the index.
 //! The report types serialise to the CLI's JSON contracts (DESIGN §2.2); the language server
 //! returns the same JSON from its custom requests.
 

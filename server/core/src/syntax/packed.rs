@@ -132,34 +132,25 @@ impl Reader<'_> {
                     templated: tag & TEMPLATED != 0,
                 })
             }
-            MAPPING => {
-                let n = self.count();
-                let mut entries = Vec::with_capacity(n.min(self.remaining()));
-                for _ in 0..n {
-                    if self.remaining() == 0 {
-                        break;
-                    }
-                    let key = self.node();
-                    let value = self.node();
-                    entries.push(Entry { key, value });
-                }
-                NodeKind::Mapping(entries)
-            }
-            SEQUENCE => {
-                let n = self.count();
-                let mut items = Vec::with_capacity(n.min(self.remaining()));
-                for _ in 0..n {
-                    if self.remaining() == 0 {
-                        break;
-                    }
-                    items.push(self.node());
-                }
-                NodeKind::Sequence(items)
-            }
+            MAPPING => NodeKind::Mapping(self.items(|r| Entry { key: r.node(), value: r.node() })),
+            SEQUENCE => NodeKind::Sequence(self.items(Reader::node)),
             ALIAS => NodeKind::Alias,
             _ => NodeKind::Missing,
         };
         Node { span: Span::new(start, start.saturating_add(len)), kind }
+    }
+
+    /// A count, then that many items; stops early when the bytes run out.
+    fn items<T>(&mut self, mut read: impl FnMut(&mut Self) -> T) -> Vec<T> {
+        let n = self.count();
+        let mut out = Vec::with_capacity(n.min(self.remaining()));
+        for _ in 0..n {
+            if self.remaining() == 0 {
+                break;
+            }
+            out.push(read(self));
+        }
+        out
     }
 
     fn remaining(&self) -> usize {

@@ -50,9 +50,10 @@ impl Topology {
             if path.contains(&p) {
                 continue;
             }
+            let mut ports = self.edge_ports(p, node).peekable();
             if let Some(want) = filter
-                && self.edge_ports(p, node).next().is_some()
-                && !self.edge_ports(p, node).any(|q| q.is_none() || q == Some(want))
+                && ports.peek().is_some()
+                && !ports.any(|q| q.is_none() || q == Some(want))
             {
                 continue;
             }
