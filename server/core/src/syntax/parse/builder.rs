@@ -291,7 +291,7 @@ impl Builder<'_> {
             }
             Event::Scalar(value, st, anchor, tag) => {
                 if self.skip == 0 {
-                    self.scalar(value.into_owned(), style(st), anchor != 0 || tag.is_some(), &sp);
+                    self.scalar(&value, style(st), anchor != 0 || tag.is_some(), &sp);
                 }
             }
             Event::SequenceStart(anchor, tag) => self.open(false, anchor != 0 || tag.is_some(), &sp),
@@ -301,7 +301,7 @@ impl Builder<'_> {
         true
     }
 
-    fn scalar(&mut self, value: String, style: ScalarStyle, props: bool, sp: &SaphyrSpan) {
+    fn scalar(&mut self, value: &str, style: ScalarStyle, props: bool, sp: &SaphyrSpan) {
         let (mut s, mut e) = self.span(sp);
         if props {
             s = self.t.skip_properties(s, e);
