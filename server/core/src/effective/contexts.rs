@@ -19,7 +19,7 @@ use super::listmap::SchemaNode;
 use super::semantics::Rules;
 use super::spec::PolicySpec;
 use crate::catalog::{PolicyClass, PolicyKind};
-use crate::model::Body;
+use crate::model::{Body, GroupKind};
 use crate::topology::{BackendResolution, Node, NodeId, PathLimit, Topology};
 use crate::workspace::{ObjId, World};
 
@@ -335,6 +335,79 @@ pub fn visit(
     Propagation::new(folder, scratch, ns_objects, limit).run(visit)
 }
 
+/// Each node's (group, kind), and whether its object counts as a whole, as an index into a
+/// small table: every kind's walk asks [`is_effective`] of each node in its region, and
+/// reading the objects for it cost a cache miss per node once a workspace outgrows the cache.
+struct Classes {
+    of: Vec<u16>,
+    table: Vec<(GroupKind, bool)>,
+}
+
+/// Namespace nodes: never an effective target.
+const NO_CLASS: u16 = u16::MAX;
+/// The table is full (tens of thousands of kinds): ask [`is_effective`].
+const UNCLASSED: u16 = u16::MAX - 1;
+
+impl Classes {
+    fn new(world: &World) -> Classes {
+        let t = &world.topology;
+        let mut index: HashMap<(&str, &str, bool), u16> = HashMap::new();
+        let mut table: Vec<(GroupKind, bool)> = Vec::new();
+        let of = (0..t.node_count() as u32)
+            .map(|i| {
+                let (group, kind, whole) = match t.node(NodeId(i)) {
+                    Node::Object(o) => {
+                        let ob = world.object(*o);
+                        (ob.group(), ob.kind.value.as_str(), whole_object_counts(world, *o))
+                    }
+                    Node::Section(o, _) => {
+                        let ob = world.object(*o);
+                        (ob.group(), ob.kind.value.as_str(), true)
+                    }
+                    Node::Virtual(k) => {
+                        let gk = &t.virtual_key(*k).gk;
+                        (gk.group.as_str(), gk.kind.as_str(), true)
+                    }
+                    Node::Namespace(_) => return NO_CLASS,
+                };
+                if let Some(&c) = index.get(&(group, kind, whole)) {
+                    return c;
+                }
+                if table.len() >= UNCLASSED as usize {
+                    return UNCLASSED;
+                }
+                let c = table.len() as u16;
+                table.push((GroupKind::new(group, kind), whole));
+                index.insert((group, kind, whole), c);
+                c
+            })
+            .collect();
+        Classes { of, table }
+    }
+
+    /// Per class: whether its nodes are effective targets of `kind` (kinds that declare them).
+    fn mask(&self, kind: &PolicyKind) -> Vec<bool> {
+        let declared = |gk: &GroupKind| {
+            kind.effective_targets
+                .iter()
+                .chain(kind.effective_target.iter())
+                .any(|g| g.group == gk.group && g.kind == gk.kind)
+        };
+        self.table.iter().map(|(gk, whole)| *whole && declared(gk)).collect()
+    }
+
+    fn is_effective(&self, world: &World, kind: &PolicyKind, mask: &[bool], n: NodeId) -> bool {
+        if kind.effective_targets.is_empty() && kind.effective_target.is_none() {
+            return is_effective(world, kind, n);
+        }
+        match self.of.get(n.0 as usize).copied() {
+            Some(NO_CLASS) => false,
+            Some(c) if c != UNCLASSED => mask.get(c as usize).copied().unwrap_or(false),
+            _ => is_effective(world, kind, n),
+        }
+    }
+}
+
 /// One flag per node, a bit each (there are tens of thousands of nodes).
 struct Bits(Vec<u64>);
 
@@ -370,6 +443,7 @@ impl Bits {
 /// so that a kind with a few policies costs what its region costs, not the whole DAG.
 pub struct Scratch {
     rank: Vec<u8>,
+    classes: Classes,
     is_port: Bits,
     below: Bits,
     needed: Bits,
@@ -388,6 +462,7 @@ impl Scratch {
         let ids = (0..count as u32).map(NodeId);
         Scratch {
             rank: ids.clone().map(|n| rank(world, n)).collect(),
+            classes: Classes::new(world),
             is_port: Bits::of(ids.map(|n| service_port(world, n).is_some()), count),
             below: Bits::new(count),
             needed: Bits::new(count),
@@ -469,9 +544,10 @@ impl<'a, 'f> Propagation<'a, 'f> {
             }
             i += 1;
         }
+        let effective = s.classes.mask(&plan.kind);
         let mut up: Vec<NodeId> = Vec::new();
         for &n in &queue {
-            if is_effective(world, &plan.kind, n) {
+            if s.classes.is_effective(world, &plan.kind, &effective, n) {
                 s.effective.set(n.0 as usize, true);
                 s.needed.set(n.0 as usize, true);
                 up.push(n);
