@@ -121,6 +121,9 @@ struct GraphArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve(_)) {
+        heap::tune_for_batch();
+    }
     let result = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Explain(args) => explain::run(args),
