@@ -5,6 +5,7 @@
 //! that reads the snapshot.
 
 mod file;
+mod hash_runs;
 pub mod loader;
 mod partial;
 mod world;

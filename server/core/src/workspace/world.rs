@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use super::hash_runs::HashRuns;
 use super::{ConfigState, SourceFile};
 use crate::catalog::{Catalog, PolicyKind, build_catalog};
 use crate::model::{Body, CrdScope, GroupKind, Object, ObjectKey, Str};
@@ -67,14 +68,14 @@ pub struct World {
     /// lookup takes the first object of the hash's run that has the key, so later duplicates
     /// are not addressable (as in a cluster, where they would conflict). Hashes rather than
     /// owned keys keep this index small; lookups verify the object.
-    by_key: Vec<(u32, ObjId)>,
+    by_key: HashRuns,
     by_gk: HashMap<GroupKind, Vec<ObjId>>,
     /// Objects by (kind, namespace): "did you mean" and grant checks look only here, so their
     /// cost does not grow with the whole workspace.
     by_gk_ns: HashMap<(GroupKind, Arc<str>), Vec<ObjId>>,
     /// Objects by a hash of (kind, name), for "there is one in namespace X".
     /// Sorted (one allocation instead of a vector per name).
-    by_gk_name: Vec<(u32, ObjId)>,
+    by_gk_name: HashRuns,
     /// Namespaces that hold at least one object or have a Namespace object.
     known_namespaces: HashSet<Arc<str>>,
     namespace_objects: HashMap<Arc<str>, ObjId>,
@@ -216,8 +217,6 @@ impl World {
                 }),
             });
         }
-        by_key.sort_unstable();
-        by_gk_name.sort_unstable();
         for ids in by_gk_ns.values_mut().chain(by_gk.values_mut()) {
             ids.shrink_to_fit();
         }
@@ -230,10 +229,10 @@ impl World {
             policy_kinds,
             catalog,
             policies,
-            by_key,
+            by_key: HashRuns::new(by_key),
             by_gk,
             by_gk_ns,
-            by_gk_name,
+            by_gk_name: HashRuns::new(by_gk_name),
             known_namespaces,
             namespace_objects,
             crd_kinds,
@@ -332,8 +331,7 @@ impl World {
             let o = self.object(id);
             o.name.value == name && self.namespace_of(id) == namespace && is_kind(o, gk)
         };
-        let start = self.by_key.partition_point(|&(k, _)| k < h);
-        self.by_key[start..].iter().take_while(|&&(k, _)| k == h).map(|&(_, id)| id).find(|&id| matches(id))
+        self.by_key.get(h).find(|&id| matches(id))
     }
 
     pub fn objects_of(&self, gk: &GroupKind) -> &[ObjId] {
@@ -349,12 +347,7 @@ impl World {
     /// Objects of a kind with this name, in any namespace.
     pub fn objects_named<'a>(&'a self, gk: &'a GroupKind, name: &'a str) -> impl Iterator<Item = ObjId> + 'a {
         let h = key_hash(gk, None, name);
-        let from = self.by_gk_name.partition_point(|&(k, _)| k < h);
-        self.by_gk_name[from..]
-            .iter()
-            .take_while(move |&&(k, _)| k == h)
-            .map(|&(_, id)| id)
-            .filter(move |&id| is_kind(self.object(id), gk) && self.object(id).name.value == name)
+        self.by_gk_name.get(h).filter(move |&id| is_kind(self.object(id), gk) && self.object(id).name.value == name)
     }
 
     /// Every (group, kind) present in the workspace.
