@@ -4,7 +4,7 @@
 //! Each thread counts in its own cell and adds to the shared counters once its count has moved
 //! by [`BATCH`] bytes: shared atomics bumped on every allocation made the parser threads fight
 //! over one cache line, about a tenth of the parse time. The totals lag by less than
-//! `BATCH` bytes per thread, well under the 0.1 MiB the reports print.
+//! `BATCH` (16 KiB) per thread, under the 0.1 MiB the reports print.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -17,7 +17,7 @@ static PEAK: AtomicIsize = AtomicIsize::new(0);
 // Live blocks: glibc adds 8-16 bytes to each, so many small blocks cost RSS the byte count hides.
 static BLOCKS: AtomicIsize = AtomicIsize::new(0);
 
-const BATCH: isize = 64 * 1024;
+const BATCH: isize = 16 * 1024;
 
 thread_local! {
     // (bytes, blocks) not yet added to the shared counters. Const-initialised `Cell`s need no
