@@ -24,10 +24,64 @@ pub enum PositionEncoding {
 #[derive(Clone, Debug, Default)]
 pub struct LineIndex {
     /// Byte offset of the first character of each line.
-    line_starts: Vec<u32>,
+    line_starts: LineStarts,
     /// Lines that hold non-ASCII text (where columns need counting); sorted.
-    non_ascii_lines: Vec<u32>,
+    non_ascii_lines: Box<[u32]>,
     len: u32,
+}
+
+/// Lines per group of [`LineStarts`].
+const GROUP: u32 = 32;
+
+/// Line starts as 16-bit offsets from the start of their group (at most [`GROUP`] lines, fewer
+/// where a 16-bit offset would overflow): about 2 bytes a line instead of 4. The server keeps
+/// an index per file for its lifetime, so this is most of a workspace's index memory.
+#[derive(Clone, Debug, Default)]
+struct LineStarts {
+    /// Each group's first line and that line's start; sorted by both.
+    groups: Box<[(u32, u32)]>,
+    /// Each line's start minus its group's start.
+    rel: Box<[u16]>,
+}
+
+impl LineStarts {
+    fn new(starts: &[u32]) -> LineStarts {
+        let mut groups = Vec::with_capacity(starts.len() / GROUP as usize + 1);
+        let mut rel = Vec::with_capacity(starts.len());
+        let mut group = (0, 0);
+        for (line, &start) in (0u32..).zip(starts) {
+            if groups.is_empty() || line - group.0 >= GROUP || start - group.1 > u32::from(u16::MAX) {
+                group = (line, start);
+                groups.push(group);
+            }
+            rel.push((start - group.1) as u16);
+        }
+        LineStarts { groups: groups.into(), rel: rel.into() }
+    }
+
+    fn len(&self) -> usize {
+        self.rel.len()
+    }
+
+    /// The group holding `line`, which must exist.
+    fn group_of_line(&self, line: u32) -> (u32, u32) {
+        self.groups[self.groups.partition_point(|&(first, _)| first <= line) - 1]
+    }
+
+    fn get(&self, line: u32) -> Option<u32> {
+        let rel = *self.rel.get(line as usize)?;
+        Some(self.group_of_line(line).1 + u32::from(rel))
+    }
+
+    /// The last line starting at or before `offset` (line 0 when none does).
+    fn line_of(&self, offset: u32) -> u32 {
+        let g = self.groups.partition_point(|&(_, start)| start <= offset);
+        let Some(&(first, start)) = g.checked_sub(1).and_then(|g| self.groups.get(g)) else { return 0 };
+        let end = self.groups.get(g).map_or(self.rel.len(), |&(next, _)| next as usize);
+        let within = &self.rel[first as usize..end];
+        // At least 1: the group's first line starts at `start`.
+        first + within.partition_point(|&r| start + u32::from(r) <= offset) as u32 - 1
+    }
 }
 
 impl LineIndex {
@@ -58,7 +112,11 @@ impl LineIndex {
             i += 1;
         }
         push_line(&mut non_ascii_lines, &line_starts, &mut line_has_non_ascii);
-        LineIndex { line_starts, non_ascii_lines, len: bytes.len() as u32 }
+        LineIndex {
+            line_starts: LineStarts::new(&line_starts),
+            non_ascii_lines: non_ascii_lines.into(),
+            len: bytes.len() as u32,
+        }
     }
 
     /// No line holds non-ASCII text: columns are byte counts and the text is not needed.
@@ -80,7 +138,7 @@ impl LineIndex {
 
     /// Byte offset where `line` starts (clamped to the end of the text).
     pub fn line_start(&self, line: u32) -> u32 {
-        self.line_starts.get(line as usize).copied().unwrap_or(self.len)
+        self.line_starts.get(line).unwrap_or(self.len)
     }
 
     /// The byte range of `line` without its line break.
@@ -96,10 +154,7 @@ impl LineIndex {
 
     /// The line holding byte `offset`.
     pub fn line_of(&self, offset: u32) -> u32 {
-        match self.line_starts.binary_search(&offset) {
-            Ok(l) => l as u32,
-            Err(l) => l.saturating_sub(1) as u32,
-        }
+        self.line_starts.line_of(offset)
     }
 
     /// Byte offset → position. `text` must be the text this index was built from.
@@ -189,6 +244,32 @@ mod tests {
         }
         // Past the end of a line clamps to the line end, before the break.
         assert_eq!(idx.offset(text, pos(0, 99), PositionEncoding::Utf16), 4);
+    }
+
+    #[test]
+    fn grouped_starts_equal_plain_ones() {
+        // Many groups, and lines long enough to end a group early (a 16-bit offset overflows).
+        let mut text = String::new();
+        let mut seed = 7u32;
+        for i in 0..500 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let len = if i % 97 == 5 { 70_000 } else { (seed >> 16) as usize % 90 };
+            text.push_str(&"x".repeat(len));
+            text.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+        }
+        let plain: Vec<u32> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1)).collect();
+        let idx = LineIndex::new(&text);
+        assert_eq!(idx.line_count() as usize, plain.len());
+        assert!(idx.line_starts.groups.len() > plain.len() / GROUP as usize, "long lines split groups");
+        for (line, &start) in plain.iter().enumerate() {
+            assert_eq!(idx.line_start(line as u32), start);
+            for offset in [start, start + 1, start.saturating_sub(1)] {
+                let want = plain.partition_point(|&s| s <= offset).max(1) - 1;
+                assert_eq!(idx.line_of(offset), want as u32, "offset {offset}");
+            }
+        }
+        assert_eq!(idx.line_start(plain.len() as u32), text.len() as u32);
+        assert_eq!(LineIndex::new("").line_of(0), 0);
     }
 
     #[test]
