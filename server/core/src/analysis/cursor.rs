@@ -3,7 +3,7 @@
 //! value, and the span being typed.
 //!
 //! Typing is the normal state of the text under the cursor, so this works on half-typed
-//! documents. The file is re-parsed (one file: cheap) and the tree walked. Where the tree has
+//! documents. The cursor's document is re-parsed (one document: cheap) and the tree walked. Where the tree has
 //! nothing at the cursor (a blank line, a line the parser blanked to recover from an error, the
 //! space after `targetRef:` whose mapping starts on the next line), the path is recovered from
 //! indentation instead ([`indent`]).
@@ -15,7 +15,7 @@ mod tests;
 #[cfg(test)]
 use std::fmt;
 
-use crate::syntax::{Node, NodeKind, ParsedFile, Span, parse_file};
+use crate::syntax::{Document, Node, NodeKind, Span, parse_document_at};
 
 /// One step of a path: a mapping key or a sequence index.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,9 +62,8 @@ pub(crate) enum Role {
 /// The cursor's context in one file.
 #[derive(Debug)]
 pub(crate) struct Cursor {
-    pub parsed: ParsedFile,
-    /// The document holding the cursor (index into `parsed.documents`).
-    pub doc: Option<usize>,
+    /// The document holding the cursor, re-parsed.
+    pub document: Document,
     /// For [`Role::Key`] the path ends with the key under the cursor (`Key("")` on a blank
     /// line); for [`Role::Value`] it is the path of the value.
     pub path: Vec<Seg>,
@@ -78,20 +77,16 @@ pub(crate) struct Cursor {
 impl Cursor {
     pub fn at(text: &str, offset: u32) -> Cursor {
         let offset = clamp(text, offset);
-        let parsed = parse_file(text);
-        let doc = parsed.documents.iter().rposition(|d| d.span.start as usize <= offset).or(
-            // Before the first document's content (a leading `---` line): the first one.
-            (!parsed.documents.is_empty()).then_some(0),
-        );
+        // Before the first document's content (a leading `---` line): the first one.
+        let document = parse_document_at(text, offset as u32);
+        let doc_start = document.span.start as usize;
         let mut cursor = Cursor {
-            doc,
+            document,
             path: Vec::new(),
             role: Role::Value,
             span: Span::new(offset as u32, offset as u32),
             needs_space: false,
-            parsed,
         };
-        let doc_start = doc.and_then(|d| cursor.parsed.documents.get(d)).map_or(0, |d| d.span.start as usize);
         let hit = cursor.root().and_then(|root| walk(text, root, offset as u32));
         let (path, role, span) = match hit {
             Some(h) => h,
@@ -109,7 +104,7 @@ impl Cursor {
 
     /// The root node of the cursor's document.
     pub fn root(&self) -> Option<&Node> {
-        self.parsed.documents.get(self.doc?)?.root.as_ref()
+        self.document.root.as_ref()
     }
 
     /// The node at `path` from the document root, if the tree has it.

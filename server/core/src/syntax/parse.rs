@@ -27,6 +27,24 @@ const MAX_REPARSES: usize = 4;
 /// carries one [`SyntaxError`] and whatever could be read, and the other documents are not
 /// affected. Spans are byte offsets into `text`.
 pub fn parse_file(text: &str) -> ParsedFile {
+    parse_pieces(text, |pieces| pieces)
+}
+
+/// Parses only the document of `text` that holds `offset`: the last one whose content starts
+/// at or before it, else the first. Editor features that look at the cursor's document alone
+/// need not parse the rest of the file. The document is exactly as [`parse_file`] reads it.
+pub fn parse_document_at(text: &str, offset: u32) -> Document {
+    let mut parsed = parse_pieces(text, |mut pieces| {
+        let at = pieces.iter().rposition(|p| p.content_start <= offset).unwrap_or(0);
+        pieces.swap(0, at);
+        pieces.truncate(1);
+        pieces
+    });
+    parsed.documents.pop().unwrap_or(Document { span: Span::new(0, 0), root: None, error: None })
+}
+
+/// Splits `text` into documents and parses those `pick` keeps.
+fn parse_pieces(text: &str, pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>) -> ParsedFile {
     if text.len() >= u32::MAX as usize {
         // Spans are u32 offsets; such a file is not a Kubernetes manifest anyway.
         let error = SyntaxError { span: Span::new(0, 0), message: "file too large to parse (4 GiB or more)".into() };
@@ -44,7 +62,7 @@ pub fn parse_file(text: &str) -> ParsedFile {
         None => (text, &[][..]),
     };
     let mut scratch = Scratch::default();
-    let documents = split_documents(src, bom)
+    let documents = pick(split_documents(src, bom))
         .into_iter()
         .map(|piece| parse_document(text, src, piece, placeholders, templated, &mut scratch))
         .collect();

@@ -2,7 +2,9 @@ use std::time::Instant;
 
 use proptest::prelude::*;
 
-use crate::syntax::{LineIndex, Node, NodeKind, ParsedFile, PositionEncoding, ScalarStyle, Span, parse_file};
+use crate::syntax::{
+    LineIndex, Node, NodeKind, ParsedFile, PositionEncoding, ScalarStyle, Span, parse_document_at, parse_file,
+};
 
 /// UTF-16 (line, character) of a byte offset, as an editor would show it.
 fn lc(text: &str, offset: u32) -> (u32, u32) {
@@ -898,4 +900,16 @@ fn token() -> impl Strategy<Value = &'static str> {
         "1",
         "\\",
     ])
+}
+
+#[test]
+fn the_document_at_an_offset_is_the_one_parse_file_reads() {
+    // A comment before the first marker, a broken document, a templated line and `...`.
+    let text = "# head\n---\nkind: A\nspec: {x: 1\n---\nkind: B\nname: {{ .Values.n }}\n...\nkind: C\n";
+    let whole = parse_file(text);
+    assert_eq!(whole.documents.len(), 3);
+    for offset in 0..=text.len() as u32 {
+        let at = whole.documents.iter().rposition(|d| d.span.start <= offset).unwrap_or(0);
+        assert_eq!(parse_document_at(text, offset), whole.documents[at], "offset {offset}");
+    }
 }
