@@ -46,7 +46,7 @@ pub async fn run_stdio() -> u8 {
 
 /// `policylens serve`: runs [`run_stdio`] on its own runtime.
 pub fn serve() -> ExitCode {
-    limit_malloc_arenas();
+    memory::tune_allocator();
     let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -58,17 +58,4 @@ pub fn serve() -> ExitCode {
     // The stdin reader may sit in a blocking read the client never ends; do not wait for it.
     rt.shutdown_timeout(Duration::from_millis(100));
     ExitCode::from(code)
-}
-
-/// glibc gives every thread that allocates its own malloc arena, so the runtime's worker and
-/// blocking threads each keep a partly empty heap of old snapshots. Two arenas (enough for the
-/// parallel parse while indexing) cut the server's peak RSS on 10k objects from 139 to 80 MB
-/// when measured (policylens-bench-lsp), with no latency cost; one arena saved more but made the
-/// first index 3x slower. Must run before any thread starts.
-fn limit_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator tunable; it is called before other threads exist.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-    }
 }

@@ -121,6 +121,9 @@ pub async fn publisher(shared: Arc<Shared>) {
         if shared.shutdown.load(Ordering::Relaxed) {
             return;
         }
+        // The edits since the last pass freed its world: hand those pages back first, so this
+        // pass's world reuses them instead of growing the heap beside them.
+        let _ = tokio::task::spawn_blocking(crate::memory::release_free_pages).await;
         let ctx = shared.ctx();
         let computing = ctx.clone();
         let Ok(computed) = run("publishDiagnostics", move || Ok(full(&computing))).await else {
