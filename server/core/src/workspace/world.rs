@@ -48,8 +48,21 @@ const WELL_KNOWN: &[(&str, &str)] = &[
     ("", "Service"),
 ];
 
+/// The semantic model: its objects and indexes ([`WorldCore`], read through `Deref`) and the
+/// topology built on them.
 #[derive(Debug)]
 pub struct World {
+    /// Shared with the detached copy a language server keeps as its base, so that copy costs
+    /// nothing while this world lives.
+    core: Arc<WorldCore>,
+    /// Set for a partial world: the full world it was cut from.
+    outer: Option<Outer>,
+    pub topology: Topology,
+}
+
+/// A world's objects and indexes: everything but the topology.
+#[derive(Debug)]
+pub struct WorldCore {
     pub files: Vec<Arc<SourceFile>>,
     /// (file index, object index in file) per object; objects of one file are contiguous.
     locs: Vec<(u32, u32)>,
@@ -85,9 +98,14 @@ pub struct World {
     /// Files by the namespaces their objects live in: a one-file analysis cuts its partial
     /// world along these.
     files_by_namespace: HashMap<Arc<str>, Vec<u32>>,
-    /// Set for a partial world: the full world it was cut from.
-    outer: Option<Outer>,
-    pub topology: Topology,
+}
+
+impl std::ops::Deref for World {
+    type Target = WorldCore;
+
+    fn deref(&self) -> &WorldCore {
+        &self.core
+    }
 }
 
 /// What a partial world (one file and the namespaces its references reach) asks of the full
@@ -220,7 +238,7 @@ impl World {
         for ids in by_gk_ns.values_mut().chain(by_gk.values_mut()) {
             ids.shrink_to_fit();
         }
-        let mut world = World {
+        let core = WorldCore {
             files,
             locs,
             file_objects,
@@ -238,38 +256,17 @@ impl World {
             crd_kinds,
             default_namespace,
             files_by_namespace,
-            outer,
-            topology: Topology::default(),
         };
+        let mut world = World { core: Arc::new(core), outer, topology: Topology::default() };
         world.topology = Topology::build(&world);
         world
     }
 
-    /// This world's objects and indexes without its topology: all a partial world asks of
-    /// the world it is cut from (which namespaces, kinds and objects exist where), at a
-    /// fraction of the memory. Only valid as a partial world's outer world.
+    /// This world's objects and indexes (shared, not copied) without its topology: all a
+    /// partial world asks of the world it is cut from (which namespaces, kinds and objects
+    /// exist where). Only valid as a partial world's outer world.
     pub(crate) fn detached(&self) -> World {
-        World {
-            files: self.files.clone(),
-            locs: self.locs.clone(),
-            file_objects: self.file_objects.clone(),
-            namespaces: self.namespaces.clone(),
-            namespace_names: self.namespace_names.clone(),
-            policy_kinds: self.policy_kinds.clone(),
-            catalog: self.catalog.clone(),
-            policies: self.policies.clone(),
-            by_key: self.by_key.clone(),
-            by_gk: self.by_gk.clone(),
-            by_gk_ns: self.by_gk_ns.clone(),
-            by_gk_name: self.by_gk_name.clone(),
-            known_namespaces: self.known_namespaces.clone(),
-            namespace_objects: self.namespace_objects.clone(),
-            crd_kinds: self.crd_kinds.clone(),
-            default_namespace: self.default_namespace.clone(),
-            files_by_namespace: self.files_by_namespace.clone(),
-            outer: None,
-            topology: Topology::default(),
-        }
+        World { core: Arc::clone(&self.core), outer: None, topology: Topology::default() }
     }
 
     pub fn object_count(&self) -> usize {
