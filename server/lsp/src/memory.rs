@@ -20,8 +20,8 @@ pub fn release_free_pages() {
 /// - glibc gives every thread that allocates its own malloc arena, so the runtime's worker and
 ///   blocking threads each keep a partly empty heap of old snapshots. Two arenas (enough for
 ///   the parallel parse while indexing) cut the server's peak RSS on 10k objects from 139 to
-///   80 MB when measured (policylens-bench-lsp), with no latency cost; one arena saved more but
-///   made the first index 3x slower.
+///   80 MB when measured (policylens-bench-lsp), with no latency cost; one arena measured no
+///   lower peak and a 1.5x slower first index.
 /// - Blocks of 64 KiB and more (a world's node, edge and lookup arrays) get their own mapping,
 ///   which goes back to the system the moment it is freed. By default glibc raises that
 ///   threshold each time such a block is freed, after which every world's big arrays were

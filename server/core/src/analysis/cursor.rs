@@ -3,10 +3,10 @@
 //! value, and the span being typed.
 //!
 //! Typing is the normal state of the text under the cursor, so this works on half-typed
-//! documents. The cursor's document is re-parsed (one document: cheap) and the tree walked. Where the tree has
-//! nothing at the cursor (a blank line, a line the parser blanked to recover from an error, the
-//! space after `targetRef:` whose mapping starts on the next line), the path is recovered from
-//! indentation instead ([`indent`]).
+//! documents. The cursor's document is re-parsed (one document: cheap) and the tree walked.
+//! Where the tree has nothing at the cursor (a blank line, a line the parser blanked to recover
+//! from an error, the space after `targetRef:` whose mapping starts on the next line), the path
+//! is recovered from indentation instead ([`indent`]).
 
 mod indent;
 #[cfg(test)]
@@ -77,7 +77,6 @@ pub(crate) struct Cursor {
 impl Cursor {
     pub fn at(text: &str, offset: u32) -> Cursor {
         let offset = clamp(text, offset);
-        // Before the first document's content (a leading `---` line): the first one.
         let document = parse_document_at(text, offset as u32);
         let doc_start = document.span.start as usize;
         let mut cursor = Cursor {

@@ -31,8 +31,9 @@ pub fn parse_file(text: &str) -> ParsedFile {
 }
 
 /// Parses only the document of `text` that holds `offset`: the last one whose content starts
-/// at or before it, else the first. Editor features that look at the cursor's document alone
-/// need not parse the rest of the file. The document is exactly as [`parse_file`] reads it.
+/// at or before it, else (before the first one's content, on a leading `---` line) the first.
+/// Editor features that look at the cursor's document alone need not parse the rest of the
+/// file. The document is exactly as [`parse_file`] reads it.
 pub fn parse_document_at(text: &str, offset: u32) -> Document {
     let mut parsed = parse_pieces(text, |mut pieces| {
         let at = pieces.iter().rposition(|p| p.content_start <= offset).unwrap_or(0);
