@@ -108,7 +108,7 @@ fn affected(world: &World, pid: ObjId) -> (Vec<ObjId>, Vec<ObjId>) {
     for n in res.attached_nodes() {
         match t.node(n) {
             Node::Namespace(ns) => {
-                let ns = t.namespace_name(*ns);
+                let ns = t.namespace_name(ns);
                 start.extend(world.ids().filter(|&o| world.namespace_of(o) == Some(&**ns)).map(|o| t.object_node(o)));
             }
             _ => start.push(n),

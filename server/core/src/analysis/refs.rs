@@ -28,7 +28,7 @@ impl Target {
         let t = &world.topology;
         match self.section {
             None => Some(t.object_node(self.obj)),
-            Some(i) => t.section_node(self.obj, &crate::topology::section_name(world, self.obj, i)?),
+            Some(i) => t.section_node(world, self.obj, &crate::topology::section_name(world, self.obj, i)?),
         }
     }
 }
@@ -123,15 +123,15 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
                 let mut s = RefSite { fields: Some(r), ..site(RefKind::PolicyTarget, r) };
                 match resolution {
                     TargetResolution::Resolved(n) | TargetResolution::Virtual(n) => match t.node(*n) {
-                        Node::Object(o) => s.object = Some(*o),
+                        Node::Object(o) => s.object = Some(o),
                         Node::Section(o, i) => {
-                            s.object = Some(*o);
-                            s.sections = vec![*i];
+                            s.object = Some(o);
+                            s.sections = vec![i];
                             s.section_named = true;
                         }
-                        Node::Namespace(ns) => s.object = world.namespace_object(t.namespace_name(*ns)),
+                        Node::Namespace(ns) => s.object = world.namespace_object(t.namespace_name(ns)),
                         Node::Virtual(k) => {
-                            s.problem = Some(format!("{} is a virtual target (not checked)", t.virtual_key(*k)))
+                            s.problem = Some(format!("{} is a virtual target (not checked)", t.virtual_key(k)))
                         }
                     },
                     TargetResolution::Problem(p) => {
@@ -170,7 +170,7 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
                             ));
                         }
                         BackendResolution::NotFound { suggestion } => {
-                            s.problem = Some(not_found("", suggestion.as_deref()));
+                            s.problem = Some(not_found("", suggestion.as_deref().map(String::as_str)));
                         }
                         BackendResolution::NotPermitted { target } => {
                             s.object = *target;
@@ -222,7 +222,7 @@ fn parent_site(world: &World, s: &mut RefSite<'_>, p: &RefFields, res: &ParentRe
                 s.sections = nodes
                     .iter()
                     .filter_map(|&n| match t.node(n) {
-                        Node::Section(o, i) if o == parent => Some(*i),
+                        Node::Section(o, i) if o == *parent => Some(i),
                         _ => None,
                     })
                     .collect();
@@ -303,7 +303,7 @@ fn problem_text(world: &World, p: &RefProblem) -> String {
             s
         }
         RefProblem::SectionNotFound { target, section, suggestion, .. } => {
-            let noun = super::diagnostics::section_noun(&world.object(*target).kind.value);
+            let noun = super::diagnostics::section_noun(world.object(*target).kind());
             let mut s = format!("no {noun} `{section}`");
             if let Some(x) = suggestion {
                 s.push_str(&format!("; did you mean `{x}`?"));
@@ -375,8 +375,8 @@ pub(crate) fn declaration_at(world: &World, file: &str, offset: u32) -> Option<(
         if obj.name.span.contains_inclusive(offset) {
             return Some((Target::object(id), obj.name.span));
         }
-        if obj.kind.span.contains_inclusive(offset) {
-            return Some((Target::object(id), obj.kind.span));
+        if obj.kind_span.contains_inclusive(offset) {
+            return Some((Target::object(id), obj.kind_span));
         }
         for i in section_indices(world, id) {
             if let Some((_, name, _)) = section_decl(world, id, i)

@@ -66,7 +66,7 @@ pub(crate) fn object_summary(world: &World, id: ObjId) -> String {
 
 /// What a section is called: listener, rule or port.
 pub(crate) fn section_noun(world: &World, id: ObjId) -> &'static str {
-    super::diagnostics::section_noun(&world.object(id).kind.value)
+    super::diagnostics::section_noun(world.object(id).kind())
 }
 
 /// `listener · HTTPS :443`, `rule · 2 backendRefs`, `port · 443`.

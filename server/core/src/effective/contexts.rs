@@ -96,7 +96,7 @@ impl KindPlan {
             return None;
         }
         match world.topology.node(n) {
-            Node::Object(o) => world.namespace_of(*o).and_then(|ns| self.namespaces.get(ns).copied()),
+            Node::Object(o) => world.namespace_of(o).and_then(|ns| self.namespaces.get(ns).copied()),
             _ => None,
         }
     }
@@ -106,7 +106,7 @@ impl KindPlan {
     pub fn direct_signature(&self, t: &Topology, target: NodeId) -> Vec<NodeId> {
         let mut sig = Vec::new();
         if let Node::Section(o, _) = t.node(target) {
-            let obj = t.object_node(*o);
+            let obj = t.object_node(o);
             if self.attached.contains_key(&obj) {
                 sig.push(obj);
             }
@@ -136,7 +136,7 @@ pub fn sections_of(t: &Topology, o: ObjId) -> Vec<NodeId> {
     t.children(t.object_node(o))
         .iter()
         .copied()
-        .filter(|&c| matches!(t.node(c), Node::Section(x, _) if *x == o))
+        .filter(|&c| matches!(t.node(c), Node::Section(x, _) if x == o))
         .collect()
 }
 
@@ -152,15 +152,15 @@ pub fn is_effective(world: &World, kind: &PolicyKind, n: NodeId) -> bool {
     };
     match t.node(n) {
         Node::Object(o) => {
-            let ob = world.object(*o);
-            is(ob.group(), &ob.kind.value) && whole_object_counts(world, *o)
+            let ob = world.object(o);
+            is(ob.group(), ob.kind()) && whole_object_counts(world, o)
         }
         Node::Section(o, _) => {
-            let ob = world.object(*o);
-            is(ob.group(), &ob.kind.value)
+            let ob = world.object(o);
+            is(ob.group(), ob.kind())
         }
         Node::Virtual(k) => {
-            let k = world.topology.virtual_key(*k);
+            let k = world.topology.virtual_key(k);
             is(&k.gk.group, &k.gk.kind)
         }
         Node::Namespace(_) => false,
@@ -178,8 +178,8 @@ fn rank(world: &World, n: NodeId) -> u8 {
         _ => 6,
     };
     match world.topology.node(n) {
-        Node::Object(o) => of(*o),
-        Node::Section(o, _) => of(*o) + 1,
+        Node::Object(o) => of(o),
+        Node::Section(o, _) => of(o) + 1,
         Node::Namespace(_) => 0,
         Node::Virtual(_) => 6,
     }
@@ -207,8 +207,8 @@ pub fn direct_effective(world: &World, n: NodeId) -> Vec<NodeId> {
     let t = &world.topology;
     match t.node(n) {
         Node::Object(o) => {
-            let mut v = sections_of(t, *o);
-            if v.is_empty() || whole_object_counts(world, *o) {
+            let mut v = sections_of(t, o);
+            if v.is_empty() || whole_object_counts(world, o) {
                 v.insert(0, n);
             }
             v
@@ -357,15 +357,15 @@ impl Classes {
             .map(|i| {
                 let (group, kind, whole) = match t.node(NodeId(i)) {
                     Node::Object(o) => {
-                        let ob = world.object(*o);
-                        (ob.group(), ob.kind.value.as_str(), whole_object_counts(world, *o))
+                        let ob = world.object(o);
+                        (ob.group(), ob.kind(), whole_object_counts(world, o))
                     }
                     Node::Section(o, _) => {
-                        let ob = world.object(*o);
-                        (ob.group(), ob.kind.value.as_str(), true)
+                        let ob = world.object(o);
+                        (ob.group(), ob.kind(), true)
                     }
                     Node::Virtual(k) => {
-                        let gk = &t.virtual_key(*k).gk;
+                        let gk = &t.virtual_key(k).gk;
                         (gk.group.as_str(), gk.kind.as_str(), true)
                     }
                     Node::Namespace(_) => return NO_CLASS,
@@ -774,8 +774,8 @@ impl<'a, 'f> Propagation<'a, 'f> {
 /// A Service port section: the Service and the port number.
 pub fn service_port(world: &World, n: NodeId) -> Option<(ObjId, Option<i64>)> {
     match world.topology.node(n) {
-        Node::Section(o, i) => match &world.object(*o).body {
-            Body::Service(s) => Some((*o, s.ports.get(*i as usize).and_then(|p| p.port))),
+        Node::Section(o, i) => match &world.object(o).body {
+            Body::Service(s) => Some((o, s.ports.get(i as usize).and_then(|p| p.port))),
             _ => None,
         },
         _ => None,
@@ -788,8 +788,8 @@ fn admits(world: &World, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
     let t = &world.topology;
     let Some(want) = port else { return true };
     let (route, section) = match t.node(q) {
-        Node::Object(r) => (*r, None),
-        Node::Section(r, i) => (*r, Some(*i)),
+        Node::Object(r) => (r, None),
+        Node::Section(r, i) => (r, Some(i)),
         _ => return true,
     };
     let Body::Route(r) = &world.object(route).body else {
@@ -797,7 +797,7 @@ fn admits(world: &World, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
     };
     for (rule, results) in r.rules.iter().zip(t.backend_refs(route)) {
         // The node the rule's backend edges start from (as the topology builds them).
-        let from = rule.name.as_ref().and_then(|n| t.section_node(route, &n.value));
+        let from = rule.name.as_ref().and_then(|n| t.section_node(world, route, &n.value));
         let rule_is_q = match section {
             Some(_) => from == Some(q),
             None => from.is_none(),

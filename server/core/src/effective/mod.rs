@@ -153,7 +153,7 @@ impl EffectiveIndex {
                 });
                 plan.attached.entry(node).or_default().push(p);
                 if let Node::Namespace(ns) = world.topology.node(node) {
-                    plan.namespaces.insert(world.topology.namespace_name(*ns).clone(), node);
+                    plan.namespaces.insert(world.topology.namespace_name(ns).clone(), node);
                 }
             }
         }

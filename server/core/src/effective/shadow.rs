@@ -49,8 +49,8 @@ pub fn target_values(world: &World, kind: &PolicyKind, target: NodeId, json: &mu
         return Vec::new();
     }
     let (o, rule) = match world.topology.node(target) {
-        TNode::Object(o) => (*o, None),
-        TNode::Section(o, i) => (*o, Some(*i as usize)),
+        TNode::Object(o) => (o, None),
+        TNode::Section(o, i) => (o, Some(i as usize)),
         _ => return Vec::new(),
     };
     let declared = !kind.effective_targets.is_empty() || kind.effective_target.is_some();

@@ -10,7 +10,7 @@ mod read;
 mod route;
 
 use super::refs::GATEWAY_GROUP;
-use super::{Body, Object, Other, RouteKind, Str, Timestamp, normalize_group, str_of};
+use super::{Body, Object, Other, RouteKind, Str, Timestamp, TypeMeta, normalize_group};
 use crate::syntax::{Node, ParsedFile};
 
 /// Experimental copies of Gateway API kinds (XListenerSet, older xRoutes) live here.
@@ -43,22 +43,31 @@ fn list_items(root: &Node) -> Option<&[Node]> {
 
 fn read_object(root: &Node, doc: u32) -> Option<Object> {
     root.as_mapping()?;
-    let api_version = read::spanned_str(root.get("apiVersion")?)?;
-    let kind = read::spanned_str(root.get("kind")?)?;
+    let api_version = root.get("apiVersion")?.as_str()?;
+    let kind_node = root.get("kind")?;
+    let kind = kind_node.as_str()?;
     let meta = root.get("metadata")?;
     let name = read::spanned_str(meta.get("name")?)?;
     // `group/version`, or a bare version for the core group.
-    let group = match api_version.value.rsplit_once('/') {
-        Some((g, _)) => str_of(normalize_group(g)),
-        None => Str::default(),
-    };
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| normalize_group(g));
+    let type_meta = TypeMeta::of(group, kind);
     // Kubernetes treats an empty namespace as unset; so does the workspace default.
     let namespace = meta.get("namespace").and_then(read::spanned_str).filter(|ns| !ns.value.is_empty());
     let labels = read::labels(meta.get("labels")).into_boxed_slice();
     let creation_timestamp =
         meta.get("creationTimestamp").and_then(Node::as_str).and_then(Timestamp::parse).map(Box::new);
-    let body = read_body(root, &group, &kind.value, &labels);
-    Some(Object { api_version, kind, name, namespace, labels, creation_timestamp, span: root.span, doc, body })
+    let body = read_body(root, group, kind, &labels);
+    Some(Object {
+        meta: type_meta,
+        kind_span: kind_node.span,
+        name,
+        namespace,
+        labels,
+        creation_timestamp,
+        span: root.span,
+        doc,
+        body,
+    })
 }
 
 fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Body {

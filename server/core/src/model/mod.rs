@@ -7,11 +7,13 @@ mod refs;
 #[cfg(test)]
 mod tests;
 mod time;
+mod type_meta;
 
 pub use extract::extract_objects;
 pub use labels::{LabelExpr, LabelSelector};
 pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, normalize_group, str_of};
 pub use time::Timestamp;
+pub use type_meta::TypeMeta;
 
 use std::sync::Arc;
 
@@ -20,8 +22,10 @@ use crate::syntax::{Node, PackedNode, Span};
 /// A Kubernetes object read from one YAML document (or one item of a `kind: List`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Object {
-    pub api_version: Spanned<Str>,
-    pub kind: Spanned<Str>,
+    /// The API group (from `apiVersion`) and kind, shared by every object of the pair.
+    pub meta: &'static TypeMeta,
+    /// The span of the `kind` value.
+    pub kind_span: Span,
     pub name: Spanned<Str>,
     /// `metadata.namespace` as written; the workspace supplies the default.
     pub namespace: Option<Spanned<Str>>,
@@ -37,17 +41,17 @@ pub struct Object {
 }
 
 impl Object {
-    /// The API group from `apiVersion` (`""` for the core group). Derived rather than kept:
-    /// a field would cost every object 24 bytes.
-    pub fn group(&self) -> &str {
-        match self.api_version.value.rsplit_once('/') {
-            Some((g, _)) => normalize_group(g),
-            None => "",
-        }
+    /// The API group from `apiVersion` (`""` for the core group).
+    pub fn group(&self) -> &'static str {
+        &self.meta.group
+    }
+
+    pub fn kind(&self) -> &'static str {
+        &self.meta.kind
     }
 
     pub fn group_kind(&self) -> GroupKind {
-        GroupKind::new(self.group(), &self.kind.value)
+        GroupKind::new(self.group(), self.kind())
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {

@@ -75,12 +75,8 @@ spec:
     allowedRoutes: {namespaces: {from: Everywhere}}
 ";
     let gw = one(text);
-    assert_eq!(
-        gw.api_version,
-        Spanned::new("gateway.networking.k8s.io/v1".into(), span_of(text, "gateway.networking.k8s.io/v1"))
-    );
     assert_eq!(gw.group(), "gateway.networking.k8s.io");
-    assert_eq!(gw.kind, Spanned::new("Gateway".into(), span_of(text, "Gateway")));
+    assert_eq!((gw.kind(), gw.kind_span), ("Gateway", span_of(text, "Gateway")));
     assert_eq!(gw.name, Spanned::new("gw".into(), span_in(text, "name: gw\n", "gw")));
     assert_eq!(gw.namespace, s("infra", span_of(text, "infra")));
     assert_eq!(gw.doc, 0);
@@ -404,8 +400,7 @@ items:
 - {apiVersion: v1, kind: Service, metadata: {name: b}}
 ";
     let objs = objects(text);
-    let got: Vec<(&str, &str, u32)> =
-        objs.iter().map(|o| (o.kind.value.as_str(), o.name.value.as_str(), o.doc)).collect();
+    let got: Vec<(&str, &str, u32)> = objs.iter().map(|o| (o.kind(), o.name.value.as_str(), o.doc)).collect();
     assert_eq!(got, [("Service", "a", 0), ("HTTPRoute", "r", 0), ("Service", "b", 1)]);
     assert_eq!(objs[0].span.start, span_in(text, "- apiVersion: v1\n  kind: Service", "apiVersion").start);
     assert_eq!(objs[2].span, span_of(text, "{apiVersion: v1, kind: Service, metadata: {name: b}}"));

@@ -69,7 +69,7 @@ pub(super) fn resolve_parent(
         };
         match refusal {
             None => {
-                if let Some(n) = t.section_node(parent, &l.name.value) {
+                if let Some(n) = t.section_node(world, parent, &l.name.value) {
                     nodes.push(n);
                 }
             }

@@ -24,11 +24,12 @@ pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: 
         }
         let names = world.objects_in(&gk, ns).iter();
         return BackendResolution::NotFound {
-            suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned),
+            suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str()))
+                .map(|s| Box::new(s.to_owned())),
         };
     };
     if ns != route_ns {
-        let from = GroupKind::new(GATEWAY_GROUP, &world.object(route_id).kind.value);
+        let from = GroupKind::new(GATEWAY_GROUP, world.object(route_id).kind());
         let from = GroupKind { group: crate::model::str_of(world.object(route_id).group()), ..from };
         if !grant_allows(world, &from, route_ns, &gk, ns, name) {
             return BackendResolution::NotPermitted { target: Some(target) };
@@ -39,7 +40,8 @@ pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: 
             Some(i) => BackendResolution::Found { target, port: Some(i as u32) },
             None if svc.ports.is_empty() => BackendResolution::Found { target, port: None },
             None => {
-                BackendResolution::PortNotFound { target, available: svc.ports.iter().filter_map(|p| p.port).collect() }
+                let available = Box::new(svc.ports.iter().filter_map(|p| p.port).collect());
+                BackendResolution::PortNotFound { target, available }
             }
         },
         _ => BackendResolution::Found { target, port: None },

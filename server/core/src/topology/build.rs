@@ -10,17 +10,13 @@ use crate::workspace::{ObjId, World};
 
 pub(super) fn build(world: &World) -> Topology {
     let mut b = Builder { t: Topology::default(), edges: HashSet::new(), edge_list: Vec::new(), referrers: Vec::new() };
-    for id in world.ids() {
-        let n = b.add(Node::Object(id));
-        debug_assert_eq!(n, b.t.object_node(id));
-    }
+    // Object nodes are implicit; sections follow, then namespace and virtual nodes.
+    b.t.object_count = world.object_count() as u32;
     b.t.section_starts = Vec::with_capacity(world.object_count());
-    b.t.section_base = world.object_count() as u32;
     for id in world.ids() {
         b.t.section_starts.push(b.t.sections.len() as u32);
         b.add_sections(world, id);
     }
-    b.t.section_names.shrink_to_fit();
     b.t.sections.shrink_to_fit();
     for id in world.ids() {
         match &world.object(id).body {
@@ -69,7 +65,7 @@ pub(super) fn build(world: &World) -> Topology {
             }
 
             for rule in &route.rules {
-                let from = rule.name.as_ref().and_then(|n| b.t.section_node(id, &n.value)).unwrap_or(route_node);
+                let from = rule.name.as_ref().and_then(|n| b.t.section_node(world, id, &n.value)).unwrap_or(route_node);
                 b.t.route_refs.begin_rule();
                 for br in &rule.backend_refs {
                     let r = backends::resolve_backend(world, &b.t, id, br);
@@ -101,7 +97,7 @@ pub(super) fn build(world: &World) -> Topology {
         for r in &res.refs {
             let target = match r {
                 super::TargetResolution::Resolved(n) => match b.t.node(*n) {
-                    Node::Namespace(ns) => world.namespace_object(b.t.namespace_name(*ns)),
+                    Node::Namespace(ns) => world.namespace_object(b.t.namespace_name(ns)),
                     _ => b.t.node_object(*n),
                 },
                 super::TargetResolution::Problem(p) => match **p {
@@ -126,8 +122,8 @@ pub(super) fn build(world: &World) -> Topology {
     b.referrers.sort_unstable();
     b.referrers.dedup();
     (b.t.referrer_targets, b.t.referrers) = b.referrers.into_iter().unzip();
-    b.t.nodes.shrink_to_fit();
-    let nodes = b.t.nodes.len();
+    b.t.others.shrink_to_fit();
+    let nodes = b.t.node_count();
     b.t.children = Adjacency::new(nodes, &b.edge_list);
     let reversed: Vec<(NodeId, NodeId)> = b.edge_list.iter().map(|&(from, to)| (to, from)).collect();
     b.t.parents = Adjacency::new(nodes, &reversed);
@@ -144,10 +140,6 @@ struct Builder {
 }
 
 impl Builder {
-    fn add(&mut self, node: Node) -> NodeId {
-        self.t.add_node(node)
-    }
-
     fn edge(&mut self, from: NodeId, to: NodeId) {
         if from != to && self.edges.insert((from, to)) {
             self.edge_list.push((from, to));
@@ -185,23 +177,21 @@ impl Builder {
         let parent = self.t.object_node(id);
         for (i, name) in names {
             // Names are unique per object; a duplicate keeps the first (the API rejects it).
-            if self.t.section_node(id, name).is_some() {
+            if self.t.section_node(world, id, name).is_some() {
                 continue;
             }
-            let n = self.add(Node::Section(id, i));
-            let at = self.t.section_names.len() as u32;
-            self.t.section_names.push_str(name);
-            debug_assert_eq!(n.0, self.t.section_base + self.t.sections.len() as u32);
-            self.t.sections.push((at, name.len() as u32));
+            let n = NodeId(self.t.object_count + self.t.sections.len() as u32);
+            self.t.sections.push((id, i));
             self.edge(parent, n);
         }
     }
 }
 
 impl Topology {
+    /// Adds a namespace or virtual node (after every section).
     pub(super) fn add_node(&mut self, node: Node) -> NodeId {
-        let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(node);
+        let id = NodeId(self.node_count() as u32);
+        self.others.push(node);
         id
     }
 

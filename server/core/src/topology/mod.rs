@@ -33,8 +33,7 @@ use crate::workspace::{ObjId, World};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
 
-/// A DAG node: 12 bytes, as there are several per object (names and keys of the rare kinds
-/// live in the topology, by index).
+/// A DAG node (names and keys of the rare kinds live in the topology, by index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     Object(ObjId),
@@ -64,7 +63,8 @@ pub enum ParentResolution {
     Unchecked,
 }
 
-/// How a rule's backendRef resolved.
+/// How a rule's backendRef resolved. 16 bytes (there is one per backendRef): the rare
+/// variants' lists and names are behind thin boxes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BackendResolution {
     /// The backend and, when the ref names a port that a Service declares, its index.
@@ -74,10 +74,10 @@ pub enum BackendResolution {
     },
     PortNotFound {
         target: ObjId,
-        available: Vec<i64>,
+        available: Box<Vec<i64>>,
     },
     NotFound {
-        suggestion: Option<String>,
+        suggestion: Option<Box<String>>,
     },
     /// Cross-namespace with no ReferenceGrant admitting it.
     NotPermitted {
@@ -87,20 +87,24 @@ pub enum BackendResolution {
     Unchecked,
 }
 
+const _: () = assert!(std::mem::size_of::<BackendResolution>() == 16);
+
 #[derive(Debug, Default)]
 pub struct Topology {
-    nodes: Vec<Node>,
+    /// Nodes come in three runs: the objects (node `i` is object `i`), their sections, then
+    /// namespace and virtual nodes (`others`). Only the last are stored: a node array of 12
+    /// bytes per object and section cost more than the rest of the DAG's nodes.
+    object_count: u32,
     parents: adjacency::Adjacency,
     children: adjacency::Adjacency,
     /// Per object (by `ObjId`): where its run of `sections` starts; it ends where the next
     /// object's starts (a handful per object: a scan beats a map keyed by owned names).
     section_starts: Vec<u32>,
-    /// Each section node's name, as a range of `section_names`. Section nodes come right
-    /// after the object nodes, in this order: section `k` is node `section_base + k`.
-    sections: Vec<(u32, u32)>,
-    section_base: u32,
-    /// Every section name, end to end.
-    section_names: String,
+    /// Each section node's object and index in its listeners, rules or ports: section `k` is
+    /// node `object_count + k`. Names are read from the object.
+    sections: Vec<(ObjId, u32)>,
+    /// Namespace and virtual nodes, in node order after the sections.
+    others: Vec<Node>,
     namespace_nodes: HashMap<Arc<str>, NodeId>,
     /// The names of `Node::Namespace`s, by index.
     namespace_names: Vec<Arc<str>>,
@@ -157,12 +161,20 @@ impl Topology {
         build::build(world)
     }
 
-    pub fn node(&self, id: NodeId) -> &Node {
-        &self.nodes[id.0 as usize]
+    pub fn node(&self, id: NodeId) -> Node {
+        let i = id.0 as usize;
+        let objects = self.object_count as usize;
+        if i < objects {
+            return Node::Object(ObjId(id.0));
+        }
+        match self.sections.get(i - objects) {
+            Some(&(o, k)) => Node::Section(o, k),
+            None => self.others[i - objects - self.sections.len()],
+        }
     }
 
     pub fn node_count(&self) -> usize {
-        self.nodes.len()
+        self.object_count as usize + self.sections.len() + self.others.len()
     }
 
     pub fn parents(&self, id: NodeId) -> &[NodeId] {
@@ -178,13 +190,12 @@ impl Topology {
         NodeId(id.0)
     }
 
-    pub fn section_node(&self, id: ObjId, section: &str) -> Option<NodeId> {
+    pub fn section_node(&self, world: &World, id: ObjId, section: &str) -> Option<NodeId> {
         let start = *self.section_starts.get(id.0 as usize)? as usize;
         let end = self.section_starts.get(id.0 as usize + 1).map_or(self.sections.len(), |&e| e as usize);
         let rows = self.sections.get(start..end)?;
-        let name = |a: u32, b: u32| self.section_names.get(a as usize..(a + b) as usize);
-        let k = rows.iter().position(|&(a, b)| name(a, b) == Some(section))?;
-        Some(NodeId(self.section_base + (start + k) as u32))
+        let k = rows.iter().position(|&(o, i)| section_name_ref(world, o, i) == Some(section))?;
+        Some(NodeId(self.object_count + (start + k) as u32))
     }
 
     /// The name of the namespace of a `Node::Namespace`.
@@ -204,7 +215,7 @@ impl Topology {
     /// The object a node belongs to (the object itself for a section).
     pub fn node_object(&self, id: NodeId) -> Option<ObjId> {
         match self.node(id) {
-            Node::Object(o) | Node::Section(o, _) => Some(*o),
+            Node::Object(o) | Node::Section(o, _) => Some(o),
             _ => None,
         }
     }
@@ -248,19 +259,16 @@ impl Topology {
     }
 
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
-        (0..self.nodes.len() as u32).map(NodeId).filter(|&n| self.parents(n).is_empty())
+        (0..self.node_count() as u32).map(NodeId).filter(|&n| self.parents(n).is_empty())
     }
 
     /// The §2.1 reference of a node: `Gateway/infra/edge#https`, `Namespace/apps`.
     pub fn node_key(&self, world: &World, id: NodeId) -> ObjectKey {
         match self.node(id) {
-            Node::Object(o) => world.key(*o),
-            Node::Section(o, i) => {
-                let name = section_name(world, *o, *i).unwrap_or_default();
-                world.key(*o).with_section(Some(&name))
-            }
-            Node::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, self.namespace_name(*ns)),
-            Node::Virtual(k) => self.virtual_key(*k).clone(),
+            Node::Object(o) => world.key(o),
+            Node::Section(o, i) => world.key(o).with_section(section_name_ref(world, o, i)),
+            Node::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, self.namespace_name(ns)),
+            Node::Virtual(k) => self.virtual_key(k).clone(),
         }
     }
 
@@ -274,7 +282,7 @@ impl Topology {
         }
         if let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), &key.name) {
             return match &key.section {
-                Some(s) => self.section_node(o, s),
+                Some(s) => self.section_node(world, o, s),
                 None => Some(self.object_node(o)),
             };
         }
@@ -284,13 +292,17 @@ impl Topology {
 
 /// The name of section `index` of an object (listener, rule or port).
 pub fn section_name(world: &World, id: ObjId, index: u32) -> Option<String> {
+    section_name_ref(world, id, index).map(str::to_owned)
+}
+
+fn section_name_ref(world: &World, id: ObjId, index: u32) -> Option<&str> {
     use crate::model::Body;
     let i = index as usize;
     match &world.object(id).body {
-        Body::Gateway(g) => g.listeners.get(i).map(|l| l.name.value.to_string()),
-        Body::ListenerSet(ls) => ls.listeners.get(i).map(|l| l.name.value.to_string()),
-        Body::Route(r) => r.rules.get(i).and_then(|r| r.name.as_ref()).map(|n| n.value.to_string()),
-        Body::Service(s) => s.ports.get(i).and_then(|p| p.name.as_ref()).map(|n| n.value.to_string()),
+        Body::Gateway(g) => g.listeners.get(i).map(|l| l.name.value.as_str()),
+        Body::ListenerSet(ls) => ls.listeners.get(i).map(|l| l.name.value.as_str()),
+        Body::Route(r) => r.rules.get(i).and_then(|r| r.name.as_ref()).map(|n| n.value.as_str()),
+        Body::Service(s) => s.ports.get(i).and_then(|p| p.name.as_ref()).map(|n| n.value.as_str()),
         _ => None,
     }
 }

@@ -75,8 +75,8 @@ impl Topology {
     /// The port number of a Service port section.
     fn port_of(&self, world: &World, node: NodeId) -> Option<i64> {
         match self.node(node) {
-            Node::Section(o, i) => match &world.object(*o).body {
-                Body::Service(s) => s.ports.get(*i as usize).and_then(|p| p.port),
+            Node::Section(o, i) => match &world.object(o).body {
+                Body::Service(s) => s.ports.get(i as usize).and_then(|p| p.port),
                 _ => None,
             },
             _ => None,

@@ -18,7 +18,7 @@ fn drawn(world: &World) -> Vec<NodeId> {
             !t.parents(n).is_empty()
                 || !t.children(n).is_empty()
                 || !t.policies_at(n).is_empty()
-                || matches!(t.node(n), Node::Object(o) if is_hierarchy_kind(&world.object(*o).kind.value))
+                || matches!(t.node(n), Node::Object(o) if is_hierarchy_kind(world.object(o).kind()))
         })
         .collect()
 }

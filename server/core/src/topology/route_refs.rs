@@ -79,7 +79,7 @@ mod tests {
     #[test]
     fn runs_split_at_the_next_route() {
         let mut rr = RouteRefs::default();
-        let nf = |s: &str| BackendResolution::NotFound { suggestion: Some(s.into()) };
+        let nf = |s: &str| BackendResolution::NotFound { suggestion: Some(Box::new(s.into())) };
         rr.begin_route(ObjId(1));
         rr.push_parent(ParentResolution::Unchecked);
         rr.begin_rule();

@@ -158,7 +158,7 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
 fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields) -> Vec<(Span, String)> {
     let mut out = Vec::new();
     let obj = world.object(pid);
-    let name = obj.kind.value.as_str();
+    let name = obj.kind();
     let selectors = f.target_selectors.as_ref().is_some_and(|s| !s.items.is_empty());
     if let Some((span, _)) = &f.target_ref {
         if !kind.target_ref && kind.target_refs {
@@ -185,7 +185,7 @@ fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields
         }
     }
     if !f.has_ref_fields() {
-        let span = f.spec_span.map(|s| Span::new(s.start, s.start)).unwrap_or(obj.kind.span);
+        let span = f.spec_span.map(|s| Span::new(s.start, s.start)).unwrap_or(obj.kind_span);
         let want = match (kind.target_ref, kind.target_refs) {
             (true, false) => "`targetRef`",
             _ => "`targetRefs`",
@@ -288,7 +288,7 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
     match world.lookup(&gk, Some(ns), &n.value) {
         Some(target) => match &r.section_name {
             None => TargetResolution::Resolved(t.object_node(target)),
-            Some(s) => match t.section_node(target, &s.value) {
+            Some(s) => match t.section_node(world, target, &s.value) {
                 Some(node) => TargetResolution::Resolved(node),
                 None => {
                     let available = section_names(world, target);

@@ -426,5 +426,5 @@ fn key_hash(gk: &GroupKind, namespace: Option<&str>, name: &str) -> u32 {
 
 /// `o.group_kind() == *gk`, without allocating.
 fn is_kind(o: &Object, gk: &GroupKind) -> bool {
-    o.kind.value == gk.kind && o.group() == gk.group
+    o.kind() == gk.kind && o.group() == gk.group
 }

@@ -231,7 +231,7 @@ fn namespaces(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
             let named = f.name.as_ref().and_then(|n| here.iter().find(|&&id| w.object(id).name.value == *n));
             let (tier, detail) = match (named, here.first()) {
                 (Some(&id), _) => (0, Some(format!("has {}", object_summary(w, id)))),
-                (None, Some(&id)) => (1, Some(plural(here.len(), &w.object(id).kind.value))),
+                (None, Some(&id)) => (1, Some(plural(here.len(), w.object(id).kind()))),
                 (None, None) => (2, None),
             };
             item(ctx, ns, CompletionKind::Namespace, detail, format!("{tier}_{ns}"))

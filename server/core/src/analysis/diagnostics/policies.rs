@@ -118,7 +118,7 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
                 }
                 RefProblem::SectionNotFound { target, section, available, suggestion } => {
                     let span = r.section_name.as_ref().map_or(name_span, |s| s.span);
-                    let tkind = &world.object(*target).kind.value;
+                    let tkind = world.object(*target).kind();
                     let noun = section_noun(tkind);
                     let mut msg = format!("{} has no {noun} named `{section}`", world.key(*target));
                     if let Some(s) = suggestion {

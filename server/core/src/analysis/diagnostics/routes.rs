@@ -71,7 +71,7 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
                         if let Some(s) = suggestion {
                             msg.push_str(&format!("; did you mean `{s}`?"));
                         }
-                        Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.clone())
+                        Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.as_deref().cloned())
                     }
                     BackendResolution::PortNotFound { target, available } => {
                         let span = b.port.as_ref().map_or(name_span, |p| p.span);
@@ -89,7 +89,7 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
                     }
                     BackendResolution::NotPermitted { target } => {
                         let span = b.namespace.as_ref().map_or(name_span, |n| n.span);
-                        let route_kind = &world.object(rid).kind.value;
+                        let route_kind = world.object(rid).kind();
                         let what = target.map_or_else(|| format!("Service/{ns}/{name}"), |t| world.key(t).to_string());
                         Diagnostic::new(
                             file,
@@ -132,7 +132,7 @@ fn with_listener_locations(world: &World, parent: ObjId, section: Option<&str>, 
         Body::ListenerSet(ls) => &ls.listeners,
         _ => return d,
     };
-    let kind = &world.object(parent).kind.value;
+    let kind = world.object(parent).kind();
     let file = &world.file_of(parent).path;
     for l in listeners.iter().filter(|l| section.is_none_or(|s| l.name.value == s)) {
         let span = l.allowed_routes.span.unwrap_or(l.name.span);
