@@ -37,8 +37,7 @@ fn reference(world: &World, site: &RefSite<'_>, offset: u32) -> Hover {
         (Some(obj), [i]) => section_summary(world, obj, *i),
         (Some(obj), []) => object_summary(world, obj),
         (Some(obj), many) => {
-            let names: Vec<String> =
-                many.iter().filter_map(|&i| crate::topology::section_name(world, obj, i)).collect();
+            let names: Vec<&str> = many.iter().filter_map(|&i| crate::topology::section_name(world, obj, i)).collect();
             let noun = section_noun(world, obj);
             format!("{} · {} {}", object_summary(world, obj), plural(names.len(), noun), names.join(", "))
         }

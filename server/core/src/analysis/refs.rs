@@ -28,7 +28,7 @@ impl Target {
         let t = &world.topology;
         match self.section {
             None => Some(t.object_node(self.obj)),
-            Some(i) => t.section_node(world, self.obj, &crate::topology::section_name(world, self.obj, i)?),
+            Some(i) => t.section_node(world, self.obj, crate::topology::section_name(world, self.obj, i)?),
         }
     }
 }

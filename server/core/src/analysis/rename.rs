@@ -80,7 +80,7 @@ fn renameable(world: &World, t: Target) -> Option<Renamed> {
 fn current_name(world: &World, t: Target) -> Option<String> {
     match t.section {
         None => Some(world.object(t.obj).name.value.to_string()),
-        Some(i) => section_name(world, t.obj, i),
+        Some(i) => section_name(world, t.obj, i).map(str::to_owned),
     }
 }
 

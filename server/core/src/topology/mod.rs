@@ -194,7 +194,7 @@ impl Topology {
         let start = *self.section_starts.get(id.0 as usize)? as usize;
         let end = self.section_starts.get(id.0 as usize + 1).map_or(self.sections.len(), |&e| e as usize);
         let rows = self.sections.get(start..end)?;
-        let k = rows.iter().position(|&(o, i)| section_name_ref(world, o, i) == Some(section))?;
+        let k = rows.iter().position(|&(o, i)| section_name(world, o, i) == Some(section))?;
         Some(NodeId(self.object_count + (start + k) as u32))
     }
 
@@ -266,7 +266,7 @@ impl Topology {
     pub fn node_key(&self, world: &World, id: NodeId) -> ObjectKey {
         match self.node(id) {
             Node::Object(o) => world.key(o),
-            Node::Section(o, i) => world.key(o).with_section(section_name_ref(world, o, i)),
+            Node::Section(o, i) => world.key(o).with_section(section_name(world, o, i)),
             Node::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, self.namespace_name(ns)),
             Node::Virtual(k) => self.virtual_key(k).clone(),
         }
@@ -291,11 +291,7 @@ impl Topology {
 }
 
 /// The name of section `index` of an object (listener, rule or port).
-pub fn section_name(world: &World, id: ObjId, index: u32) -> Option<String> {
-    section_name_ref(world, id, index).map(str::to_owned)
-}
-
-fn section_name_ref(world: &World, id: ObjId, index: u32) -> Option<&str> {
+pub fn section_name(world: &World, id: ObjId, index: u32) -> Option<&str> {
     use crate::model::Body;
     let i = index as usize;
     match &world.object(id).body {

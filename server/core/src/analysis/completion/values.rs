@@ -208,7 +208,7 @@ fn sections(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
         .into_iter()
         .filter_map(|i| {
             let name = section_name(w, id, i)?;
-            Some(item(ctx, &name, CompletionKind::Section, Some(section_detail(w, id, i)), format!("{i:04}")))
+            Some(item(ctx, name, CompletionKind::Section, Some(section_detail(w, id, i)), format!("{i:04}")))
         })
         .collect()
 }
