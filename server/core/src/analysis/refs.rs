@@ -192,7 +192,7 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
         Body::Gateway(g) => {
             if let Some(c) = &g.class_name {
                 let gk = GroupKind::new(GATEWAY_GROUP, "GatewayClass");
-                let object = world.lookup(&gk, None, &c.value);
+                let object = world.lookup_from(owner, &gk, None, &c.value);
                 out.push(RefSite {
                     kind: RefKind::GatewayClass,
                     fields: None,

@@ -61,11 +61,53 @@ pub struct Config {
     /// kind replaces the fields it gives and keeps the built-in values of the others.
     #[serde(default)]
     pub policy_kinds: Vec<PolicyKindConfig>,
+    /// Directories read as part of the world but never reported on (a platform repository's
+    /// Gateways), relative to the directory of this file.
+    #[serde(default)]
+    pub context: Vec<String>,
+    /// Objects assumed to exist outside the workspace, as references
+    /// `Kind[.group]/[namespace/]name[#section]`, e.g. `Gateway/infra/edge#https`. A reference
+    /// to one resolves, and its named sections are trusted.
+    #[serde(default)]
+    pub external: Vec<String>,
+    /// Globs of folders that are separate worlds (`examples/*`): references never cross from
+    /// one to another. Relative to the directory of this file.
+    #[serde(default)]
+    #[schemars(extend("items" = {"type": "string", "format": "glob"}))]
+    pub worlds: Vec<String>,
+    /// Severity per diagnostic code: `off`, `hint`, `information`, `warning` or `error`.
+    #[serde(default)]
+    pub diagnostics: std::collections::BTreeMap<String, Level>,
+    /// The spans of the `diagnostics` keys, so unknown codes are reported where they are
+    /// written. Filled by [`load_config`].
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub diagnostics_keys: Vec<(String, Span)>,
+    /// The spans of the `external` items, for errors in them.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub external_spans: Vec<Span>,
     /// The directory `exclude` globs are relative to (the config file's directory). Set by
     /// the caller, never read from the file.
     #[serde(skip)]
     #[schemars(skip)]
     pub base_dir: Option<PathBuf>,
+    /// The directory relative file paths are relative to (the loader's current directory).
+    /// Set by the caller, never read from the file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub cwd: Option<PathBuf>,
+}
+
+/// A severity set in the config's `diagnostics` map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Level {
+    Off,
+    Hint,
+    Information,
+    Warning,
+    Error,
 }
 
 /// One policy kind. Fields left out keep the built-in entry's value for that group and kind,
@@ -319,6 +361,14 @@ pub fn load_config(text: &str) -> (Config, Vec<ConfigError>) {
         None => Config::default(),
     };
     check_duplicate_kinds(root, &mut errors);
+    let mut config = config;
+    if let Some(NodeKind::Mapping(entries)) = root.get("diagnostics").map(|n| &n.kind) {
+        config.diagnostics_keys =
+            entries.iter().filter_map(|e| Some((e.key.as_str()?.to_owned(), e.key.span))).collect();
+    }
+    if let Some(items) = root.get("external").and_then(Node::as_sequence) {
+        config.external_spans = items.iter().map(|n| n.span).collect();
+    }
     errors.sort_by_key(|e| e.span);
     (config, errors)
 }
@@ -358,6 +408,59 @@ impl Config {
             base: self.base_dir.clone().unwrap_or_default(),
             set: b.build().unwrap_or_else(|_| GlobSet::empty()),
         }
+    }
+}
+
+impl Config {
+    /// The `worlds` globs, anchored at `base_dir`.
+    pub fn world_matcher(&self) -> WorldMatcher {
+        let mut b = GlobSetBuilder::new();
+        for pattern in &self.worlds {
+            let pattern = pattern.trim_end_matches('/');
+            let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+            if let Ok(g) = GlobBuilder::new(pattern).literal_separator(true).build() {
+                b.add(g);
+            }
+        }
+        WorldMatcher {
+            base: self.base_dir.clone().unwrap_or_default(),
+            cwd: self.cwd.clone().unwrap_or_default(),
+            set: b.build().unwrap_or_else(|_| GlobSet::empty()),
+        }
+    }
+}
+
+/// Decides which explicit world (a folder matching a `worlds` glob) a file belongs to.
+#[derive(Clone, Debug)]
+pub struct WorldMatcher {
+    base: PathBuf,
+    cwd: PathBuf,
+    set: GlobSet,
+}
+
+impl WorldMatcher {
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// The folder (relative to the config's directory) of the world `path` belongs to, or
+    /// `None` for the shared world of files outside every match.
+    pub fn world_of(&self, path: &str) -> Option<String> {
+        if self.set.is_empty() {
+            return None;
+        }
+        let p = Path::new(path);
+        let abs = if p.is_absolute() { p.to_path_buf() } else { self.cwd.join(p) };
+        let rel = abs.strip_prefix(&self.base).ok()?;
+        let dirs = rel.parent()?;
+        // The outermost matching folder: `examples/*` puts `examples/a/sub/x.yaml` in `examples/a`.
+        let mut found = None;
+        for a in dirs.ancestors().filter(|a| !a.as_os_str().is_empty()) {
+            if self.set.is_match(a) {
+                found = Some(a);
+            }
+        }
+        found.map(|a| a.to_string_lossy().replace('\\', "/"))
     }
 }
 
@@ -640,9 +743,16 @@ impl<'s> Walker<'s> {
                     }
                     self.err(e.key.span, message);
                 }
-                None => {
-                    out.insert(key.to_owned(), e.value.to_json());
-                }
+                None => match schema.get("additionalProperties").filter(|v| v.is_object()) {
+                    Some(s) => {
+                        if let Some(v) = self.check(&e.value, s, &child) {
+                            out.insert(key.to_owned(), v);
+                        }
+                    }
+                    None => {
+                        out.insert(key.to_owned(), e.value.to_json());
+                    }
+                },
             }
         }
         let required = schema.get("required").and_then(Value::as_array);
@@ -829,6 +939,10 @@ mod tests {
 # yaml-language-server: $schema=./schemas/policylens-config.schema.json
 defaultNamespace: apps
 exclude: [\"charts/**\", \"**/*.tmpl.yaml\"]
+context: [\"../platform\"]
+external: [\"Gateway/infra/edge#https\"]
+worlds: [\"examples/*\"]
+diagnostics: {}
 policyKinds:
   - group: policies.example.com
     kind: ColorPolicy
@@ -853,6 +967,26 @@ policyKinds:
     shadows:
       - {field: /retryOn, targetField: /spec/rules/*/retry/codes}
 ";
+
+    #[test]
+    fn catalog_config_reads_severities_worlds_and_externals() {
+        let text = "diagnostics:\n  duplicate-object: information\n  affects-nothing: off\n  bogus-code: loud\nworlds: [examples/*]\nexternal: [Gateway/infra/edge]\n";
+        let (c, errors) = load_config(text);
+        assert_eq!(c.diagnostics.get("duplicate-object"), Some(&Level::Information));
+        assert_eq!(c.diagnostics.get("affects-nothing"), Some(&Level::Off));
+        // A bad level is a positioned error; the unknown code itself is judged by the analysis
+        // (which knows the codes), from the recorded key spans.
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(at(text, &errors[0]), "loud");
+        let keys: Vec<&str> = c.diagnostics_keys.iter().map(|(k, sp)| { assert_eq!(at(text, &ConfigError { span: *sp, message: String::new() }), k); k.as_str() }).collect();
+        assert_eq!(keys, ["duplicate-object", "affects-nothing", "bogus-code"]);
+        assert_eq!(c.worlds, ["examples/*"]);
+        assert_eq!(c.external, ["Gateway/infra/edge"]);
+        let m = Config { base_dir: Some(PathBuf::from("/repo")), cwd: Some(PathBuf::from("/repo/sub")), ..c }.world_matcher();
+        assert_eq!(m.world_of("/repo/examples/a/x/route.yaml").as_deref(), Some("examples/a"));
+        assert_eq!(m.world_of("/repo/examples/b.yaml"), None);
+        assert_eq!(m.world_of("/repo/other/a.yaml"), None);
+    }
 
     #[test]
     fn catalog_config_valid_file() {

@@ -7,7 +7,7 @@ mod builtin;
 pub mod config;
 mod discover;
 
-pub use config::{Config, ConfigError, load_config};
+pub use config::{Config, ConfigError, Level, load_config};
 pub use discover::build_catalog;
 
 use std::collections::BTreeMap;

@@ -66,6 +66,7 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
         creation_timestamp,
         span: root.span,
         doc,
+        templated: false,
         body,
     })
 }

@@ -11,7 +11,7 @@ mod type_meta;
 
 pub use extract::extract_objects;
 pub use labels::{LabelExpr, LabelSelector};
-pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, normalize_group, str_of};
+pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, is_core_kind, normalize_group, str_of};
 pub use time::Timestamp;
 pub use type_meta::TypeMeta;
 
@@ -37,6 +37,9 @@ pub struct Object {
     pub span: Span,
     /// Index of the document in its file.
     pub doc: u32,
+    /// The name or namespace is a template expression: the object is never matched against
+    /// references or other objects.
+    pub templated: bool,
     pub body: Body,
 }
 

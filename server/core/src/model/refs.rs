@@ -52,6 +52,11 @@ impl<T> Spanned<T> {
 }
 
 /// `""`, `core` and a null group all mean the core API group.
+/// Kinds of the core API group that a bare `Kind/...` reference names.
+pub fn is_core_kind(kind: &str) -> bool {
+    matches!(kind, "Service" | "Namespace" | "Pod" | "ConfigMap" | "Secret" | "Endpoints" | "ServiceAccount" | "Node")
+}
+
 pub fn normalize_group(group: &str) -> &str {
     match group {
         "core" => "",

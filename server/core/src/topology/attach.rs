@@ -33,7 +33,10 @@ pub(super) fn resolve_parent(
     if !(is_gateway || is_listener_set || is_mesh) {
         return ParentResolution::Unchecked;
     }
-    let Some(parent) = world.lookup(&gk, Some(ns), name) else {
+    let Some(parent) = world.lookup_from(route_id, &gk, Some(ns), name) else {
+        if world.is_external(&gk, Some(ns), name) {
+            return ParentResolution::Unchecked;
+        }
         let names = world.objects_in(&gk, ns).iter();
         let suggestion = suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
         return ParentResolution::NotFound { suggestion };
@@ -96,7 +99,9 @@ pub(super) fn refusal(world: &World, l: &Listener, owner_ns: &str, route_id: Obj
             ));
         }
         FromNamespaces::Selector(sel) => {
-            if !sel.matches(&world.namespace_labels(route_ns)) {
+            // A namespace whose Namespace object is not in the world has unknown labels: assume
+            // the selector admits it rather than report a refusal nobody can verify.
+            if world.has_namespace_object(route_ns) && !sel.matches(&world.namespace_labels(route_ns)) {
                 let want: Vec<String> = sel
                     .match_labels
                     .iter()
@@ -171,8 +176,9 @@ pub(super) fn resolve_listener_set_parent(world: &World, id: ObjId, ls: &Listene
     );
     let own_ns = world.namespace_of(id).unwrap_or("");
     let ns = p.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(own_ns);
-    match world.lookup(&gk, Some(ns), name) {
+    match world.lookup_from(id, &gk, Some(ns), name) {
         Some(parent) => ParentResolution::Attached { parent, nodes: Vec::<NodeId>::new() },
+        None if world.is_external(&gk, Some(ns), name) => ParentResolution::Unchecked,
         None => {
             let names = world.objects_in(&gk, ns).iter();
             ParentResolution::NotFound {

@@ -18,7 +18,10 @@ pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: 
     let route_ns = world.namespace_of(route_id).unwrap_or("");
     let ns = b.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(route_ns);
     let is_service = gk.is("", "Service");
-    let Some(target) = world.lookup(&gk, Some(ns), name) else {
+    let Some(target) = world.lookup_from(route_id, &gk, Some(ns), name) else {
+        if world.is_external(&gk, Some(ns), name) {
+            return BackendResolution::Unchecked;
+        }
         if !is_service {
             return BackendResolution::Unchecked;
         }

@@ -23,7 +23,7 @@ pub(super) fn build(world: &World) -> Topology {
             Body::Gateway(g) => {
                 let class = g.class_name.as_ref().map(|c| c.value.as_str()).unwrap_or("");
                 let gc = GroupKind::new(crate::model::GATEWAY_GROUP, "GatewayClass");
-                if let Some(c) = world.lookup(&gc, None, class) {
+                if let Some(c) = world.lookup_from(id, &gc, None, class) {
                     let (p, c2) = (b.t.object_node(c), b.t.object_node(id));
                     b.edge(p, c2);
                     b.referrer(c, id);
@@ -112,13 +112,31 @@ pub(super) fn build(world: &World) -> Topology {
         }
         let nodes: Vec<NodeId> = res.attached_nodes().collect();
         for n in nodes {
+            let owner = b.t.node_object(n);
             let at = b.t.attached.entry(n).or_default();
-            if !at.contains(&pid) {
-                at.push(pid);
+            if at.contains(&pid) {
+                continue;
+            }
+            // Two instances of one policy never compete: the one nearest to the target's
+            // definition takes part, the other is shadowed.
+            match at.iter().position(|&other| same_identity(world, other, pid)) {
+                Some(i) => {
+                    let other = at[i];
+                    let keep = match owner {
+                        Some(o) => nearer(world, o, other, pid),
+                        None => other.min(pid),
+                    };
+                    let drop = if keep == pid { other } else { pid };
+                    at[i] = keep;
+                    b.t.shadowed.push((drop, keep));
+                }
+                None => at.push(pid),
             }
         }
         b.t.policies.push(pid, res);
     }
+    b.t.shadowed.sort_unstable();
+    b.t.shadowed.dedup_by_key(|(s, _)| *s);
     b.referrers.sort_unstable();
     b.referrers.dedup();
     (b.t.referrer_targets, b.t.referrers) = b.referrers.into_iter().unzip();
@@ -215,4 +233,20 @@ impl Topology {
         self.virtual_nodes.insert(key, n);
         n
     }
+}
+
+fn same_identity(world: &World, a: ObjId, b: ObjId) -> bool {
+    let (x, y) = (world.object(a), world.object(b));
+    x.name.value == y.name.value
+        && x.kind() == y.kind()
+        && x.group() == y.group()
+        && world.namespace_of(a) == world.namespace_of(b)
+        && !x.templated
+}
+
+/// Of two instances, the one whose definition is nearest to `target`'s.
+fn nearer(world: &World, target: ObjId, a: ObjId, b: ObjId) -> ObjId {
+    let ka = world.nearness_to(target, a);
+    let kb = world.nearness_to(target, b);
+    if kb > ka || (kb == ka && b < a) { b } else { a }
 }

@@ -123,6 +123,9 @@ pub struct Topology {
     pub policies: PolicyResolutions,
     /// Policies attached to each node.
     attached: HashMap<NodeId, Vec<ObjId>>,
+    /// Policy instances left out where another instance of the same identity attached to the
+    /// same node: (shadowed, the instance used), sorted.
+    pub shadowed: Vec<(ObjId, ObjId)>,
     /// For each object, the objects whose references resolve to it (or to one of its
     /// sections): routes, ListenerSets, Gateways (by class) and policies. Find-references
     /// and rename look only at these instead of every object of the workspace.
@@ -225,11 +228,23 @@ impl Topology {
         self.attached.get(&node).map(Vec::as_slice).unwrap_or(&[])
     }
 
+    /// The instance of the same identity used instead of policy `pid` where both reached one
+    /// node (the nearest to the node's definition).
+    pub fn shadowed_by(&self, pid: ObjId) -> Option<ObjId> {
+        let i = self.shadowed.partition_point(|&(s, _)| s < pid);
+        self.shadowed.get(i).filter(|&&(s, _)| s == pid).map(|&(_, by)| by)
+    }
+
     /// Objects with a reference that resolves to `obj` or one of its sections, in id order.
     pub fn referrers(&self, obj: ObjId) -> &[ObjId] {
         let start = self.referrer_targets.partition_point(|&t| t < obj);
         let end = start + self.referrer_targets[start..].partition_point(|&t| t == obj);
         &self.referrers[start..end]
+    }
+
+    /// Every (target, referrer) pair, sorted by target.
+    pub fn referrer_pairs(&self) -> impl Iterator<Item = (ObjId, ObjId)> + '_ {
+        self.referrer_targets.iter().copied().zip(self.referrers.iter().copied())
     }
 
     /// Routes, in id order.

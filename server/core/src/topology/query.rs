@@ -5,9 +5,7 @@ use crate::model::ObjectKey;
 use crate::workspace::World;
 
 /// Kinds written without a group that live in the core group.
-pub fn is_core_kind(kind: &str) -> bool {
-    matches!(kind, "Service" | "Namespace" | "Pod" | "ConfigMap" | "Secret" | "Endpoints" | "ServiceAccount" | "Node")
-}
+pub use crate::model::is_core_kind;
 
 /// Why a typed reference names no node.
 #[derive(Clone, Debug, PartialEq)]

@@ -285,7 +285,7 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             elsewhere: Vec::new(),
         });
     }
-    match world.lookup(&gk, Some(ns), &n.value) {
+    match world.lookup_from(pid, &gk, Some(ns), &n.value) {
         Some(target) => match &r.section_name {
             None => TargetResolution::Resolved(t.object_node(target)),
             Some(s) => match t.section_node(world, target, &s.value) {
@@ -303,6 +303,12 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
                 }
             },
         },
+        // Declared in the config to exist outside the workspace: resolved, sections trusted.
+        None if world.is_external(&gk, Some(ns), &n.value) => {
+            let key =
+                ObjectKey::new(gk, Some(ns), &n.value).with_section(r.section_name.as_ref().map(|s| s.value.as_str()));
+            TargetResolution::Virtual(t.ensure_virtual_node(key))
+        }
         None if world.is_checkable_kind(&gk) => {
             let same_ns = world.objects_in(&gk, ns).iter();
             let suggestion =

@@ -24,6 +24,45 @@ pub struct SourceFile {
     pub objects: Vec<Object>,
     /// Set when the file is not text: why it was skipped.
     pub unreadable: Option<String>,
+    /// Where the file comes from: the workspace (reported on) or context (read, never
+    /// reported on).
+    pub origin: Origin,
+    /// Per object, a hash of its document's text: identical copies of one object are told
+    /// apart from diverging ones without keeping the text.
+    pub content_hashes: Box<[u32]>,
+    /// `# policylens: ignore[...]` comments, in order.
+    pub suppressions: Box<[Suppression]>,
+}
+
+/// Where a file comes from. Instances from a better origin replace those of a worse one
+/// (workspace files over context directories over the live cluster).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Origin {
+    #[default]
+    Workspace,
+    /// A `context:` directory: part of the world, never reported on.
+    Context,
+    /// An object read from a live cluster.
+    Cluster,
+}
+
+/// What an ignore comment covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuppressionScope {
+    /// Diagnostics starting on this (0-based) line.
+    Line(u32),
+    /// The whole file.
+    File,
+}
+
+/// One `# policylens: ignore[code, ...]` (or `ignore-file[...]`) comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suppression {
+    /// The comment's span (for `unused-suppression` and errors in it).
+    pub span: Span,
+    pub scope: SuppressionScope,
+    /// The codes named, with their spans; empty for a bare `ignore` (which is rejected).
+    pub codes: Vec<(String, Span)>,
 }
 
 #[derive(Debug)]
@@ -64,9 +103,26 @@ impl SourceFile {
 
     fn parsed(path: Arc<str>, text: &str) -> SourceFile {
         let parsed = parse_file(text);
-        let objects = extract_objects(&parsed);
+        let mut objects = extract_objects(&parsed);
+        if parsed.templated {
+            show_template_names(&mut objects, text);
+        }
+        let content_hashes = objects.iter().map(|o| fold32(hash(&text[o.span.start as usize..o.span.end as usize]))).collect();
         let syntax_errors = parsed.documents.iter().filter_map(|d| d.error.clone()).collect();
-        SourceFile { documents: parsed.documents.len() as u32, syntax_errors, objects, ..SourceFile::empty(path) }
+        SourceFile {
+            documents: parsed.documents.len() as u32,
+            syntax_errors,
+            objects,
+            content_hashes,
+            suppressions: super::suppress::scan(text).into(),
+            ..SourceFile::empty(path)
+        }
+    }
+
+    /// This file, read as context (see [`Origin`]).
+    pub fn with_origin(mut self, origin: Origin) -> SourceFile {
+        self.origin = origin;
+        self
     }
 
     fn empty(path: Arc<str>) -> SourceFile {
@@ -78,6 +134,9 @@ impl SourceFile {
             documents: 0,
             objects: Vec::new(),
             unreadable: None,
+            origin: Origin::Workspace,
+            content_hashes: Box::default(),
+            suppressions: Box::default(),
         }
     }
 
@@ -154,6 +213,24 @@ impl SourceFile {
     pub fn slice(&self, span: Span) -> &str {
         self.text().get(span.start as usize..span.end as usize).unwrap_or("")
     }
+}
+
+/// Object names written as template expressions show as written (`{{ .Values.name }}-gw`),
+/// not as the parser's placeholders, and are marked so that they never match real objects.
+fn show_template_names(objects: &mut [Object], text: &str) {
+    for o in objects {
+        for s in std::iter::once(&mut o.name).chain(o.namespace.as_mut()) {
+            let written = text.get(s.span.start as usize..s.span.end as usize).unwrap_or("");
+            if written.contains("{{") {
+                s.value = written.trim_matches(|c| c == '"' || c == '\'').into();
+                o.templated = true;
+            }
+        }
+    }
+}
+
+fn fold32(h: u64) -> u32 {
+    (h ^ (h >> 32)) as u32
 }
 
 fn hash(text: &str) -> u64 {

@@ -35,6 +35,11 @@ impl HashRuns {
         HashRuns { entries: entries.into_boxed_slice(), dir: dir.into_boxed_slice(), shift }
     }
 
+    /// Runs of two or more ids sharing a hash, in hash order.
+    pub(crate) fn shared_runs(&self) -> impl Iterator<Item = Vec<ObjId>> + '_ {
+        self.entries.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1).map(|r| r.iter().map(|&(_, id)| id).collect())
+    }
+
     /// The ids stored under `hash`.
     pub(crate) fn get(&self, hash: u32) -> impl Iterator<Item = ObjId> + '_ {
         let b = bucket(hash, self.shift);

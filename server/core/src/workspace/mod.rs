@@ -8,9 +8,10 @@ mod file;
 mod hash_runs;
 pub mod loader;
 mod partial;
+mod suppress;
 mod world;
 
-pub use file::SourceFile;
+pub use file::{Origin, SourceFile, Suppression, SuppressionScope};
 pub use world::{ObjId, World};
 
 use std::collections::BTreeMap;
@@ -52,6 +53,11 @@ impl Workspace {
         self.insert([SourceFile::parse(path.into(), text.into())]);
     }
 
+    /// Adds or replaces a file of another origin (a `context:` directory, the cluster).
+    pub fn set_file_with_origin(&mut self, path: &str, text: impl Into<Arc<str>>, origin: Origin) {
+        self.insert([SourceFile::parse(path.into(), text.into()).with_origin(origin)]);
+    }
+
     /// Records a file that could not be read as text (binary, not UTF-8): it contributes one
     /// diagnostic and nothing else.
     pub fn set_unreadable(&mut self, path: &str, reason: &str) {
@@ -69,8 +75,17 @@ impl Workspace {
     /// Reads and parses files from disk in parallel: (path as shown, path on disk). Their
     /// texts are not kept (see [`SourceFile`]). Returns the files that could not be read.
     pub fn read_files(&mut self, files: Vec<(String, PathBuf)>) -> Vec<(PathBuf, std::io::Error)> {
+        self.read_files_with_origin(files, Origin::Workspace)
+    }
+
+    /// [`Workspace::read_files`] for files of another origin.
+    pub fn read_files_with_origin(
+        &mut self,
+        files: Vec<(String, PathBuf)>,
+        origin: Origin,
+    ) -> Vec<(PathBuf, std::io::Error)> {
         let (read, failed): (Vec<_>, Vec<_>) = file::read_all(files).into_iter().partition(Result::is_ok);
-        self.insert(read.into_iter().flatten());
+        self.insert(read.into_iter().flatten().map(|f| f.with_origin(origin)));
         failed.into_iter().filter_map(Result::err).collect()
     }
 
@@ -146,7 +161,14 @@ struct SnapshotInner {
     config: Arc<ConfigState>,
     world: OnceLock<Arc<World>>,
     effective: OnceLock<Arc<EffectiveIndex>>,
-    diagnostics: OnceLock<Arc<BTreeMap<Arc<str>, Vec<Diagnostic>>>>,
+    diagnostics: OnceLock<Arc<Reported>>,
+}
+
+/// A snapshot's diagnostics as reported, and those ignore comments silenced.
+#[derive(Debug, Default)]
+struct Reported {
+    by_file: BTreeMap<Arc<str>, Vec<Diagnostic>>,
+    suppressed: Vec<diagnostics::Suppressed>,
 }
 
 /// A computed value of one snapshot's cell, shared by another's.
@@ -235,7 +257,19 @@ impl Snapshot {
 
     /// Every diagnostic of the workspace, by file path (files without any are absent).
     pub fn diagnostics(&self) -> &BTreeMap<Arc<str>, Vec<Diagnostic>> {
-        self.inner.diagnostics.get_or_init(|| Arc::new(diagnostics::compute(self)))
+        &self.reported().by_file
+    }
+
+    /// The diagnostics that `# policylens: ignore[...]` comments silenced.
+    pub fn suppressed(&self) -> &[diagnostics::Suppressed] {
+        &self.reported().suppressed
+    }
+
+    fn reported(&self) -> &Reported {
+        self.inner.diagnostics.get_or_init(|| {
+            let (by_file, suppressed) = diagnostics::compute(self);
+            Arc::new(Reported { by_file, suppressed })
+        })
     }
 
     pub fn diagnostics_for(&self, path: &str) -> &[Diagnostic] {

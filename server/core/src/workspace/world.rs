@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::hash_runs::HashRuns;
-use super::{ConfigState, SourceFile};
+use super::{ConfigState, Origin, SourceFile};
 use crate::catalog::{Catalog, PolicyKind, build_catalog};
 use crate::model::{Body, CrdScope, GroupKind, Object, ObjectKey, Str};
 use crate::topology::Topology;
@@ -98,6 +98,14 @@ pub struct WorldCore {
     /// Files by the namespaces their objects live in: a one-file analysis cuts its partial
     /// world along these.
     files_by_namespace: HashMap<Arc<str>, Vec<u32>>,
+    /// Per file, its explicit world (config `worlds`): 0 is the shared world of files outside
+    /// every match, which every world sees.
+    file_worlds: Vec<u32>,
+    /// The folders of the explicit worlds, by index - 1.
+    pub world_names: Vec<Arc<str>>,
+    /// Objects the config declares to exist outside the workspace (`external:`), without
+    /// their sections.
+    externals: HashSet<ObjectKey>,
 }
 
 impl std::ops::Deref for World {
@@ -137,17 +145,6 @@ impl World {
 
     fn assemble(files: Vec<Arc<SourceFile>>, config: &ConfigState, outer: Option<Outer>) -> World {
         let default_namespace: Arc<str> = config.config.default_namespace.as_deref().unwrap_or("default").into();
-        let mut locs = Vec::new();
-        let mut file_objects = HashMap::with_capacity(files.len());
-        for (fi, f) in files.iter().enumerate() {
-            let start = locs.len() as u32;
-            for oi in 0..f.objects.len() {
-                locs.push((fi as u32, oi as u32));
-            }
-            file_objects.insert(f.path.clone(), (start, locs.len() as u32));
-        }
-        let obj = |&(fi, oi): &(u32, u32)| &files[fi as usize].objects[oi as usize];
-
         let mut cluster_scoped: HashSet<GroupKind> = CLUSTER_SCOPED.iter().map(|(g, k)| GroupKind::new(g, k)).collect();
         let mut crd_kinds = HashSet::new();
         let outer_crds = outer.iter().flat_map(|o| {
@@ -155,7 +152,7 @@ impl World {
             let ids: Vec<ObjId> = o.world.objects_of(&crd).iter().copied().filter(|&id| o.current(id)).collect();
             ids.into_iter().map(|id| o.world.object(id))
         });
-        for o in locs.iter().map(obj).chain(outer_crds) {
+        for o in files.iter().flat_map(|f| f.objects.iter()).chain(outer_crds) {
             if let Body::Crd(crd) = &o.body {
                 let gk = GroupKind::new(&crd.group, &crd.kind);
                 if crd.scope == CrdScope::Cluster {
@@ -164,6 +161,20 @@ impl World {
                 crd_kinds.insert(gk);
             }
         }
+        let (file_worlds, world_names) = split_worlds(&files, config);
+        let replaced = replaced_by_better_origin(&files, &file_worlds, &cluster_scoped, &default_namespace);
+        let mut locs = Vec::new();
+        let mut file_objects = HashMap::with_capacity(files.len());
+        for (fi, f) in files.iter().enumerate() {
+            let start = locs.len() as u32;
+            for oi in 0..f.objects.len() {
+                if !replaced.contains(&(fi as u32, oi as u32)) {
+                    locs.push((fi as u32, oi as u32));
+                }
+            }
+            file_objects.insert(f.path.clone(), (start, locs.len() as u32));
+        }
+        let obj = |&(fi, oi): &(u32, u32)| &files[fi as usize].objects[oi as usize];
 
         let catalog = match &outer {
             Some(o) => o.world.catalog.clone(),
@@ -221,11 +232,14 @@ impl World {
                 policies.push(id);
                 policy_kinds.push(kind);
             }
-            by_key.push((key_hash(&gk, ns.as_deref(), &o.name.value), id));
-            if let Some(n) = &ns {
-                by_gk_ns.entry((gk.clone(), n.clone())).or_default().push(id);
+            // A templated name matches nothing: it is not a name yet.
+            if !o.templated {
+                by_key.push((key_hash(&gk, ns.as_deref(), &o.name.value), id));
+                if let Some(n) = &ns {
+                    by_gk_ns.entry((gk.clone(), n.clone())).or_default().push(id);
+                }
+                by_gk_name.push((key_hash(&gk, None, &o.name.value), id));
             }
-            by_gk_name.push((key_hash(&gk, None, &o.name.value), id));
             by_gk.entry(gk).or_default().push(id);
             namespaces.push(match ns {
                 None => NO_NAMESPACE,
@@ -256,6 +270,15 @@ impl World {
             crd_kinds,
             default_namespace,
             files_by_namespace,
+            file_worlds,
+            world_names,
+            externals: config
+                .config
+                .external
+                .iter()
+                .filter_map(|e| ObjectKey::parse(e, crate::model::is_core_kind))
+                .map(|k| k.object())
+                .collect(),
         };
         let mut world = World { core: Arc::new(core), outer, topology: Topology::default() };
         world.topology = Topology::build(&world);
@@ -314,21 +337,143 @@ impl World {
         self.policies.binary_search(&id).ok().map(|i| &self.policy_kinds[i])
     }
 
+    /// The object with this key, for a question asked from nowhere in particular (a
+    /// `--target`): the first instance by path order.
     pub fn lookup(&self, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        self.lookup_exact(gk, namespace, name).or_else(|| {
+        self.lookup_near(None, gk, namespace, name)
+    }
+
+    /// The instance of this key that a reference written in object `from` means: in `from`'s
+    /// world, the nearest to it (same file, same directory, longest common directory, then
+    /// path order).
+    pub fn lookup_from(&self, from: ObjId, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
+        self.lookup_near(Some(from), gk, namespace, name)
+    }
+
+    fn lookup_near(&self, from: Option<ObjId>, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
+        self.lookup_exact(from, gk, namespace, name).or_else(|| {
             // A namespaced lookup of a cluster-scoped kind (or the reverse) still finds it.
             let other = if namespace.is_some() { None } else { Some(self.default_namespace.as_ref()) };
-            self.lookup_exact(gk, other, name)
+            self.lookup_exact(from, gk, other, name)
         })
     }
 
-    fn lookup_exact(&self, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
+    fn lookup_exact(&self, from: Option<ObjId>, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
         let h = key_hash(gk, namespace, name);
         let matches = |id: ObjId| {
             let o = self.object(id);
-            o.name.value == name && self.namespace_of(id) == namespace && is_kind(o, gk)
+            o.name.value == name
+                && self.namespace_of(id) == namespace
+                && is_kind(o, gk)
+                && from.is_none_or(|f| self.sees(f, id))
         };
-        self.by_key.get(h).find(|&id| matches(id))
+        let mut found = self.by_key.get(h).filter(|&id| matches(id));
+        let first = found.next()?;
+        let Some(second) = found.next() else { return Some(first) };
+        // Several instances: the nearest to the referrer.
+        let Some(from) = from else { return Some(first.min(second)) };
+        [first, second].into_iter().chain(found).max_by_key(|&id| (self.nearness(from, id), std::cmp::Reverse(id)))
+    }
+
+    /// Whether a reference in `from` may resolve to `to`: same explicit world, or `to` in the
+    /// shared one.
+    pub fn sees(&self, from: ObjId, to: ObjId) -> bool {
+        let (a, b) = (self.world_index(from), self.world_index(to));
+        a == b || b == 0
+    }
+
+    /// The explicit world (config `worlds`) of an object; 0: the shared one.
+    pub fn world_index(&self, id: ObjId) -> u32 {
+        self.file_worlds.get(self.locs[id.0 as usize].0 as usize).copied().unwrap_or(0)
+    }
+
+    /// How near `to`'s definition is to `from`'s: same file, then same directory, then the
+    /// number of leading directories they share.
+    pub fn nearness_to(&self, from: ObjId, to: ObjId) -> (bool, bool, usize) {
+        self.nearness(from, to)
+    }
+
+    fn nearness(&self, from: ObjId, to: ObjId) -> (bool, bool, usize) {
+        let (a, b) = (&*self.file_of(from).path, &*self.file_of(to).path);
+        if a == b {
+            return (true, true, usize::MAX);
+        }
+        let dir = |p: &'_ str| -> Vec<String> {
+            let mut parts: Vec<String> = p.split('/').map(str::to_owned).collect();
+            parts.pop();
+            parts
+        };
+        let (da, db) = (dir(a), dir(b));
+        let common = da.iter().zip(&db).take_while(|(x, y)| x == y).count();
+        (false, da == db, common)
+    }
+
+    /// Identities defined more than once in one world: each group's instances in path order.
+    pub fn duplicate_groups(&self) -> Vec<Vec<ObjId>> {
+        let mut out = Vec::new();
+        for run in self.by_key.shared_runs() {
+            let mut rest = run;
+            while let Some(&first) = rest.first() {
+                let (same, other): (Vec<ObjId>, Vec<ObjId>) =
+                    rest.iter().partition(|&&id| self.same_identity(first, id) && self.world_index(first) == self.world_index(id));
+                if same.len() > 1 {
+                    let mut same = same;
+                    same.sort_unstable();
+                    out.push(same);
+                }
+                rest = other;
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    fn same_identity(&self, a: ObjId, b: ObjId) -> bool {
+        let (x, y) = (self.object(a), self.object(b));
+        x.name.value == y.name.value
+            && x.kind() == y.kind()
+            && x.group() == y.group()
+            && self.namespace_of(a) == self.namespace_of(b)
+    }
+
+    /// Whether the config declares this object external (it exists outside the workspace).
+    pub fn is_external(&self, gk: &GroupKind, namespace: Option<&str>, name: &str) -> bool {
+        !self.externals.is_empty()
+            && (self.externals.contains(&ObjectKey::new(gk.clone(), namespace, name))
+                || self.externals.contains(&ObjectKey::new(gk.clone(), None, name)))
+    }
+
+    /// Whether namespace `ns` has a Namespace object (its labels are known).
+    pub fn has_namespace_object(&self, ns: &str) -> bool {
+        self.namespace_objects.contains_key(ns)
+            || self.outer.as_ref().is_some_and(|o| {
+                o.world.namespace_objects.get(ns).is_some_and(|&id| o.current(id))
+            })
+    }
+
+    /// Every instance of `id`'s identity in its world (itself included), in path order.
+    pub fn instances(&self, id: ObjId) -> Vec<ObjId> {
+        let o = self.object(id);
+        if o.templated {
+            return vec![id];
+        }
+        let gk = o.group_kind();
+        let ns = self.namespace_of(id);
+        let h = key_hash(&gk, ns, &o.name.value);
+        let w = self.world_index(id);
+        let mut out: Vec<ObjId> = self
+            .by_key
+            .get(h)
+            .filter(|&other| {
+                let p = self.object(other);
+                p.name.value == o.name.value
+                    && self.namespace_of(other) == ns
+                    && is_kind(p, &gk)
+                    && self.world_index(other) == w
+            })
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     pub fn objects_of(&self, gk: &GroupKind) -> &[ObjId] {
@@ -427,4 +572,66 @@ fn key_hash(gk: &GroupKind, namespace: Option<&str>, name: &str) -> u32 {
 /// `o.group_kind() == *gk`, without allocating.
 fn is_kind(o: &Object, gk: &GroupKind) -> bool {
     o.kind() == gk.kind && o.group() == gk.group
+}
+
+/// Each file's explicit world (config `worlds`), and the worlds' folders.
+fn split_worlds(files: &[Arc<SourceFile>], config: &ConfigState) -> (Vec<u32>, Vec<Arc<str>>) {
+    let matcher = config.config.world_matcher();
+    if matcher.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let mut names: Vec<Arc<str>> = Vec::new();
+    let worlds = files
+        .iter()
+        .map(|f| match matcher.world_of(&f.path) {
+            None => 0,
+            Some(w) => match names.iter().position(|n| **n == *w) {
+                Some(i) => i as u32 + 1,
+                None => {
+                    names.push(w.into());
+                    names.len() as u32
+                }
+            },
+        })
+        .collect();
+    (worlds, names)
+}
+
+/// Objects of context and cluster files whose identity a better origin (workspace files, then
+/// context directories) also defines: they are replaced, as applying the files would.
+fn replaced_by_better_origin(
+    files: &[Arc<SourceFile>],
+    file_worlds: &[u32],
+    cluster_scoped: &HashSet<GroupKind>,
+    default_namespace: &Arc<str>,
+) -> HashSet<(u32, u32)> {
+    let mut out = HashSet::new();
+    if files.iter().all(|f| f.origin == Origin::Workspace) {
+        return out;
+    }
+    type Identity = (u32, GroupKind, Option<Str>, Str);
+    let identity = |fi: usize, o: &Object| -> Identity {
+        let gk = o.group_kind();
+        let ns = if cluster_scoped.contains(&gk) {
+            None
+        } else {
+            Some(o.namespace.as_ref().filter(|n| !n.value.is_empty()).map_or_else(|| Str::from(&**default_namespace), |n| n.value.clone()))
+        };
+        (file_worlds.get(fi).copied().unwrap_or(0), gk, ns, o.name.value.clone())
+    };
+    let mut best: HashMap<Identity, Origin> = HashMap::new();
+    for (fi, f) in files.iter().enumerate() {
+        for o in f.objects.iter().filter(|o| !o.templated) {
+            let e = best.entry(identity(fi, o)).or_insert(f.origin);
+            *e = (*e).min(f.origin);
+        }
+    }
+    for (fi, f) in files.iter().enumerate().filter(|(_, f)| f.origin != Origin::Workspace) {
+        for (oi, o) in f.objects.iter().enumerate().filter(|(_, o)| !o.templated) {
+            if best.get(&identity(fi, o)).is_some_and(|&b| b < f.origin) {
+                out.insert((fi as u32, oi as u32));
+            }
+        }
+    }
+    out
 }

@@ -189,7 +189,13 @@ fn names(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
 fn named_target(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Option<(GroupKind, ObjId)> {
     let name = f.name.as_deref()?;
     let ns = ref_namespace(ctx, f);
-    ref_gks(ctx, kind, f).into_iter().find_map(|gk| ctx.world.lookup(&gk, ns.as_deref(), name).map(|id| (gk, id)))
+    ref_gks(ctx, kind, f).into_iter().find_map(|gk| {
+        let found = match ctx.doc.id {
+            Some(from) => ctx.world.lookup_from(from, &gk, ns.as_deref(), name),
+            None => ctx.world.lookup(&gk, ns.as_deref(), name),
+        };
+        found.map(|id| (gk, id))
+    })
 }
 
 fn sections(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {

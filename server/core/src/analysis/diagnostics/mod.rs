@@ -1,9 +1,13 @@
 //! Diagnostics (DESIGN §6): stable codes, exact ranges, messages that name the objects
 //! involved and say what would fix it.
 
+mod duplicates;
 mod policies;
 mod routes;
 mod status;
+mod suppress;
+
+pub use suppress::Suppressed;
 #[cfg(test)]
 mod tests;
 
@@ -71,6 +75,8 @@ codes! {
     BackendNotFound = "backend-not-found", Warning;
     BackendNotPermitted = "backend-not-permitted", Error;
     Config = "config", Error;
+    DuplicateObject = "duplicate-object", Warning;
+    UnusedSuppression = "unused-suppression", Information;
 }
 
 impl Code {
@@ -97,6 +103,8 @@ impl Code {
             Code::BackendNotFound => "A backendRef names no Service (or port).",
             Code::BackendNotPermitted => "A cross-namespace backendRef with no ReferenceGrant.",
             Code::Config => "The .policylens.yaml config has an error.",
+            Code::DuplicateObject => "Another definition of the same object exists in the workspace.",
+            Code::UnusedSuppression => "An ignore comment that suppresses nothing.",
         }
     }
 }
@@ -169,7 +177,33 @@ impl Code {
     }
 }
 
-pub fn compute(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
+/// Every diagnostic of a snapshot as reported (config severities applied, suppressed ones set
+/// apart), by file.
+pub fn compute(snapshot: &Snapshot) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec<Suppressed>) {
+    let raw = compute_raw(snapshot);
+    let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
+    let mut suppressed = Vec::new();
+    for (path, diags) in raw {
+        let Some(file) = snapshot.source(&path) else { continue };
+        let (kept, gone) = suppress::apply(snapshot.config(), file, diags, false);
+        suppressed.extend(gone);
+        if !kept.is_empty() {
+            by_file.insert(path, kept);
+        }
+    }
+    // Files with ignore comments but no diagnostics still report the unused ones.
+    let quiet: Vec<_> =
+        snapshot.files().filter(|f| !f.suppressions.is_empty() && !by_file.contains_key(&f.path)).cloned().collect();
+    for f in quiet {
+        let (kept, _) = suppress::apply(snapshot.config(), &f, Vec::new(), false);
+        if !kept.is_empty() {
+            by_file.insert(f.path.clone(), kept);
+        }
+    }
+    (by_file, suppressed)
+}
+
+fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     let mut out: Vec<Diagnostic> = Vec::new();
     for f in snapshot.files() {
         syntax(f, &mut out);
@@ -179,13 +213,36 @@ pub fn compute(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
         for e in &config.errors {
             out.push(Diagnostic::new(path, e.span, Code::Config, e.message.clone()));
         }
+        for (code, span) in &config.config.diagnostics_keys {
+            if !Code::ALL.iter().any(|c| c.as_str() == code) {
+                let names = Code::ALL.iter().map(|c| c.as_str());
+                let mut m = format!("`{code}` is not a policylens diagnostic code");
+                if let Some(s) = crate::topology::suggest::closest(code, names) {
+                    m.push_str(&format!("; did you mean `{s}`?"));
+                }
+                out.push(Diagnostic::new(path, *span, Code::Config, m));
+            }
+        }
+        for (e, span) in config.config.external.iter().zip(&config.config.external_spans) {
+            if crate::model::ObjectKey::parse(e, crate::model::is_core_kind).is_none() {
+                out.push(Diagnostic::new(
+                    path,
+                    *span,
+                    Code::Config,
+                    format!("`{e}` is not a reference: write `Kind[.group]/[namespace/]name[#section]`, e.g. `Gateway/infra/edge#https`"),
+                ));
+            }
+        }
     }
     let world = snapshot.world();
     routes::check(world, &mut out);
     policies::check(world, &mut out);
+    duplicates::check(world, None, &mut out);
     status::check(snapshot.effective(), world, &mut out);
     let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
-    for d in out {
+    // Context and cluster files take part in the world but are never reported on.
+    let reported = |d: &Diagnostic| snapshot.file(&d.file).is_none_or(|f| f.origin == crate::workspace::Origin::Workspace);
+    for d in out.into_iter().filter(reported) {
         by_file.entry(d.file.clone()).or_default().push(d);
     }
     for v in by_file.values_mut() {
@@ -210,12 +267,17 @@ pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[T
     let mut refs = Vec::new();
     routes::check(&world, &mut refs);
     policies::check(&world, &mut refs);
+    duplicates::check(&world, Some(path), &mut refs);
     out.extend(refs.into_iter().filter(|d| *d.file == *path));
     if let Some(edits) = edits {
         let keys: Vec<String> = world.objects_of_file(path).map(|id| world.key(id).to_string()).collect();
         let alive = |d: &Diagnostic| d.object.as_ref().is_none_or(|o| keys.contains(o));
         out.extend(carry(base.diagnostics_for(path), edits).into_iter().filter(alive));
     }
+    if file.origin != crate::workspace::Origin::Workspace {
+        return Some(Vec::new());
+    }
+    let (mut out, _) = suppress::apply(snapshot.config(), file, out, true);
     sort(&mut out);
     Some(out)
 }
