@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use policylens_core::effective::{Context, Explanation, Loss, explain};
-use policylens_core::topology::{PathLimit, TargetError};
+use policylens_core::topology::{NodeId, PathLimit, TargetError};
 use serde_json::Value;
 
 use crate::style::Style;
@@ -28,25 +28,83 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
             return Ok(ExitCode::from(2));
         }
     };
+    // A target defined in several files is explained per definition (`--file` picks one).
+    let mut nodes = instance_nodes(world, node);
+    if let Some(f) = &args.file {
+        let want = crate::load::shown(f);
+        nodes.retain(|(file, _)| *file == want);
+        if nodes.is_empty() {
+            eprintln!("policylens: `{}` is not defined in {want}", args.target);
+            return Ok(ExitCode::from(2));
+        }
+    }
     let index_start = Instant::now();
     let index = snap.effective();
     let index_ms = index_start.elapsed().as_secs_f64() * 1000.0;
     let start = Instant::now();
-    let ex = explain(world, index, node, PathLimit::default());
+    let explained: Vec<(String, Explanation)> =
+        nodes.into_iter().map(|(file, n)| (file, explain(world, index, n, PathLimit::default()))).collect();
     let explain_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let several = explained.len() > 1;
     let text = match args.format {
         ReportFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&ex).map_err(|e| e.to_string())?;
+            let with_file = |(file, ex): &(String, Explanation)| -> Result<Value, String> {
+                let mut v = serde_json::to_value(ex).map_err(|e| e.to_string())?;
+                if let Value::Object(m) = &mut v
+                    && several
+                {
+                    m.insert("file".into(), Value::String(file.clone()));
+                }
+                Ok(v)
+            };
+            let v = if several {
+                serde_json::json!({"instances": explained.iter().map(with_file).collect::<Result<Vec<_>, _>>()?})
+            } else {
+                explained.first().map(with_file).transpose()?.unwrap_or(Value::Null)
+            };
+            let mut s = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
             s.push('\n');
             s
         }
-        ReportFormat::Human => render(&ex, Style::new(args.color)),
+        ReportFormat::Human => {
+            let st = Style::new(args.color);
+            let mut out = String::new();
+            for (file, ex) in &explained {
+                if several {
+                    let _ = writeln!(out, "{}", st.dim(&format!("── defined in {file} ──")));
+                }
+                out.push_str(&render(ex, st));
+                if several {
+                    out.push('\n');
+                }
+            }
+            out
+        }
     };
     std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| e.to_string())?;
     if args.common.stats {
         eprintln!("stats: load+parse {:.1} ms, index {:.1} ms, explain {:.2} ms", loaded.load_ms, index_ms, explain_ms);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The node of every definition of the target's object (the same section of each), labelled
+/// by file; virtual and namespace targets have one, unlabelled.
+fn instance_nodes(world: &policylens_core::workspace::World, node: NodeId) -> Vec<(String, NodeId)> {
+    let t = &world.topology;
+    let Some(obj) = t.node_object(node) else { return vec![(String::new(), node)] };
+    let section = t.node_key(world, node).section;
+    world
+        .instances(obj)
+        .into_iter()
+        .filter_map(|o| {
+            let n = match &section {
+                Some(s) => t.section_node(world, o, s)?,
+                None => t.object_node(o),
+            };
+            Some((world.file_of(o).path.to_string(), n))
+        })
+        .collect()
 }
 
 pub fn render(ex: &Explanation, st: Style) -> String {

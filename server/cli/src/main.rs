@@ -39,11 +39,23 @@ enum Command {
 
 #[derive(clap::Args)]
 struct Common {
-    /// Files or directories (default: the current directory).
+    /// Files or directories (default: the current directory); `-` reads one document stream
+    /// from standard input. A file is analysed within its workspace (the nearest directory
+    /// with .policylens.yaml, else its git work tree) and only its own findings are reported.
     paths: Vec<PathBuf>,
     /// The config file (default: the nearest .policylens.yaml above the first path).
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Analyse exactly the PATHs given, not the workspace around a file.
+    #[arg(long)]
+    isolated: bool,
+    /// A directory whose objects take part in the world but are never reported on (a platform
+    /// repository's Gateways). Repeatable; adds to the config's `context`.
+    #[arg(long, value_name = "DIR")]
+    context: Vec<PathBuf>,
+    /// The path standard input stands for (with `-`), default `stdin.yaml`.
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
     /// Print timing and memory figures to stderr.
     #[arg(long)]
     stats: bool,
@@ -65,6 +77,19 @@ struct CheckArgs {
     /// Colour in human output: auto (on a terminal, unless NO_COLOR is set), always, never.
     #[arg(long, value_enum, default_value = "auto")]
     color: style::ColorChoice,
+    /// The least severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value = "error")]
+    fail_on: FailOn,
+    /// Also list the diagnostics that ignore comments suppressed.
+    #[arg(long)]
+    show_suppressed: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Information,
 }
 
 #[derive(clap::Args)]
@@ -87,6 +112,9 @@ struct ExplainArgs {
     /// The target: `Kind[.group]/[namespace/]name[#section]`, e.g. `HTTPRoute/shop/checkout#pay`.
     #[arg(long)]
     target: String,
+    /// For a target defined in several files, explain the definition in this file only.
+    #[arg(long, value_name = "FILE")]
+    file: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "human")]
     format: ReportFormat,
     /// Colour in human output: auto, always, never.

@@ -59,7 +59,7 @@ fn nasty_inputs_get_one_clear_diagnostic_each_and_nothing_breaks() {
 
 #[test]
 fn human_output_is_compiler_style() {
-    let (code, out, _) = run(&["check", "fixtures/bad/bom.yaml"]);
+    let (code, out, _) = run(&["check", "--isolated", "fixtures/bad/bom.yaml"]);
     assert_eq!(code, 1);
     let want = "\
 fixtures/bad/bom.yaml:14:13: error[target-not-found]: Service/default/paiements does not exist

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use ignore::gitignore::GitignoreBuilder;
 use policylens_core::catalog::Config;
 use policylens_core::catalog::config::ExcludeMatcher;
-use policylens_core::workspace::loader;
 use serde::Deserialize;
 
 /// The `policylens` settings section. Unknown keys are ignored so that clients may send more.
@@ -50,7 +49,7 @@ pub fn resolve_config_path(settings: &Settings, roots: &[PathBuf]) -> Option<Pat
         tracing::warn!(target: "policylens", "configPath {} is not a file; ignoring it", p.display());
         return None;
     }
-    roots.first().and_then(|r| loader::find_config(r))
+    roots.first().and_then(|r| policylens_loader::find_config(r))
 }
 
 /// The config's `exclude` globs, relative to the config file's directory (core's matcher, so

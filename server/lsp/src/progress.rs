@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use policylens_core::workspace::Workspace;
-use policylens_core::workspace::loader;
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::notification::Progress as ProgressNotification;
@@ -18,7 +17,7 @@ use tower_lsp_server::ls_types::{
 
 use crate::config::{self, Excludes};
 use crate::handlers::panic_message;
-use crate::state::{Shared, read_text};
+use crate::state::Shared;
 
 /// A work-done progress the server started; silent when the client cannot show one.
 pub struct Progress {
@@ -80,49 +79,32 @@ struct Built {
     excludes: Excludes,
 }
 
-/// Files read between two progress reports.
-const CHUNK: usize = 64;
-
 fn build(roots: Vec<PathBuf>, config_path: Option<PathBuf>, progress: mpsc::UnboundedSender<(usize, usize)>) -> Built {
-    let mut ws = Workspace::new();
-    let config_str = config_path.as_deref().map(|p| p.to_string_lossy().into_owned());
-    if let (Some(p), Some(text)) = (&config_str, config_path.as_deref().and_then(read_text)) {
-        ws.set_config(Some(p), &text);
-    }
-    let excludes = Excludes::new(&ws.config().config, config_path.as_deref());
-    let (files, errors) = loader::discover(&roots, &|p| excludes.is_excluded(p));
-    for e in errors {
-        tracing::warn!(target: "policylens", "{e}");
-    }
-    let total = files.len();
-    let _ = progress.send((0, total));
-    let mut disk = HashSet::with_capacity(total);
-    // The config file is config, not a manifest.
-    let manifests: Vec<(String, PathBuf)> = files
-        .into_iter()
-        .map(|f| (f.to_string_lossy().into_owned(), f))
-        .filter(|(path, _)| config_str.as_deref() != Some(path.as_str()))
-        .collect();
-    let mut done = 0;
-    // Read and parsed a chunk at a time (in parallel, texts dropped once parsed) so that
-    // progress moves.
-    for chunk in manifests.chunks(CHUNK) {
-        let failed = ws.read_files(chunk.to_vec());
-        for (f, e) in &failed {
-            tracing::warn!(target: "policylens", "{}: {e}", f.display());
-        }
-        for (path, f) in chunk {
-            if !failed.iter().any(|(g, _)| g == f) {
-                disk.insert(Arc::from(path.as_str()));
+    // The one loader the CLI uses: same config lookup, walk, excludes and context.
+    let req = policylens_loader::Request {
+        paths: roots.clone(),
+        config: config_path.clone(),
+        isolated: true,
+        allow_empty: true,
+        ..Default::default()
+    };
+    let loaded = policylens_loader::load(&req, &mut |done, total| {
+        let _ = progress.send((done, total));
+    });
+    match loaded {
+        Ok(l) => {
+            for w in &l.warnings {
+                tracing::warn!(target: "policylens", "{w}");
             }
+            let excludes = Excludes::new(&l.workspace.config().config, l.config_path.as_deref());
+            let disk = l.disk.iter().map(|p| Arc::from(p.as_str())).collect();
+            Built { ws: l.workspace, disk, config_path: l.config_path, excludes }
         }
-        done += chunk.len();
-        if done < total {
-            let _ = progress.send((done, total));
+        Err(e) => {
+            tracing::warn!(target: "policylens", "{e}");
+            Built { ws: Workspace::new(), disk: HashSet::new(), config_path, excludes: Excludes::default() }
         }
     }
-    let _ = progress.send((total, total));
-    Built { ws, disk, config_path, excludes }
 }
 
 /// Walks the roots (honouring `.gitignore` and the config's excludes), reads and parses every

@@ -3,16 +3,24 @@
 
 use std::fmt::Write;
 
-use policylens_core::analysis::diagnostics::{Diagnostic, Severity};
+use policylens_core::analysis::diagnostics::{Diagnostic, Severity, Suppressed};
 use policylens_core::syntax::PositionEncoding;
 use policylens_core::workspace::Snapshot;
 
 use super::Summary;
 use crate::style::Style;
 
-pub fn render(snap: &Snapshot, diags: &[&Diagnostic], summary: &Summary, st: Style) -> String {
+pub fn render(
+    snap: &Snapshot,
+    diags: &[&Diagnostic],
+    suppressed: &[&Suppressed],
+    summary: &Summary,
+    st: Style,
+) -> String {
     let mut out = String::new();
-    for d in diags {
+    let shown =
+        diags.iter().map(|d| (*d, None)).chain(suppressed.iter().map(|s| (&s.diagnostic, Some(&s.justification))));
+    for (d, justification) in shown {
         let sev = d.severity.as_str();
         let Some(f) = snap.source(&d.file) else { continue };
         let start = f.position(d.span.start, PositionEncoding::Utf32);
@@ -24,6 +32,9 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic], summary: &Summary, st: Sty
             st.severity(sev, &format!("{sev}[{}]", d.code.as_str())),
             st.bold(&d.message)
         );
+        if let Some(j) = justification {
+            let _ = writeln!(out, "  {} suppressed by `{j}`", st.dim("= note:"));
+        }
         let line_span = f.line_index().line_span(f.text(), start.line);
         let line_text = f.slice(line_span).replace('\t', " ");
         if !line_text.trim().is_empty() {
@@ -58,9 +69,13 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic], summary: &Summary, st: Sty
     } else {
         format!("{}, {}, {}", plural(e, "error"), plural(w, "warning"), plural(i, "note"))
     };
+    let suppressed_note = match summary.suppressed {
+        0 => String::new(),
+        n => format!(", {n} suppressed"),
+    };
     let _ = writeln!(
         out,
-        "{} in {} ({}, {}, {}) in {:.0} ms",
+        "{}{suppressed_note} in {} ({}, {}, {}) in {:.0} ms",
         if e > 0 { st.severity("error", &head) } else { st.bold(&head) },
         plural(summary.files, "file"),
         plural(summary.documents, "document"),

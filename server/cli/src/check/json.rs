@@ -1,6 +1,6 @@
 //! `check --format json` (DESIGN §2.2): 0-based lines, UTF-16 columns.
 
-use policylens_core::analysis::diagnostics::Diagnostic;
+use policylens_core::analysis::diagnostics::{Diagnostic, Suppressed};
 use policylens_core::syntax::{PositionEncoding, Span};
 use policylens_core::workspace::Snapshot;
 use serde_json::{Value, json};
@@ -15,10 +15,37 @@ pub fn range(snap: &Snapshot, file: &str, span: Span) -> Value {
     json!({"start": {"line": s.line, "character": s.character}, "end": {"line": e.line, "character": e.character}})
 }
 
-pub fn render(snap: &Snapshot, diags: &[&Diagnostic], summary: &Summary) -> String {
-    let list: Vec<Value> = diags
-        .iter()
-        .map(|d| {
+pub fn render(snap: &Snapshot, diags: &[&Diagnostic], suppressed: &[&Suppressed], summary: &Summary) -> String {
+    let list: Vec<Value> = diags.iter().map(|d| diagnostic(snap, d)).collect();
+    let mut out = json!({
+        "diagnostics": list,
+        "summary": {
+            "files": summary.files,
+            "documents": summary.documents,
+            "objects": summary.objects,
+            "policies": summary.policies,
+            "suppressed": summary.suppressed,
+            "elapsedMs": summary.elapsed_ms.round() as u64,
+        }
+    });
+    if !suppressed.is_empty() {
+        out["suppressed"] = suppressed
+            .iter()
+            .map(|s| {
+                let mut v = diagnostic(snap, &s.diagnostic);
+                v["justification"] = json!(s.justification);
+                v
+            })
+            .collect();
+    }
+    let mut s = serde_json::to_string_pretty(&out).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn diagnostic(snap: &Snapshot, d: &Diagnostic) -> Value {
+    {
+        {
             let mut v = json!({
                 "file": &*d.file,
                 "range": range(snap, &d.file, d.span),
@@ -37,19 +64,6 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic], summary: &Summary) -> Stri
                     .collect();
             }
             v
-        })
-        .collect();
-    let out = json!({
-        "diagnostics": list,
-        "summary": {
-            "files": summary.files,
-            "documents": summary.documents,
-            "objects": summary.objects,
-            "policies": summary.policies,
-            "elapsedMs": summary.elapsed_ms.round() as u64,
         }
-    });
-    let mut s = serde_json::to_string_pretty(&out).unwrap_or_default();
-    s.push('\n');
-    s
+    }
 }

@@ -8,10 +8,10 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use policylens_core::analysis::diagnostics::{Diagnostic, Severity};
+use policylens_core::analysis::diagnostics::{Diagnostic, Severity, Suppressed};
 use policylens_core::workspace::Snapshot;
 
-use crate::{CheckArgs, CheckFormat, load};
+use crate::{CheckArgs, CheckFormat, FailOn, load};
 
 /// Counts the summary reports.
 pub struct Summary {
@@ -19,6 +19,8 @@ pub struct Summary {
     pub documents: usize,
     pub objects: usize,
     pub policies: usize,
+    /// Diagnostics that ignore comments silenced (in the reported files).
+    pub suppressed: usize,
     pub elapsed_ms: f64,
 }
 
@@ -40,17 +42,25 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let _ = snap.diagnostics();
     let heap_diags = crate::heap::live();
     let analysis_ms = analysis_start.elapsed().as_secs_f64() * 1000.0;
-    let summary = summary(snap, start.elapsed().as_secs_f64() * 1000.0);
+    let mut summary = summary(snap, start.elapsed().as_secs_f64() * 1000.0);
     // The report needs the files and diagnostics only: the world and effective index go
     // before rendering adds its own memory.
+    let report_only = loaded.report_only.clone();
     let snap = &loaded.snapshot.without_analysis();
     drop(loaded);
-    let diags: Vec<&Diagnostic> = snap.diagnostics().values().flatten().collect();
+    // `check FILE...` analyses the FILE's workspace but reports on the FILEs only.
+    let reported = |file: &str| report_only.as_ref().is_none_or(|only| only.contains(file));
+    let diags: Vec<&Diagnostic> = snap.diagnostics().values().flatten().filter(|d| reported(&d.file)).collect();
+    let suppressed: Vec<&Suppressed> = snap.suppressed().iter().filter(|s| reported(&s.diagnostic.file)).collect();
+    summary.suppressed = suppressed.len();
+    let shown_suppressed: &[&Suppressed] = if args.show_suppressed { &suppressed } else { &[] };
     let mut out = std::io::stdout().lock();
     let text = match args.format {
-        CheckFormat::Human => human::render(snap, &diags, &summary, crate::style::Style::new(args.color)),
-        CheckFormat::Json => json::render(snap, &diags, &summary),
-        CheckFormat::Sarif => sarif::render(snap, &diags),
+        CheckFormat::Human => {
+            human::render(snap, &diags, shown_suppressed, &summary, crate::style::Style::new(args.color))
+        }
+        CheckFormat::Json => json::render(snap, &diags, shown_suppressed, &summary),
+        CheckFormat::Sarif => sarif::render(snap, &diags, &suppressed),
     };
     out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
     if args.common.stats {
@@ -75,8 +85,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
             mib(crate::heap::peak()),
         );
     }
-    let errors = diags.iter().any(|d| d.severity == Severity::Error);
-    Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let fails = |s: Severity| match args.fail_on {
+        FailOn::Error => s == Severity::Error,
+        FailOn::Warning => s <= Severity::Warning,
+        FailOn::Information => s <= Severity::Information,
+    };
+    let failed = diags.iter().any(|d| fails(d.severity));
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 fn summary(snap: &Snapshot, elapsed_ms: f64) -> Summary {
@@ -86,6 +101,7 @@ fn summary(snap: &Snapshot, elapsed_ms: f64) -> Summary {
         documents: snap.files().map(|f| f.documents as usize).sum(),
         objects: world.object_count(),
         policies: world.policies.len(),
+        suppressed: 0,
         elapsed_ms,
     }
 }

@@ -1,6 +1,6 @@
 //! SARIF 2.1.0 for code-scanning tools: one rule per diagnostic code, 1-based UTF-16 columns.
 
-use policylens_core::analysis::diagnostics::{Code, Diagnostic, Severity};
+use policylens_core::analysis::diagnostics::{Code, Diagnostic, Severity, Suppressed};
 use policylens_core::syntax::{PositionEncoding, Span};
 use policylens_core::workspace::Snapshot;
 use serde_json::{Value, json};
@@ -34,7 +34,7 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-pub fn render(snap: &Snapshot, diags: &[&Diagnostic]) -> String {
+pub fn render(snap: &Snapshot, diags: &[&Diagnostic], suppressed: &[&Suppressed]) -> String {
     let rules: Vec<Value> = Code::ALL
         .iter()
         .map(|c| {
@@ -48,7 +48,9 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic]) -> String {
         .collect();
     let results: Vec<Value> = diags
         .iter()
-        .map(|d| {
+        .map(|d| (*d, None))
+        .chain(suppressed.iter().map(|s| (&s.diagnostic, Some(s.justification.as_str()))))
+        .map(|(d, justification)| {
             let mut r = json!({
                 "ruleId": d.code.as_str(),
                 "ruleIndex": Code::ALL.iter().position(|c| *c == d.code).unwrap_or(0),
@@ -68,6 +70,9 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic]) -> String {
                         l
                     })
                     .collect();
+            }
+            if let Some(j) = justification {
+                r["suppressions"] = json!([{"kind": "inSource", "justification": j}]);
             }
             r
         })

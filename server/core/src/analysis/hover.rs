@@ -17,11 +17,12 @@ pub fn hover(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
         return Some(reference(world, &site, offset));
     }
     let (t, span) = declaration_at(world, file, offset)?;
-    let markdown = if t.section.is_none() && world.policy_kind(t.obj).is_some() {
+    let mut markdown = if t.section.is_none() && world.policy_kind(t.obj).is_some() {
         policy::hover(snap, t.obj)
     } else {
         target::hover(snap, t)
     };
+    markdown.push_str(&instances(world, t.obj));
     Some(Hover { span, markdown })
 }
 
@@ -45,8 +46,37 @@ fn reference(world: &World, site: &RefSite<'_>, offset: u32) -> Hover {
     };
     match (&site.problem, site.object) {
         (Some(p), _) => text.push_str(&format!(" · {p}")),
+        (None, None) if is_external(world, &site.written) => text.push_str(" · declared external in .policylens.yaml"),
         (None, None) => text.push_str(" · not checked"),
         (None, Some(_)) => {}
     }
     Hover { span, markdown: text }
+}
+
+/// Whether a reference, as written (`Gateway infra/edge`), names an object the config
+/// declares external.
+fn is_external(world: &World, written: &str) -> bool {
+    world.externals().any(|k| {
+        let name = match &k.namespace {
+            Some(ns) => format!("{} {ns}/{}", k.gk.kind, k.name),
+            None => format!("{} {}", k.gk.kind, k.name),
+        };
+        written == name || written.starts_with(&format!("{name} "))
+    })
+}
+
+/// For an identity defined more than once, where each definition is.
+fn instances(world: &World, id: crate::workspace::ObjId) -> String {
+    let all = world.instances(id);
+    if all.len() < 2 {
+        return String::new();
+    }
+    let mut out = format!("\n\n**Defined {} times** (each reference uses the nearest definition):", all.len());
+    for o in all {
+        let f = world.file_of(o);
+        let line = f.line_index().line_of(world.object(o).name.span.start) + 1;
+        let this = if o == id { " (this one)" } else { "" };
+        out.push_str(&format!("\n- `{}:{line}`{this}", f.path));
+    }
+    out
 }

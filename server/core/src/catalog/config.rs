@@ -40,9 +40,6 @@ use super::{KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy, Ta
 use crate::model::{GroupKind, normalize_group};
 use crate::syntax::{Node, NodeKind, Span, parse_file};
 
-/// The config file's name, looked up from the analysed path upwards.
-pub const CONFIG_FILE_NAME: &str = ".policylens.yaml";
-
 /// policylens workspace configuration (`.policylens.yaml`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -326,7 +323,7 @@ pub fn config_schema_text() -> String {
 }
 
 /// Reads a config file's text. Never fails: unknown keys and bad values become errors with
-/// positions, and what was valid is kept. `base_dir` is left unset (see [`load_config_file`]).
+/// positions, and what was valid is kept. `base_dir` is left unset: the loader sets it.
 pub fn load_config(text: &str) -> (Config, Vec<ConfigError>) {
     let parsed = parse_file(text);
     let mut errors = Vec::new();
@@ -371,22 +368,6 @@ pub fn load_config(text: &str) -> (Config, Vec<ConfigError>) {
     }
     errors.sort_by_key(|e| e.span);
     (config, errors)
-}
-
-/// Reads and checks a config file; `base_dir` becomes the file's directory. Only the read
-/// can fail.
-pub fn load_config_file(path: &Path) -> std::io::Result<(Config, Vec<ConfigError>)> {
-    let text = std::fs::read_to_string(path)?;
-    let (mut config, errors) = load_config(&text);
-    config.base_dir = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
-    Ok((config, errors))
-}
-
-/// The nearest `.policylens.yaml` in `start` (a file's directory when `start` is a file) or
-/// one of its ancestors.
-pub fn find_config_file(start: &Path) -> Option<PathBuf> {
-    let dir = if start.is_file() { start.parent()? } else { start };
-    dir.ancestors().map(|d| d.join(CONFIG_FILE_NAME)).find(|p| p.is_file())
 }
 
 impl Config {
@@ -978,11 +959,19 @@ policyKinds:
         // (which knows the codes), from the recorded key spans.
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(at(text, &errors[0]), "loud");
-        let keys: Vec<&str> = c.diagnostics_keys.iter().map(|(k, sp)| { assert_eq!(at(text, &ConfigError { span: *sp, message: String::new() }), k); k.as_str() }).collect();
+        let keys: Vec<&str> = c
+            .diagnostics_keys
+            .iter()
+            .map(|(k, sp)| {
+                assert_eq!(at(text, &ConfigError { span: *sp, message: String::new() }), k);
+                k.as_str()
+            })
+            .collect();
         assert_eq!(keys, ["duplicate-object", "affects-nothing", "bogus-code"]);
         assert_eq!(c.worlds, ["examples/*"]);
         assert_eq!(c.external, ["Gateway/infra/edge"]);
-        let m = Config { base_dir: Some(PathBuf::from("/repo")), cwd: Some(PathBuf::from("/repo/sub")), ..c }.world_matcher();
+        let m = Config { base_dir: Some(PathBuf::from("/repo")), cwd: Some(PathBuf::from("/repo/sub")), ..c }
+            .world_matcher();
         assert_eq!(m.world_of("/repo/examples/a/x/route.yaml").as_deref(), Some("examples/a"));
         assert_eq!(m.world_of("/repo/examples/b.yaml"), None);
         assert_eq!(m.world_of("/repo/other/a.yaml"), None);

@@ -177,6 +177,10 @@ pub struct StatusReport {
 #[serde(rename_all = "camelCase")]
 pub struct PolicyStatusReport {
     pub policy: String,
+    /// Where this instance is defined (a policy may be defined in several files).
+    pub file: String,
+    /// Its `metadata.name` value: 0-based line, UTF-16 character.
+    pub range: crate::syntax::Range,
     pub accepted: AcceptedReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enforcement: Option<Enforcement>,
@@ -201,8 +205,15 @@ pub(super) fn report(world: &World, statuses: &HashMap<ObjId, PolicyStatus>, tru
     let mut policies: Vec<PolicyStatusReport> = world
         .policies
         .iter()
+        // Context and cluster objects take part but are never reported on.
+        .filter(|&&pid| world.file_of(pid).origin == crate::workspace::Origin::Workspace)
         .filter_map(|&pid| {
             let s = statuses.get(&pid)?;
+            let file = world.file_of(pid);
+            let name = world.object(pid).name.span;
+            let enc = crate::syntax::PositionEncoding::Utf16;
+            let range =
+                crate::syntax::Range { start: file.position(name.start, enc), end: file.position(name.end, enc) };
             let mut superseded_by: Vec<String> = s.superseded_by.iter().map(|&o| origin_label(world, o)).collect();
             superseded_by.sort();
             superseded_by.dedup();
@@ -210,6 +221,8 @@ pub(super) fn report(world: &World, statuses: &HashMap<ObjId, PolicyStatus>, tru
             affects.sort();
             Some(PolicyStatusReport {
                 policy: world.key(pid).to_string(),
+                file: file.path.to_string(),
+                range,
                 accepted: AcceptedReport { status: s.accepted, reason: s.reason },
                 enforcement: s.enforcement,
                 superseded_by,
@@ -217,6 +230,6 @@ pub(super) fn report(world: &World, statuses: &HashMap<ObjId, PolicyStatus>, tru
             })
         })
         .collect();
-    policies.sort_by(|a, b| a.policy.cmp(&b.policy));
+    policies.sort_by(|a, b| (&a.policy, &a.file).cmp(&(&b.policy, &b.file)));
     StatusReport { policies, truncated }
 }

@@ -5,12 +5,19 @@
 
 use super::Span;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
 pub struct Position {
     /// 0-based line.
     pub line: u32,
     /// 0-based column in units of the encoding.
     pub character: u32,
+}
+
+/// A start and end position, as JSON outputs carry them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Range {
+    pub start: Position,
+    pub end: Position,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -107,7 +107,8 @@ impl SourceFile {
         if parsed.templated {
             show_template_names(&mut objects, text);
         }
-        let content_hashes = objects.iter().map(|o| fold32(hash(&text[o.span.start as usize..o.span.end as usize]))).collect();
+        let content_hashes =
+            objects.iter().map(|o| fold32(hash(&text[o.span.start as usize..o.span.end as usize]))).collect();
         let syntax_errors = parsed.documents.iter().filter_map(|d| d.error.clone()).collect();
         SourceFile {
             documents: parsed.documents.len() as u32,

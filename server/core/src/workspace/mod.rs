@@ -116,9 +116,21 @@ impl Workspace {
 
     /// Sets the workspace config from the text of a `.policylens.yaml`.
     pub fn set_config(&mut self, path: Option<&str>, text: &str) {
-        let (config, errors) = load_config(text);
+        let (mut config, errors) = load_config(text);
+        // The directories belong to where the file is, not to its text.
+        config.base_dir = self.config.config.base_dir.clone();
+        config.cwd = self.config.config.cwd.clone();
         let file = path.map(|p| Arc::new(SourceFile::unparsed(p.into(), text.into())));
         self.config = Arc::new(ConfigState { path: path.map(Into::into), file, config, errors });
+        self.cached = None;
+    }
+
+    /// Where the config's relative paths start (its directory) and where relative file paths
+    /// start (the loader's current directory): `worlds` globs match against both.
+    pub fn set_config_dirs(&mut self, base: Option<PathBuf>, cwd: Option<PathBuf>) {
+        let state = Arc::make_mut(&mut self.config);
+        state.config.base_dir = base;
+        state.config.cwd = cwd;
         self.cached = None;
     }
 

@@ -414,8 +414,9 @@ impl World {
         for run in self.by_key.shared_runs() {
             let mut rest = run;
             while let Some(&first) = rest.first() {
-                let (same, other): (Vec<ObjId>, Vec<ObjId>) =
-                    rest.iter().partition(|&&id| self.same_identity(first, id) && self.world_index(first) == self.world_index(id));
+                let (same, other): (Vec<ObjId>, Vec<ObjId>) = rest
+                    .iter()
+                    .partition(|&&id| self.same_identity(first, id) && self.world_index(first) == self.world_index(id));
                 if same.len() > 1 {
                     let mut same = same;
                     same.sort_unstable();
@@ -443,12 +444,15 @@ impl World {
                 || self.externals.contains(&ObjectKey::new(gk.clone(), None, name)))
     }
 
+    /// The objects the config declares external.
+    pub fn externals(&self) -> impl Iterator<Item = &ObjectKey> {
+        self.externals.iter()
+    }
+
     /// Whether namespace `ns` has a Namespace object (its labels are known).
     pub fn has_namespace_object(&self, ns: &str) -> bool {
         self.namespace_objects.contains_key(ns)
-            || self.outer.as_ref().is_some_and(|o| {
-                o.world.namespace_objects.get(ns).is_some_and(|&id| o.current(id))
-            })
+            || self.outer.as_ref().is_some_and(|o| o.world.namespace_objects.get(ns).is_some_and(|&id| o.current(id)))
     }
 
     /// Every instance of `id`'s identity in its world (itself included), in path order.
@@ -615,7 +619,12 @@ fn replaced_by_better_origin(
         let ns = if cluster_scoped.contains(&gk) {
             None
         } else {
-            Some(o.namespace.as_ref().filter(|n| !n.value.is_empty()).map_or_else(|| Str::from(&**default_namespace), |n| n.value.clone()))
+            Some(
+                o.namespace
+                    .as_ref()
+                    .filter(|n| !n.value.is_empty())
+                    .map_or_else(|| Str::from(&**default_namespace), |n| n.value.clone()),
+            )
         };
         (file_worlds.get(fi).copied().unwrap_or(0), gk, ns, o.name.value.clone())
     };

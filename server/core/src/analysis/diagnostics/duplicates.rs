@@ -37,7 +37,11 @@ pub(super) fn check(world: &World, only: Option<&str>, out: &mut Vec<Diagnostic>
             };
             let mut msg = format!("{} is also defined at {}", world.key(id), place(first));
             if others.len() > 1 {
-                msg.push_str(&format!(" and {} more place{}", others.len() - 1, if others.len() == 2 { "" } else { "s" }));
+                msg.push_str(&format!(
+                    " and {} more place{}",
+                    others.len() - 1,
+                    if others.len() == 2 { "" } else { "s" }
+                ));
             }
             msg.push_str(if identical {
                 " (identical copies)"

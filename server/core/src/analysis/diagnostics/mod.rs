@@ -183,7 +183,9 @@ pub fn compute(snapshot: &Snapshot) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec
     let raw = compute_raw(snapshot);
     let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
     let mut suppressed = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (path, diags) in raw {
+        seen.insert(path.clone());
         let Some(file) = snapshot.source(&path) else { continue };
         let (kept, gone) = suppress::apply(snapshot.config(), file, diags, false);
         suppressed.extend(gone);
@@ -193,7 +195,7 @@ pub fn compute(snapshot: &Snapshot) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec
     }
     // Files with ignore comments but no diagnostics still report the unused ones.
     let quiet: Vec<_> =
-        snapshot.files().filter(|f| !f.suppressions.is_empty() && !by_file.contains_key(&f.path)).cloned().collect();
+        snapshot.files().filter(|f| !f.suppressions.is_empty() && !seen.contains(&f.path)).cloned().collect();
     for f in quiet {
         let (kept, _) = suppress::apply(snapshot.config(), &f, Vec::new(), false);
         if !kept.is_empty() {
@@ -241,7 +243,8 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     status::check(snapshot.effective(), world, &mut out);
     let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
     // Context and cluster files take part in the world but are never reported on.
-    let reported = |d: &Diagnostic| snapshot.file(&d.file).is_none_or(|f| f.origin == crate::workspace::Origin::Workspace);
+    let reported =
+        |d: &Diagnostic| snapshot.file(&d.file).is_none_or(|f| f.origin == crate::workspace::Origin::Workspace);
     for d in out.into_iter().filter(reported) {
         by_file.entry(d.file.clone()).or_default().push(d);
     }

@@ -73,7 +73,7 @@ pub(super) fn apply(
             let known = Code::ALL.iter().find(|k| k.as_str() == code);
             let message = match known {
                 None => Some(format!("`{code}` is not a policylens diagnostic code")),
-                Some(k) if !used[slot + i] && !(local && k.is_workspace_wide()) => {
+                Some(k) if !(used[slot + i] || local && k.is_workspace_wide()) => {
                     Some(format!("no `{code}` diagnostic here to suppress: remove `{code}` from this comment"))
                 }
                 Some(_) => None,

@@ -1,0 +1,221 @@
+//! The one workspace loader, shared by the CLI and the language server: finds the workspace a
+//! PATH belongs to, reads its `.policylens.yaml`, walks its files (honouring `.gitignore`,
+//! hidden directories and the config's `exclude`), reads `context:` directories as context,
+//! and hands the core engine text. The core does no I/O; this crate does all of it.
+
+mod walk;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use policylens_core::workspace::{Origin, Workspace};
+
+pub use walk::{CONFIG_FILE, find_config, is_discoverable, read_text, walk_yaml};
+
+/// What to load.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// Files or directories (empty: the current directory). `-` is standard input.
+    pub paths: Vec<PathBuf>,
+    /// `--config`: the config file to use instead of the nearest one.
+    pub config: Option<PathBuf>,
+    /// Analyse exactly the PATHs given, not the workspace a file belongs to.
+    pub isolated: bool,
+    /// `--context DIR`: more directories read as context (never reported on).
+    pub context: Vec<PathBuf>,
+    /// The text of standard input and the path it stands for, when a PATH is `-`.
+    pub stdin: Option<(PathBuf, String)>,
+    /// Paths are shown relative to this directory when below it (the CLI's current
+    /// directory); `None`: absolute (the language server's URIs).
+    pub relative_to: Option<PathBuf>,
+    /// A PATH with no YAML is fine (an editor opened on an empty folder); the CLI says it is a
+    /// usage error.
+    pub allow_empty: bool,
+}
+
+/// A loaded workspace.
+#[derive(Debug)]
+pub struct Loaded {
+    pub workspace: Workspace,
+    pub config_path: Option<PathBuf>,
+    /// The directories walked.
+    pub roots: Vec<PathBuf>,
+    /// Shown paths whose diagnostics are reported; `None`: every workspace file.
+    pub report_only: Option<BTreeSet<String>>,
+    /// Shown paths of the workspace files read from disk.
+    pub disk: Vec<String>,
+    /// Problems that did not stop the load (an unreadable directory, a context dir missing).
+    pub warnings: Vec<String>,
+}
+
+/// Loads a workspace. Errors (exit 2 in the CLI) name the path and say what is wrong: a
+/// missing PATH, a PATH with no YAML in it, an unreadable config.
+pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loaded, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
+    let shown = |p: &Path| show(p, req.relative_to.as_deref(), &cwd);
+    let paths: Vec<PathBuf> = if req.paths.is_empty() { vec![PathBuf::from(".")] } else { req.paths.clone() };
+    let mut named_files: Vec<PathBuf> = Vec::new();
+    let mut named_dirs: Vec<PathBuf> = Vec::new();
+    for p in &paths {
+        if p.as_os_str() == "-" {
+            continue;
+        }
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => named_dirs.push(absolute(p, &cwd)),
+            Ok(_) => named_files.push(absolute(p, &cwd)),
+            Err(e) => return Err(format!("{}: {}", p.display(), io_message(&e))),
+        }
+    }
+    let stdin_path = req.stdin.as_ref().map(|(p, _)| absolute(p, &cwd));
+    // A file never stands alone: unless isolated, its world is the workspace around it.
+    let files_only = named_dirs.is_empty();
+    let roots: Vec<PathBuf> = if req.isolated {
+        named_dirs.clone()
+    } else if files_only {
+        let first = named_files.first().or(stdin_path.as_ref()).cloned().unwrap_or_else(|| cwd.clone());
+        vec![workspace_root(&first)]
+    } else {
+        named_dirs.clone()
+    };
+    let config_path = match &req.config {
+        Some(p) if !p.is_file() => return Err(format!("{}: config file not found", p.display())),
+        Some(p) => Some(absolute(p, &cwd)),
+        None => roots.first().or(named_files.first()).and_then(|r| find_config(r)),
+    };
+    let mut ws = Workspace::new();
+    let mut warnings = Vec::new();
+    if let Some(cp) = &config_path {
+        let text = std::fs::read_to_string(cp).map_err(|e| format!("{}: {}", cp.display(), io_message(&e)))?;
+        ws.set_config(Some(&shown(cp)), &text);
+    }
+    ws.set_config_dirs(config_path.as_deref().and_then(Path::parent).map(Path::to_path_buf), Some(cwd.clone()));
+    let config = ws.config().config.clone();
+    let excludes = config.exclude_matcher();
+    let is_excluded = |p: &Path| excludes.is_excluded(p);
+
+    let mut files: Vec<PathBuf> = Vec::new();
+    for root in &roots {
+        let (found, errors) = walk_yaml(root, &is_excluded);
+        warnings.extend(errors);
+        if found.is_empty() && named_dirs.contains(root) && !req.allow_empty {
+            return Err(format!("{}: no YAML files (*.yaml, *.yml) found here", shown(root)));
+        }
+        files.extend(found);
+    }
+    // Named files are read whatever their extension, even when excluded or ignored: the user
+    // asked for them.
+    files.extend(named_files.iter().cloned());
+    files.sort();
+    files.dedup();
+    if let Some(cp) = &config_path {
+        files.retain(|f| !same_file(f, cp));
+    }
+    if files.is_empty() && req.stdin.is_none() && !req.allow_empty {
+        return Err(format!("{}: no YAML files (*.yaml, *.yml) found here", shown(roots.first().unwrap_or(&cwd))));
+    }
+
+    let manifests: Vec<(String, PathBuf)> = files.iter().map(|f| (shown(f), f.clone())).collect();
+    let total = manifests.len();
+    progress(0, total);
+    let mut done = 0;
+    let mut disk = Vec::with_capacity(total);
+    // Read and parsed a chunk at a time (in parallel, texts dropped once parsed) so that
+    // progress moves and the texts are never all in memory.
+    for chunk in manifests.chunks(64) {
+        let failed = ws.read_files(chunk.to_vec());
+        for (f, e) in &failed {
+            // A named file that cannot be read is an error; one found by the walk a warning.
+            if named_files.contains(f) {
+                return Err(format!("{}: {}", f.display(), io_message(e)));
+            }
+            warnings.push(format!("{}: {}", f.display(), io_message(e)));
+        }
+        disk.extend(chunk.iter().filter(|(_, f)| !failed.iter().any(|(g, _)| g == f)).map(|(s, _)| s.clone()));
+        done += chunk.len();
+        progress(done, total);
+    }
+    for f in &named_files {
+        // A pipe or device read empty (`/dev/stdin` with nothing sent) is no input, not a pass.
+        if !f.is_file() && ws.snapshot().file(&shown(f)).is_some_and(|sf| sf.documents == 0) {
+            return Err(format!("{}: no input (read nothing)", f.display()));
+        }
+    }
+    if let Some((p, text)) = &req.stdin {
+        ws.set_file(&shown(&absolute(p, &cwd)), text.as_str());
+    }
+
+    let base = config_path.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+    let context_dirs =
+        config.context.iter().map(|c| absolute(&base.clone().unwrap_or_else(|| cwd.clone()).join(c), &cwd));
+    for dir in context_dirs.chain(req.context.iter().map(|c| absolute(c, &cwd))) {
+        if !dir.exists() {
+            warnings.push(format!("context {}: no such directory", shown(&dir)));
+            continue;
+        }
+        let (found, errors) = walk_yaml(&dir, &|_| false);
+        warnings.extend(errors);
+        let ctx: Vec<(String, PathBuf)> =
+            found.into_iter().filter(|f| files.binary_search(f).is_err()).map(|f| (shown(&f), f)).collect();
+        for (f, e) in ws.read_files_with_origin(ctx, Origin::Context) {
+            warnings.push(format!("{}: {}", f.display(), io_message(&e)));
+        }
+    }
+
+    let report_only = (files_only && !req.isolated).then(|| {
+        let mut s: BTreeSet<String> = named_files.iter().map(|f| shown(f)).collect();
+        s.extend(stdin_path.as_ref().map(|p| shown(p)));
+        s
+    });
+    Ok(Loaded { workspace: ws, config_path, roots, report_only, disk, warnings })
+}
+
+/// The workspace a file belongs to: the nearest ancestor holding `.policylens.yaml`, else the
+/// root of the git work tree, else the file's directory.
+pub fn workspace_root(file: &Path) -> PathBuf {
+    let dir = if file.is_dir() { file } else { file.parent().unwrap_or(file) };
+    if let Some(c) = find_config(dir) {
+        return c.parent().map(Path::to_path_buf).unwrap_or_else(|| dir.to_path_buf());
+    }
+    if let Some(git) = dir.ancestors().find(|d| d.join(".git").exists()) {
+        return git.to_path_buf();
+    }
+    dir.to_path_buf()
+}
+
+/// The path as shown to users and in JSON: relative to `base` when below it, else absolute.
+pub fn show(p: &Path, base: Option<&Path>, cwd: &Path) -> String {
+    let abs = absolute(p, cwd);
+    let rel = base.and_then(|b| abs.strip_prefix(b).ok()).filter(|r| !r.as_os_str().is_empty()).unwrap_or(&abs);
+    rel.to_string_lossy().replace('\\', "/")
+}
+
+/// `p` made absolute against `cwd`, with `.` and `..` resolved lexically (no symlinks).
+pub fn absolute(p: &Path, cwd: &Path) -> PathBuf {
+    let joined = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
