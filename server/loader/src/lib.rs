@@ -72,7 +72,9 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
     let roots: Vec<PathBuf> = if req.isolated {
         named_dirs.clone()
     } else if files_only {
-        let first = named_files.first().or(stdin_path.as_ref()).cloned().unwrap_or_else(|| cwd.clone());
+        // A pipe's "directory" (`/dev`) is no workspace: streams belong to the current one.
+        let regular = named_files.iter().find(|f| f.is_file());
+        let first = regular.or(stdin_path.as_ref()).cloned().unwrap_or_else(|| cwd.join("stdin.yaml"));
         vec![workspace_root(&first)]
     } else {
         named_dirs.clone()
@@ -114,6 +116,19 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         return Err(format!("{}: no YAML files (*.yaml, *.yml) found here", shown(roots.first().unwrap_or(&cwd))));
     }
 
+    // Pipes and devices (`/dev/stdin`, process substitution) can be read once only: their
+    // text is read here and kept, not re-read for positions later like a regular file's.
+    let (streams, files): (Vec<PathBuf>, Vec<PathBuf>) = files.into_iter().partition(|f| !f.is_file());
+    for f in &streams {
+        let bytes = std::fs::read(f).map_err(|e| format!("{}: {}", f.display(), io_message(&e)))?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(format!("{}: no input (read nothing)", f.display()));
+        }
+        match policylens_core::workspace::loader::decode(bytes) {
+            policylens_core::workspace::loader::FileContent::Text(t) => ws.set_file(&shown(f), t),
+            policylens_core::workspace::loader::FileContent::Unreadable(why) => ws.set_unreadable(&shown(f), &why),
+        }
+    }
     let manifests: Vec<(String, PathBuf)> = files.iter().map(|f| (shown(f), f.clone())).collect();
     let total = manifests.len();
     progress(0, total);
@@ -134,12 +149,6 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         done += chunk.len();
         progress(done, total);
     }
-    for f in &named_files {
-        // A pipe or device read empty (`/dev/stdin` with nothing sent) is no input, not a pass.
-        if !f.is_file() && ws.snapshot().file(&shown(f)).is_some_and(|sf| sf.documents == 0) {
-            return Err(format!("{}: no input (read nothing)", f.display()));
-        }
-    }
     if let Some((p, text)) = &req.stdin {
         ws.set_file(&shown(&absolute(p, &cwd)), text.as_str());
     }
@@ -154,8 +163,11 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         }
         let (found, errors) = walk_yaml(&dir, &|_| false);
         warnings.extend(errors);
-        let ctx: Vec<(String, PathBuf)> =
-            found.into_iter().filter(|f| files.binary_search(f).is_err()).map(|f| (shown(&f), f)).collect();
+        let ctx: Vec<(String, PathBuf)> = found
+            .into_iter()
+            .filter(|f| files.binary_search(f).is_err() && !streams.contains(f))
+            .map(|f| (shown(&f), f))
+            .collect();
         for (f, e) in ws.read_files_with_origin(ctx, Origin::Context) {
             warnings.push(format!("{}: {}", f.display(), io_message(&e)));
         }

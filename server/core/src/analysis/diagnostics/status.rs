@@ -78,7 +78,10 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
             }
             _ => {}
         }
-        if st.accepted && st.reached == 0 && !templated(world, pid) {
+        // A copy that another instance of the same policy stands in for is a duplicate (reported
+        // as such), not a policy that reaches nothing.
+        let shadowed = world.topology.shadowed_by(pid).is_some();
+        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed {
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
     }

@@ -1,0 +1,225 @@
+//! `policylens check` on repositories as they are (`fixtures/repos`, see its README): example
+//! folders, a kustomize overlay, a Helm chart, a GitOps repository whose Gateways live in a
+//! platform repository; files checked within their workspace, standard input, ignore
+//! comments, config severities and exit codes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+}
+
+/// Runs the binary in the repo root with `stdin`: (exit code, stdout, stderr).
+fn run_with(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_policylens"))
+        .args(args)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run policylens");
+    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        pipe.write_all(text.as_bytes()).expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    run_with(args, None)
+}
+
+/// Diagnostics of `check --format json` as `file:line:col severity[code] message`, 1-based.
+fn findings(out: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(out).expect("json output");
+    v["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            let s = &d["range"]["start"];
+            format!(
+                "{}:{}:{} {}[{}] {}",
+                d["file"].as_str().unwrap_or(""),
+                s["line"].as_u64().unwrap_or(0) + 1,
+                s["character"].as_u64().unwrap_or(0) + 1,
+                d["severity"].as_str().unwrap_or(""),
+                d["code"].as_str().unwrap_or(""),
+                d["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+fn summary(out: &str) -> Value {
+    let mut v: Value = serde_json::from_str(out).expect("json output");
+    v["summary"].as_object_mut().expect("summary").remove("elapsedMs");
+    v["summary"].clone()
+}
+
+#[test]
+fn monorepo_of_examples_overlays_and_a_chart_reports_only_true_findings() {
+    let (code, out, err) = run(&["check", "--format", "json", "fixtures/repos/monorepo"]);
+    assert_eq!(code, 0, "{err}");
+    // Same-named Gateways, routes and policies in every example folder: no conflict, no
+    // not-found; the overlay's intended duplicate is silenced by its ignore comment; the
+    // chart's templated names match nothing and its external Gateway resolves.
+    assert_eq!(findings(&out), Vec::<String>::new());
+    assert_eq!(
+        summary(&out),
+        serde_json::json!({"files": 16, "documents": 22, "objects": 18, "policies": 4, "suppressed": 1})
+    );
+    let (_, shown, _) = run(&["check", "--format", "json", "--show-suppressed", "fixtures/repos/monorepo"]);
+    let v: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(v["suppressed"][0]["code"], "duplicate-object");
+    assert_eq!(v["suppressed"][0]["file"], "fixtures/repos/monorepo/kustomize/overlays/prod/route.yaml");
+    assert_eq!(v["suppressed"][0]["justification"], "# policylens: ignore[duplicate-object]");
+}
+
+#[test]
+fn overlay_references_resolve_to_the_overlay_copy() {
+    let target = "HTTPRoute/shop/storefront#pages";
+    let (code, out, err) = run(&["explain", "--format", "json", "fixtures/repos/monorepo", "--target", target]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let instances = v["instances"].as_array().expect("one explanation per definition");
+    let by_file: Vec<(&str, usize)> = instances
+        .iter()
+        .map(|i| (i["file"].as_str().unwrap(), i["policies"].as_array().unwrap().len()))
+        .collect();
+    assert_eq!(
+        by_file,
+        [
+            ("fixtures/repos/monorepo/kustomize/base/app.yaml", 0),
+            ("fixtures/repos/monorepo/kustomize/overlays/prod/route.yaml", 1),
+        ]
+    );
+    let ctx = &instances[1]["policies"][0]["contexts"][0];
+    assert_eq!(ctx["effective"], serde_json::json!({"timeout": {"http": {"requestTimeout": "5s"}}}));
+    let (_, one, _) = run(&[
+        "explain",
+        "--format",
+        "json",
+        "fixtures/repos/monorepo",
+        "--target",
+        target,
+        "--file",
+        "fixtures/repos/monorepo/kustomize/base/app.yaml",
+    ]);
+    let v: Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(v["policies"], serde_json::json!([]));
+}
+
+#[test]
+fn gitops_repo_resolves_gateways_from_its_context_and_reports_only_its_own_files() {
+    let (code, out, err) = run(&["check", "--format", "json", "fixtures/repos/gitops"]);
+    assert_eq!(code, 1, "{err}");
+    // The one true finding: a typo in a listener name. The route attaches (the shop namespace
+    // is not in the world, so the listener's namespace selector is assumed to admit it) and
+    // nothing is reported on the platform repository's files.
+    assert_eq!(
+        findings(&out),
+        ["fixtures/repos/gitops/apps/shop/policy.yaml:27:20 error[section-not-found] Gateway/infra/edge has no listener named `htps`; did you mean `https`? (listeners: `https`)"]
+    );
+    // One changed file, as a pre-commit hook passes it: the workspace is analysed, only that
+    // file is reported on.
+    let (code, out, _) = run(&["check", "--format", "json", "fixtures/repos/gitops/apps/shop/route.yaml"]);
+    assert_eq!((code, findings(&out)), (0, vec![]));
+    assert_eq!(summary(&out)["files"], 3, "the whole workspace was analysed");
+    // --isolated: the file alone (with its config's context), so the route it targets is
+    // missing.
+    let (code, out, _) =
+        run(&["check", "--isolated", "--format", "json", "fixtures/repos/gitops/apps/shop/policy.yaml"]);
+    assert_eq!(code, 1);
+    let codes: Vec<String> = findings(&out).iter().map(|f| f.split(' ').nth(1).unwrap_or("").to_owned()).collect();
+    assert_eq!(codes, ["error[target-not-found]", "error[section-not-found]"]);
+}
+
+#[test]
+fn standard_input_is_checked_as_the_file_it_stands_for() {
+    let text = std::fs::read_to_string(repo().join("fixtures/repos/gitops/apps/shop/policy.yaml")).unwrap();
+    let fixed = text.replace("sectionName: htps", "sectionName: https");
+    let name = "fixtures/repos/gitops/apps/shop/policy.yaml";
+    let (code, out, err) = run_with(&["check", "--format", "json", "--stdin-filename", name, "-"], Some(&fixed));
+    assert_eq!((code, findings(&out)), (0, vec![]), "{err}");
+    let (code, out, _) = run_with(&["check", "--format", "json", "--stdin-filename", name, "-"], Some(&text));
+    assert_eq!(code, 1);
+    assert_eq!(findings(&out).len(), 1);
+    assert!(findings(&out)[0].starts_with(&format!("{name}:27:20 error[section-not-found]")), "{out}");
+    // Nothing on standard input is no input, never a green run.
+    let (code, _, err) = run_with(&["check", "/dev/stdin"], Some(""));
+    assert_eq!(code, 2);
+    assert_eq!(err.trim(), "policylens: /dev/stdin: no input (read nothing)");
+}
+
+#[test]
+fn a_path_without_yaml_is_a_usage_error() {
+    let (code, out, err) = run(&["check", "server/cli/src"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(err.trim(), "policylens: server/cli/src: no YAML files (*.yaml, *.yml) found here");
+    let (code, _, err) = run(&["check", "no/such/dir"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.trim(), "policylens: no/such/dir: no such file or directory");
+}
+
+#[test]
+fn fail_on_sets_which_severities_fail_the_run() {
+    // fixtures/bad: errors and warnings; fixtures/repos/monorepo: one note at most.
+    let (code, _, _) = run(&["check", "fixtures/repos/gitops", "--fail-on", "error"]);
+    assert_eq!(code, 1);
+    let dir = tempdir("fail-on");
+    std::fs::write(dir.join("a.yaml"), DUPLICATE_ROUTES).unwrap();
+    std::fs::write(dir.join("b.yaml"), DUPLICATE_ROUTES.replace("port: 80", "port: 8080")).unwrap();
+    let d = dir.to_str().unwrap();
+    let (code, out, _) = run(&["check", "--format", "json", d]);
+    assert_eq!(code, 0, "a warning does not fail by default: {out}");
+    assert_eq!(findings(&out).len(), 1, "{out}");
+    assert!(findings(&out)[0].contains("warning[duplicate-object]"), "{out}");
+    let (code, _, _) = run(&["check", d, "--fail-on", "warning"]);
+    assert_eq!(code, 1);
+    // A config severity changes what fails: duplicates become information.
+    std::fs::write(dir.join(".policylens.yaml"), "diagnostics: {duplicate-object: information}\n").unwrap();
+    let (code, out, _) = run(&["check", "--format", "json", d, "--fail-on", "warning"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(findings(&out)[0].contains("information[duplicate-object]"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sarif_carries_suppressed_results_with_their_justification() {
+    let (_, out, _) = run(&["check", "--format", "sarif", "fixtures/repos/monorepo"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["ruleId"], "duplicate-object");
+    assert_eq!(
+        results[0]["suppressions"],
+        serde_json::json!([{"kind": "inSource", "justification": "# policylens: ignore[duplicate-object]"}])
+    );
+}
+
+const DUPLICATE_ROUTES: &str = "\
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+    - port: 80
+";
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("policylens-repos-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
