@@ -93,10 +93,8 @@ fn overlay_references_resolve_to_the_overlay_copy() {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let instances = v["instances"].as_array().expect("one explanation per definition");
-    let by_file: Vec<(&str, usize)> = instances
-        .iter()
-        .map(|i| (i["file"].as_str().unwrap(), i["policies"].as_array().unwrap().len()))
-        .collect();
+    let by_file: Vec<(&str, usize)> =
+        instances.iter().map(|i| (i["file"].as_str().unwrap(), i["policies"].as_array().unwrap().len())).collect();
     assert_eq!(
         by_file,
         [
@@ -129,7 +127,9 @@ fn gitops_repo_resolves_gateways_from_its_context_and_reports_only_its_own_files
     // nothing is reported on the platform repository's files.
     assert_eq!(
         findings(&out),
-        ["fixtures/repos/gitops/apps/shop/policy.yaml:27:20 error[section-not-found] Gateway/infra/edge has no listener named `htps`; did you mean `https`? (listeners: `https`)"]
+        [
+            "fixtures/repos/gitops/apps/shop/policy.yaml:27:20 error[section-not-found] Gateway/infra/edge has no listener named `htps`; did you mean `https`? (listeners: `https`)"
+        ]
     );
     // One changed file, as a pre-commit hook passes it: the workspace is analysed, only that
     // file is reported on.

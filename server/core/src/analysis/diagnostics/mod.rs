@@ -9,6 +9,8 @@ mod suppress;
 
 pub use suppress::Suppressed;
 #[cfg(test)]
+mod repo_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;

@@ -81,7 +81,13 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
         // A copy that another instance of the same policy stands in for is a duplicate (reported
         // as such), not a policy that reaches nothing.
         let shadowed = world.topology.shadowed_by(pid).is_some();
-        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed {
+        // What lies below a virtual or external target is unknown, so "nothing" cannot be said.
+        let unknowable = world
+            .topology
+            .policies
+            .get(&pid)
+            .is_some_and(|r| r.refs.iter().any(|x| matches!(x, TargetResolution::Virtual(_))));
+        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable {
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
     }

@@ -5,7 +5,7 @@ use crate::analysis::fixture;
 /// Runs the analysis on `fixture` and compares every diagnostic, rendered as
 /// `file "covered text" severity[code] message`, with `expect`; the ranges must be exactly
 /// the `$0…$0` marks, in order.
-fn check(fixture: &str, expect: &str) {
+pub(super) fn check(fixture: &str, expect: &str) {
     let mut f = fixture::parse(fixture);
     let snap = f.workspace.snapshot();
     let mut got = String::new();

@@ -1,0 +1,317 @@
+//! Diagnostics on repositories as they are laid out: one identity defined in several places
+//! (example folders, overlays), explicit worlds, objects declared external, namespaces outside
+//! the world, templated names, ignore comments and config severities.
+
+use super::tests::check;
+
+/// One example folder: a Gateway, a route to a Service and a policy on the route, all with
+/// the names every upstream example uses.
+fn example(dir: &str, timeout: &str) -> String {
+    format!(
+        r#"//- {dir}/gateway.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: eg
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: backend
+spec:
+  ports:
+  - port: 3000
+//- {dir}/route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: backend
+spec:
+  parentRefs:
+  - name: eg
+  rules:
+  - backendRefs:
+    - name: backend
+      port: 3000
+//- {dir}/policy.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: policy-for-route
+spec:
+  targetRefs:
+  - group: gateway.networking.k8s.io
+    kind: HTTPRoute
+    name: backend
+  timeout:
+    http:
+      requestTimeout: {timeout}
+"#
+    )
+}
+
+const CLASS: &str = r#"//- class.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: eg
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+"#;
+
+#[test]
+fn example_folders_are_worlds_of_their_own_without_configuration() {
+    // Four identities defined in both folders: each folder's references resolve to its own
+    // copies, the two different policies never conflict, and the copies are noted as identical
+    // or independent (no reference crosses the folders).
+    let a = example("examples/a", "10s");
+    let b = example("examples/b", "20s").replacen(
+        "  name: eg\nspec:\n  gatewayClassName",
+        "  name: $0eg$0\nspec:\n  gatewayClassName",
+        1,
+    );
+    let b =
+        b.replacen("kind: HTTPRoute\nmetadata:\n  name: backend", "kind: HTTPRoute\nmetadata:\n  name: $0backend$0", 1);
+    let b = b.replacen("kind: Service\nmetadata:\n  name: backend", "kind: Service\nmetadata:\n  name: $0backend$0", 1);
+    let b = b.replacen("  name: policy-for-route", "  name: $0policy-for-route$0", 1);
+    check(
+        &format!("{CLASS}{a}{b}"),
+        r#"
+examples/b/gateway.yaml "eg" information[duplicate-object] Gateway/default/eg is also defined at examples/a/gateway.yaml:4 (identical copies)
+examples/b/gateway.yaml "backend" information[duplicate-object] Service/default/backend is also defined at examples/a/gateway.yaml:15 (identical copies)
+examples/b/policy.yaml "policy-for-route" information[duplicate-object] BackendTrafficPolicy.gateway.envoyproxy.io/default/policy-for-route is also defined at examples/a/policy.yaml:4 (independent folders: each reference uses the copy nearest to it)
+examples/b/route.yaml "backend" information[duplicate-object] HTTPRoute/default/backend is also defined at examples/a/route.yaml:4 (identical copies)
+"#,
+    );
+}
+
+#[test]
+fn explicit_worlds_never_see_each_other_but_see_the_shared_files() {
+    let config = "//- .policylens.yaml\nworlds: [\"examples/*\"]\n";
+    let a = example("examples/a", "10s");
+    // examples/b lost its Service: with worlds, the route cannot borrow examples/a's.
+    let b = example("examples/b", "20s").replace(
+        "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: backend\nspec:\n  ports:\n  - port: 3000\n",
+        "",
+    );
+    let b = b.replace("    - name: backend\n      port: 3000", "    - name: $0backend$0\n      port: 3000");
+    check(
+        &format!("{config}{CLASS}{a}{b}"),
+        r#"examples/b/route.yaml "backend" warning[backend-not-found] Service/default/backend does not exist"#,
+    );
+}
+
+#[test]
+fn an_overlay_copy_takes_part_where_it_is_nearer_and_the_policies_do_not_compete() {
+    // base/ and overlays/prod/ both define the policy on the Gateway that only base defines:
+    // the base copy (nearer to the Gateway) takes part; no conflict, and no "affects nothing"
+    // for the shadowed copy; the overlay's route copy is a duplicate, reported as a warning
+    // since its folder refers into base.
+    let fixture = format!(
+        r#"{CLASS}//- base/gateway.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: web
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: shop
+spec:
+  parentRefs:
+  - name: web
+//- base/policy.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata:
+  name: web-client
+spec:
+  targetRefs:
+  - group: gateway.networking.k8s.io
+    kind: Gateway
+    name: web
+  timeout:
+    http:
+      idleTimeout: 10s
+//- overlays/prod/route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: $0shop$0
+spec:
+  parentRefs:
+  - name: web
+  hostnames: [shop.example.com]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata:
+  name: $0web-client$0
+spec:
+  targetRefs:
+  - group: gateway.networking.k8s.io
+    kind: Gateway
+    name: web
+  timeout:
+    http:
+      idleTimeout: 60s
+"#
+    );
+    check(
+        &fixture,
+        r#"
+overlays/prod/route.yaml "shop" warning[duplicate-object] HTTPRoute/default/shop is also defined at base/gateway.yaml:15; references use the copy nearest to them, and only one takes part where both would
+overlays/prod/route.yaml "web-client" warning[duplicate-object] ClientTrafficPolicy.gateway.envoyproxy.io/default/web-client is also defined at base/policy.yaml:4; references use the copy nearest to them, and only one takes part where both would
+"#,
+    );
+}
+
+#[test]
+fn externals_resolve_and_templated_names_match_nothing() {
+    let fixture = r#"//- .policylens.yaml
+external: ["Gateway/infra/edge#https", "Service/shop/api"]
+//- chart/templates/route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: {{ .Release.Name }}-web
+  namespace: shop
+spec:
+  parentRefs:
+  - name: edge
+    namespace: infra
+    sectionName: https
+  rules:
+  - backendRefs:
+    - name: api
+      port: 80
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: {{ .Release.Name }}-limits
+  namespace: infra
+spec:
+  targetRefs:
+  - group: gateway.networking.k8s.io
+    kind: Gateway
+    name: edge
+    sectionName: https
+  - group: gateway.networking.k8s.io
+    kind: HTTPRoute
+    name: $0web$0
+"#;
+    // The route's name is a template: `web` is not it (no fuzzy match against `____-web`).
+    check(fixture, r#"chart/templates/route.yaml "web" error[target-not-found] HTTPRoute/infra/web does not exist"#);
+}
+
+#[test]
+fn a_namespace_outside_the_world_is_assumed_to_admit() {
+    let fixture = r#"//- gw.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: edge
+  namespace: infra
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+    allowedRoutes:
+      namespaces:
+        from: Selector
+        selector:
+          matchLabels: {edge: "true"}
+//- routes.yaml
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: known
+  labels: {edge: "false"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: unknown-ns
+  namespace: elsewhere
+spec:
+  parentRefs:
+  - name: edge
+    namespace: infra
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: known-ns
+  namespace: known
+spec:
+  parentRefs:
+  - name: $0edge$0
+    namespace: infra
+"#;
+    check(
+        fixture,
+        r#"routes.yaml "edge" warning[route-not-allowed] Gateway/infra/edge does not admit this route: listener `http` only admits routes from namespaces selected by {edge=true}, and Namespace `known` does not match"#,
+    );
+}
+
+#[test]
+fn ignore_comments_and_config_severities_choose_what_is_reported() {
+    let fixture = r#"//- .policylens.yaml
+diagnostics:
+  backend-not-found: error
+  affects-nothing: off
+  $0no-such-code$0: warning
+//- a.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: r
+spec:
+  parentRefs:
+  - name: gw  # policylens: ignore[parent-not-found]
+  rules:
+  - backendRefs:
+    # policylens: ignore[backend-not-found]
+    - name: missing
+    - name: $0gone$0
+    - name: $0alsogone$0  # policylens: ignore[$0target-not-found$0]
+//- b.yaml
+# policylens: ignore-file[parent-not-found]
+$0# policylens: ignore$0
+# policylens: ignore[$0made-up$0]
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: s
+spec:
+  parentRefs:
+  - name: gw
+"#;
+    check(
+        fixture,
+        r##"
+.policylens.yaml "no-such-code" error[config] `no-such-code` is not a policylens diagnostic code
+a.yaml "gone" error[backend-not-found] Service/default/gone does not exist
+a.yaml "alsogone" error[backend-not-found] Service/default/alsogone does not exist
+a.yaml "target-not-found" information[unused-suppression] no `target-not-found` diagnostic here to suppress: remove `target-not-found` from this comment
+b.yaml "# policylens: ignore" information[unused-suppression] a bare `ignore` silences nothing: name the codes, e.g. `# policylens: ignore[target-not-found]`
+b.yaml "made-up" information[unused-suppression] `made-up` is not a policylens diagnostic code
+"##,
+    );
+}
