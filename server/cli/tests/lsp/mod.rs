@@ -5,5 +5,6 @@ mod diagnostics;
 mod features;
 mod lifecycle;
 mod random;
+mod repos;
 mod sync;
 mod watch;

@@ -434,13 +434,9 @@ impl WorldMatcher {
         let abs = if p.is_absolute() { p.to_path_buf() } else { self.cwd.join(p) };
         let rel = abs.strip_prefix(&self.base).ok()?;
         let dirs = rel.parent()?;
-        // The outermost matching folder: `examples/*` puts `examples/a/sub/x.yaml` in `examples/a`.
-        let mut found = None;
-        for a in dirs.ancestors().filter(|a| !a.as_os_str().is_empty()) {
-            if self.set.is_match(a) {
-                found = Some(a);
-            }
-        }
+        // The innermost matching folder: `examples/*` puts `examples/a/sub/x.yaml` in `examples/a`,
+        // and with nested globs (`fixtures/*`, `fixtures/cases/*`) the finer split wins.
+        let found = dirs.ancestors().filter(|a| !a.as_os_str().is_empty()).find(|a| self.set.is_match(a));
         found.map(|a| a.to_string_lossy().replace('\\', "/"))
     }
 }
