@@ -50,6 +50,9 @@ fn reference(world: &World, site: &RefSite<'_>, offset: u32) -> Hover {
         (None, None) => text.push_str(" · not checked"),
         (None, Some(_)) => {}
     }
+    if let Some(n) = &site.note {
+        text.push_str(&format!(" · {n}"));
+    }
     Hover { span, markdown: text }
 }
 

@@ -68,6 +68,8 @@ pub(crate) struct RefSite<'w> {
     pub problem: Option<String>,
     /// What it names as written, defaults filled in: `Gateway infra/edge`.
     pub written: String,
+    /// What the answer assumed, for hover (a namespace whose labels are unknown).
+    pub note: Option<String>,
 }
 
 impl RefSite<'_> {
@@ -115,6 +117,7 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
         section_named: false,
         problem: None,
         fields: None,
+        note: None,
     };
     match &obj.body {
         Body::Other(other) => {
@@ -149,7 +152,7 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
             let parents = t.parent_refs(owner);
             for (p, res) in route.parent_refs.iter().zip(parents) {
                 let mut s = RefSite { fields: Some(p), ..site(RefKind::Parent, p) };
-                parent_site(world, &mut s, p, res);
+                parent_site(world, &mut s, p, res, own_ns);
                 out.push(s);
             }
             for (rule, results) in route.rules.iter().zip(t.backend_refs(owner)) {
@@ -185,7 +188,7 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
         Body::ListenerSet(ls) => {
             if let (Some(p), Some(res)) = (&ls.parent_ref, t.listener_set_parents.get(&owner)) {
                 let mut s = RefSite { fields: Some(p), ..site(RefKind::ListenerSetParent, p) };
-                parent_site(world, &mut s, p, res);
+                parent_site(world, &mut s, p, res, own_ns);
                 out.push(s);
             }
         }
@@ -205,6 +208,7 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
                     section_named: false,
                     problem: object.is_none().then(|| "not found".to_owned()),
                     written: format!("GatewayClass {}", c.value),
+                    note: None,
                 });
             }
         }
@@ -213,11 +217,25 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
     out
 }
 
-fn parent_site(world: &World, s: &mut RefSite<'_>, p: &RefFields, res: &ParentResolution) {
+fn parent_site(world: &World, s: &mut RefSite<'_>, p: &RefFields, res: &ParentResolution, own_ns: &str) {
     let t = &world.topology;
     match res {
         ParentResolution::Attached { parent, nodes } => {
             s.object = Some(*parent);
+            let selects = |n: &NodeId| match t.node(*n) {
+                Node::Section(o, i) => match &world.object(o).body {
+                    Body::Gateway(g) => g.listeners.get(i as usize).is_some_and(|l| {
+                        matches!(l.allowed_routes.namespaces, crate::model::FromNamespaces::Selector(_))
+                    }),
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !world.has_namespace_object(own_ns) && nodes.iter().any(selects) {
+                s.note = Some(format!(
+                    "namespace `{own_ns}` is not in the workspace, so its labels are unknown: the listener's namespace selector is assumed to admit this route"
+                ));
+            }
             if p.section_name.is_some() || p.port.is_some() {
                 s.sections = nodes
                     .iter()

@@ -295,3 +295,53 @@ fn hover_other_ref_fields_and_nothing_elsewhere() {
         let _ = hover(&f.snap, &f.file, o);
     }
 }
+
+#[test]
+fn hover_says_what_was_assumed_or_declared_and_lists_every_definition() {
+    let gw = r#"//- .policylens.yaml
+external: ["Service/shop/api"]
+//- gw.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: edge
+  namespace: infra
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+    allowedRoutes:
+      namespaces:
+        from: Selector
+        selector: {matchLabels: {edge: "true"}}
+"#;
+    let route = |cursor_on_parent: bool| {
+        let (p, b) = if cursor_on_parent { ("ed$0ge", "api") } else { ("edge", "a$0pi") };
+        format!(
+            "//- shop/route.yaml\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  parentRefs:\n  - name: {p}\n    namespace: infra\n  rules:\n  - backendRefs:\n    - name: {b}\n      port: 80\n"
+        )
+    };
+    check(
+        &format!("{gw}{}", route(true)),
+        "shop/route.yaml:8 \"edge\"\nGateway infra/edge · 1 listener · class eg · namespace `shop` is not in the workspace, so its labels are unknown: the listener's namespace selector is assumed to admit this route",
+    );
+    check(
+        &format!("{gw}{}", route(false)),
+        "shop/route.yaml:12 \"api\"\nService shop/api · declared external in .policylens.yaml",
+    );
+    let copy = |dir: &str, cursor: &str| {
+        format!(
+            "//- {dir}/svc.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: {cursor}\nspec:\n  ports:\n  - port: 80\n"
+        )
+    };
+    let got = {
+        let f = fixture(&format!("{}{}", copy("a", "api"), copy("b", "a$0pi")));
+        hover(&f.snap, &f.file, f.offset).map(|h| h.markdown).unwrap_or_default()
+    };
+    assert!(
+        got.ends_with("\n\n**Defined 2 times** (each reference uses the nearest definition):\n- `a/svc.yaml:4`\n- `b/svc.yaml:4` (this one)"),
+        "{got}"
+    );
+}
