@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use ignore::gitignore::GitignoreBuilder;
 use policylens_core::catalog::Config;
 use policylens_core::catalog::config::ExcludeMatcher;
 use serde::Deserialize;
@@ -69,49 +68,10 @@ impl Excludes {
     }
 }
 
-/// Whether `path` is a `*.yaml`/`*.yml` file that a directory walk of `roots` would pick up:
-/// below a root, no hidden component, not git-ignored, not excluded. Used for files that
-/// appear or change on disk after the initial walk, which used core's loader.
+/// Whether `path` is a manifest the loader's walk of `roots` would pick up (for files that
+/// appear or change on disk after the first walk).
 pub fn is_discoverable(path: &Path, roots: &[PathBuf], excludes: &Excludes) -> bool {
-    if !matches!(path.extension().and_then(|x| x.to_str()), Some("yaml" | "yml")) {
-        return false;
-    }
-    if excludes.is_excluded(path) {
-        return false;
-    }
-    let Some(root) = roots.iter().find(|r| path.starts_with(r)) else { return false };
-    let Ok(rel) = path.strip_prefix(root) else { return false };
-    if rel.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.')) {
-        return false;
-    }
-    !is_ignored(path)
-}
-
-/// `.ignore` and `.gitignore` files from the file's directory up to the filesystem root (the
-/// loader reads parents' ignore files too); the deepest file with a matching rule decides.
-fn is_ignored(path: &Path) -> bool {
-    let Some(dir) = path.parent() else { return false };
-    for d in dir.ancestors() {
-        for name in [".ignore", ".gitignore"] {
-            let f = d.join(name);
-            if !f.is_file() {
-                continue;
-            }
-            let mut b = GitignoreBuilder::new(d);
-            if b.add(&f).is_some() {
-                continue;
-            }
-            let Ok(gi) = b.build() else { continue };
-            let m = gi.matched_path_or_any_parents(path, false);
-            if m.is_ignore() {
-                return true;
-            }
-            if m.is_whitelist() {
-                return false;
-            }
-        }
-    }
-    false
+    policylens_loader::is_discoverable(path, roots, &|p| excludes.is_excluded(p))
 }
 
 #[cfg(test)]
