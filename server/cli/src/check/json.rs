@@ -1,4 +1,4 @@
-//! `check --format json` (DESIGN §2.2): 0-based lines, UTF-16 columns.
+//! `check --format json` (docs/json.md): 0-based lines, UTF-16 columns.
 
 use policylens_core::analysis::diagnostics::{Diagnostic, Suppressed};
 use policylens_core::syntax::{PositionEncoding, Span};

@@ -1,4 +1,4 @@
-//! Every editor feature over the wire, at the places DESIGN §7 names. The analysis behind
+//! Every editor feature over the wire, at the places docs/semantics.md §7 names. The analysis behind
 //! them lives in core; these snapshots pin the conversion and the wiring.
 
 use serde_json::{Value, json};
@@ -82,7 +82,7 @@ fn features_on_the_fixture() {
     expect_snapshot("features", &s.normalize(&Value::Object(out)));
 }
 
-/// Completion while typing (DESIGN §7, issue: "typing is the normal state"): every request
+/// Completion while typing (docs/semantics.md §7, issue: "typing is the normal state"): every request
 /// is made right after the edit, at the cursor, in a document that is partly invalid.
 #[test]
 fn completion_while_typing() {

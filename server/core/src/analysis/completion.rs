@@ -1,5 +1,5 @@
 //! Completion inside targetRefs, parentRefs and backendRefs, strategy values, and a snippet
-//! for a new targetRefs entry (DESIGN §7).
+//! for a new targetRefs entry (docs/semantics.md §7).
 //!
 //! The cursor context comes from re-parsing the file ([`super::cursor`]), so completion works
 //! while the document is half typed; what the names refer to comes from the snapshot's world.

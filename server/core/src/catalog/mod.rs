@@ -210,7 +210,7 @@ impl PolicyKind {
         self.targets.iter().find(|t| &t.gk == gk).cloned()
     }
 
-    /// The strategy a policy gets when it names none (DESIGN §5 item 5): `None` for Direct
+    /// The strategy a policy gets when it names none (docs/semantics.md §5 item 5): `None` for Direct
     /// kinds; for Inherited ones AtomicDefaults, or, when the kind does not support it, its
     /// first non-override strategy (e.g. PatchDefaults for NGINX Gateway Fabric's field-wise
     /// merge).

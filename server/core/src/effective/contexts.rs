@@ -2,7 +2,7 @@
 //!
 //! A path's *signature* is the list of its nodes that carry policies of the kind, least
 //! specific first, with a Namespace node inserted right above the first object of the path
-//! that lives in that namespace (DESIGN §4.3). The fold depends on nothing else, so paths with
+//! that lives in that namespace (docs/semantics.md §4.3). The fold depends on nothing else, so paths with
 //! one signature share one fold, and the number of folds is the number of distinct
 //! signatures, not of paths.
 //!

@@ -1,4 +1,4 @@
-//! The fold (DESIGN §5 items 2-4): policies ordered least specific first are combined one by
+//! The fold (docs/semantics.md §5 items 2-4): policies ordered least specific first are combined one by
 //! one, the established effective spec's strategy deciding how the next policy (the
 //! challenger) combines with it.
 //!

@@ -1,4 +1,4 @@
-//! Effective policies (GEP-713, DESIGN §5): per policy kind, per path from a root of the DAG to
+//! Effective policies (GEP-713, docs/semantics.md §5): per policy kind, per path from a root of the DAG to
 //! a target, the attached policies ordered least specific first and folded with the
 //! established policy's strategy, every leaf carrying its provenance; and the status of every
 //! policy (§5.1).
@@ -7,7 +7,7 @@
 //! status over all contexts, and per kind the plan of which policies sit where. Specs proper
 //! are made per kind while computing and on demand afterwards; [`explain`] answers for one
 //! target from the index.
-//! The report types serialise to the CLI's JSON contracts (DESIGN §2.2); the language server
+//! The report types serialise to the CLI's JSON contracts (docs/json.md); the language server
 //! returns the same JSON from its custom requests.
 
 mod contexts;

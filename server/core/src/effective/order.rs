@@ -1,4 +1,4 @@
-//! The order policies are folded in at one node (DESIGN §5 item 2): older
+//! The order policies are folded in at one node (docs/semantics.md §5 item 2): older
 //! `creationTimestamp` first, objects without one counting as newer than every object with
 //! one (they are not applied yet), then `{namespace}/{name}`. Across nodes, the path's order
 //! (least specific first) comes first.

@@ -1,4 +1,4 @@
-//! The spec proper of a policy (DESIGN §5 item 8) and its strategy (item 5).
+//! The spec proper of a policy (docs/semantics.md §5 item 8) and its strategy (item 5).
 //!
 //! A policy is one or two *parts*: its defaults (a `defaults`/`default` stanza, or the bare
 //! spec as implicit defaults) and its overrides. Each part is the stanza's content without the

@@ -1,4 +1,4 @@
-//! Policy status as a controller would report it (DESIGN §5.1, GEP-713 "Policy status"):
+//! Policy status as a controller would report it (docs/semantics.md §5.1, GEP-713 "Policy status"):
 //! Accepted and why not, Enforced / PartiallyEnforced / Overridden over every context the
 //! policy takes part in, who supersedes it, and the effective targets it affects.
 
@@ -165,7 +165,7 @@ pub(super) fn finish(pre: Option<Reason>, mut agg: Agg, unknown_strategy: Option
     }
 }
 
-/// `status --format json` (DESIGN §2.2).
+/// `status --format json` (docs/json.md).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StatusReport {
     pub policies: Vec<PolicyStatusReport>,

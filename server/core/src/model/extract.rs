@@ -86,7 +86,7 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
         }
         ("", "Service") => Body::Service(core_kinds::service(spec())),
         ("", "Namespace") => Body::Namespace,
-        // DESIGN invariant 6: nothing below a Secret's metadata is read.
+        // ARCHITECTURE.md invariant 6: nothing below a Secret's metadata is read.
         ("", "Secret") => Body::Other(Box::default()),
         (GATEWAY_GROUP, "ReferenceGrant") => Body::ReferenceGrant(Box::new(core_kinds::reference_grant(spec()))),
         (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(Box::new(core_kinds::crd(spec(), labels))),

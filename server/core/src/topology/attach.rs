@@ -1,4 +1,4 @@
-//! Route attachment (DESIGN §4.3): which listeners a route's parentRef binds to, and why a
+//! Route attachment (docs/semantics.md §4.3): which listeners a route's parentRef binds to, and why a
 //! listener refuses a route.
 
 use super::{NodeId, ParentResolution, Topology, hostnames, suggest};

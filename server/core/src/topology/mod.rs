@@ -1,4 +1,4 @@
-//! The hierarchy DAG (DESIGN §4.3) and every resolved reference: route parentRefs and
+//! The hierarchy DAG (docs/semantics.md §4.3) and every resolved reference: route parentRefs and
 //! backendRefs, policy targetRefs and targetSelectors.
 //!
 //! Nodes are objects, their sections (listeners, named rules, named ports), Namespaces and

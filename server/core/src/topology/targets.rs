@@ -154,7 +154,7 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
     res
 }
 
-/// Problems with the combination of reference fields (DESIGN §6 `target-ref-fields`).
+/// Problems with the combination of reference fields (docs/semantics.md §6 `target-ref-fields`).
 fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields) -> Vec<(Span, String)> {
     let mut out = Vec::new();
     let obj = world.object(pid);

@@ -15,7 +15,7 @@ use crate::state::Ctx;
 
 #[derive(Debug, Deserialize)]
 pub struct ExplainParams {
-    /// `Kind[.group]/[namespace/]name[#section]` (DESIGN §2.1).
+    /// `Kind[.group]/[namespace/]name[#section]` (docs/semantics.md §2.1).
     pub target: String,
 }
 

@@ -1,4 +1,4 @@
-//! Diagnostics (DESIGN §6): stable codes, exact ranges, messages that name the objects
+//! Diagnostics (docs/semantics.md §6): stable codes, exact ranges, messages that name the objects
 //! involved and say what would fix it.
 
 mod duplicates;

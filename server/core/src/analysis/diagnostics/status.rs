@@ -1,4 +1,4 @@
-//! Diagnostics from the computed policy status (DESIGN §5.1, §6): `conflicted`, `overridden`,
+//! Diagnostics from the computed policy status (docs/semantics.md §5.1, §6): `conflicted`, `overridden`,
 //! `partially-overridden`, `unknown-strategy`, `affects-nothing`, each with the locations of
 //! the policies involved.
 

@@ -1,4 +1,4 @@
-//! Hover on a policy: its computed status (DESIGN §5.1), who supersedes it, what it targets
+//! Hover on a policy: its computed status (docs/semantics.md §5.1), who supersedes it, what it targets
 //! and how many objects it affects.
 
 use crate::analysis::refs::sites;
