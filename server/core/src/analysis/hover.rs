@@ -3,6 +3,8 @@
 //! (each leaf marked with its winning policy and strategy) and the policies that lost.
 
 mod policy;
+
+pub(crate) use policy::untargeted_scope;
 mod target;
 mod yaml;
 

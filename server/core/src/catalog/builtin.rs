@@ -9,7 +9,8 @@
 //! API, `core/` the core group, and a trailing `#` that the target accepts `sectionName`.
 
 use super::{
-    DEFAULT_MAX_REFS, KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy, TargetKind, class_defaults,
+    DEFAULT_MAX_REFS, GATEWAY_API_MAX_REFS, KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy,
+    TargetKind, class_defaults,
 };
 use crate::model::GroupKind;
 
@@ -100,6 +101,11 @@ impl Tpl {
         self.cross_namespace = true;
         self
     }
+    /// The project's CRDs set `maxItems` on `targetRefs`.
+    fn max_refs(mut self, n: u32) -> Tpl {
+        self.max_refs = n;
+        self
+    }
     fn direct(&self, kind: &str, target_spec: &str) -> B {
         self.kind(kind, Direct, target_spec)
     }
@@ -137,6 +143,10 @@ impl B {
         self.0.target_ref = r.one;
         self.0.target_refs = r.many;
         self.0.target_selectors = r.selectors;
+        self
+    }
+    fn target_optional(mut self) -> B {
+        self.0.target_optional = true;
         self
     }
     fn max(mut self, n: u32) -> B {
@@ -187,7 +197,7 @@ pub(super) fn kinds() -> Vec<PolicyKind> {
 
 /// §2.1. Direct, None: oldest wins, the others are Conflicted.
 fn gateway_api(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("Gateway API", GW, MANY);
+    let p = Tpl::new("Gateway API", GW, MANY).max_refs(GATEWAY_API_MAX_REFS);
     // `core/Service` is the Extended target; the others are implementation-specific ones seen
     // in real files (Envoy Gateway Backend, Istio ServiceEntry, multicluster ServiceImport).
     v.push(
@@ -200,7 +210,7 @@ fn gateway_api(v: &mut Vec<PolicyKind>) {
         .done(),
     );
     // "Cannot be scoped to a port": no sectionName.
-    let x = Tpl::new("Gateway API", "gateway.networking.x-k8s.io", MANY);
+    let x = Tpl::new("Gateway API", "gateway.networking.x-k8s.io", MANY).max_refs(GATEWAY_API_MAX_REFS);
     let backends = "core/Service multicluster.x-k8s.io/ServiceImport";
     v.push(x.direct("XBackendTrafficPolicy", backends).effective("core/Service").done());
     // The name XBackendTrafficPolicy had before (GEP text).
@@ -254,7 +264,7 @@ fn envoy_gateway(v: &mut Vec<PolicyKind>) {
 
     // Envoy AI Gateway. Several BackendSecurityPolicies on one backend are an error (None);
     // QuotaPolicy picks the alphabetically first, which the generic tie-break approximates.
-    let ai = Tpl::new("Envoy AI Gateway", "aigateway.envoyproxy.io", MANY);
+    let ai = Tpl::new("Envoy AI Gateway", "aigateway.envoyproxy.io", MANY).max_refs(GATEWAY_API_MAX_REFS);
     v.push(
         ai.direct(
             "BackendSecurityPolicy",
@@ -386,8 +396,13 @@ fn istio(v: &mut Vec<PolicyKind>) {
     let targets = "Gateway GatewayClass core/Service networking.istio.io/ServiceEntry";
     let effective = "Gateway core/Service networking.istio.io/ServiceEntry";
     let add = |v: &mut Vec<PolicyKind>, group: &'static str, kind: &str, refs: Refs| {
-        let p = Tpl::new("Istio", group, refs).default_group("").semantics(Semantics::Additive);
-        v.push(p.inherited(kind, targets).strategies(&[]).effective(effective).done());
+        // Istio's CRDs cap targetRefs at 16; without a targetRef a policy applies by its
+        // workload `selector`, else to its whole namespace.
+        let p = Tpl::new("Istio", group, refs)
+            .default_group("")
+            .semantics(Semantics::Additive)
+            .max_refs(GATEWAY_API_MAX_REFS);
+        v.push(p.inherited(kind, targets).strategies(&[]).effective(effective).target_optional().done());
     };
     add(v, "security.istio.io", "AuthorizationPolicy", ONE_OR_MANY);
     add(v, "security.istio.io", "RequestAuthentication", ONE_OR_MANY);
@@ -436,7 +451,9 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
     v.push(gloo.direct("ListenerOption", listeners).done());
     v.push(gloo.direct("HttpListenerOption", listeners).done());
 
-    let kg = Tpl::new("kgateway", "gateway.kgateway.dev", MANY_SEL).semantics(Semantics::Gloo);
+    let kg = Tpl::new("kgateway", "gateway.kgateway.dev", MANY_SEL)
+        .semantics(Semantics::Gloo)
+        .max_refs(GATEWAY_API_MAX_REFS);
     // Label `Direct`, but a Gateway-level TrafficPolicy is inherited by its routes.
     v.push(
         kg.inherited(

@@ -61,7 +61,11 @@ pub fn build_catalog<'a>(config: &Config, objects: impl Iterator<Item = &'a Obje
     }
 
     for gk in order {
-        if catalog.get(&gk).is_some() {
+        // Known routes and extensions with targetRef-shaped fields are not policies, and
+        // neither is a kind whose CRD in the world is a route (it has `parentRefs`).
+        let not_policy = super::NOT_POLICIES.iter().any(|(g, k)| gk.is(g, k))
+            || unlabelled.get(&gk).is_some_and(|crd| crd_is_route(crd));
+        if catalog.get(&gk).is_some() || not_policy {
             continue;
         }
         let Some(obs) = seen.get(&gk) else { continue };
@@ -72,6 +76,15 @@ pub fn build_catalog<'a>(config: &Config, objects: impl Iterator<Item = &'a Obje
         catalog.insert(kind);
     }
     catalog
+}
+
+/// A CRD whose spec schema has `parentRefs` describes a route, whatever else it has.
+fn crd_is_route(crd: &Crd) -> bool {
+    crd_schema(crd)
+        .and_then(|s| s.get("properties"))
+        .and_then(|p| p.get("spec"))
+        .and_then(|s| s.get("properties"))
+        .is_some_and(|p| p.get("parentRefs").is_some())
 }
 
 enum Label {

@@ -142,8 +142,12 @@ pub struct PolicyKind {
     pub target_selectors: bool,
     /// `targetRef` and `targetRefs` together is an error.
     pub refs_exclusive: bool,
-    /// Maximum number of `targetRefs` items.
+    /// Maximum number of `targetRefs` items: what the kind's CRD sets (`maxItems`), else no
+    /// limit (16 is GEP sample code, not a rule).
     pub max_refs: u32,
+    /// The kind applies without a target (Istio's: a workload `selector`, else the whole
+    /// namespace), so a policy with no targetRef is never "without target".
+    pub target_optional: bool,
     /// The group assumed when a ref leaves `group` out (`None`: the field is required, and
     /// core is assumed).
     pub default_ref_group: Option<String>,
@@ -159,8 +163,22 @@ pub struct PolicyKind {
     pub source: KindSource,
 }
 
-/// The GEP-713 reference limit (`targetRefs` maxItems in the upstream types).
-pub const DEFAULT_MAX_REFS: u32 = 16;
+/// No `targetRefs` limit: a kind has one only where its CRD sets `maxItems`.
+pub const DEFAULT_MAX_REFS: u32 = u32::MAX;
+
+/// The `maxItems: 16` that the Gateway API's reference types, and the CRDs built on them, set.
+pub const GATEWAY_API_MAX_REFS: u32 = 16;
+
+/// Kinds with `targetRef`-shaped fields that are not policies: routes and extensions whose
+/// projects document them so. Shape inference never makes a policy of them.
+pub const NOT_POLICIES: &[(&str, &str)] = &[
+    // Envoy AI Gateway: a route; older releases attached it to Gateways with `targetRefs`.
+    ("aigateway.envoyproxy.io", "AIGatewayRoute"),
+    // kgateway: an extension server declaration that policies refer to.
+    ("gateway.kgateway.dev", "GatewayExtension"),
+    // Kuadrant's developer portal catalog entry (targets an HTTPRoute to describe it).
+    ("devportal.kuadrant.io", "APIProduct"),
+];
 
 impl PolicyKind {
     /// A kind with the GEP-713 defaults for its class: `targetRef` or `targetRefs` (not both,
@@ -181,6 +199,7 @@ impl PolicyKind {
             target_selectors: false,
             refs_exclusive: true,
             max_refs: DEFAULT_MAX_REFS,
+            target_optional: false,
             default_ref_group: None,
             stanza,
             strategies,
@@ -337,7 +356,7 @@ mod tests {
         assert_eq!(btls.stanza, Stanza::None);
         assert_eq!(btls.semantics, Semantics::Gep713);
         assert!(!btls.target_ref && btls.target_refs);
-        assert_eq!(btls.max_refs, 16);
+        assert_eq!(btls.max_refs, GATEWAY_API_MAX_REFS);
         assert_eq!(btls.target(&GroupKind::new("", "Service")).map(|t| t.section_name), Some(true));
         assert_eq!(btls.target(&GroupKind::new("core", "Service")).map(|t| t.section_name), Some(true));
         assert_eq!(btls.target(&GroupKind::new(GW, "Gateway")), None);

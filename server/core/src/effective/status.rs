@@ -62,7 +62,10 @@ pub(super) fn pre_reason(world: &World, pid: ObjId, spec: &PolicySpec) -> Option
         return Some(Reason::Invalid);
     }
     let templated = res.refs.iter().any(|r| matches!(r, TargetResolution::Templated));
-    if res.attached_nodes().next().is_none() && !templated {
+    // A kind that applies by selector or namespace-wide without a target is not targetless.
+    let untargeted =
+        res.refs.is_empty() && res.selected.is_empty() && world.policy_kind(pid).is_some_and(|k| k.target_optional);
+    if res.attached_nodes().next().is_none() && !templated && !untargeted {
         return Some(Reason::TargetNotFound);
     }
     None

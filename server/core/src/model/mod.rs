@@ -295,6 +295,8 @@ pub struct PolicyFields {
     pub target_refs: Option<RefList>,
     /// `spec.targetSelectors`.
     pub target_selectors: Option<SelectorList>,
+    /// `spec.selector` or `spec.workloadSelector` (Istio's workload selectors) is set.
+    pub workload_selector: bool,
 }
 
 impl PolicyFields {

@@ -184,7 +184,7 @@ fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields
             ));
         }
     }
-    if !f.has_ref_fields() {
+    if !f.has_ref_fields() && !kind.target_optional {
         let span = f.spec_span.map(|s| Span::new(s.start, s.start)).unwrap_or(obj.kind_span);
         let want = match (kind.target_ref, kind.target_refs) {
             (true, false) => "`targetRef`",

@@ -79,6 +79,8 @@ codes! {
     Config = "config", Error;
     DuplicateObject = "duplicate-object", Warning;
     UnusedSuppression = "unused-suppression", Information;
+    GatewayClassNotFound = "gateway-class-not-found", Warning;
+    RouteWithoutParent = "route-without-parent", Information;
 }
 
 impl Code {
@@ -107,6 +109,8 @@ impl Code {
             Code::Config => "The .policylens.yaml config has an error.",
             Code::DuplicateObject => "Another definition of the same object exists in the workspace.",
             Code::UnusedSuppression => "An ignore comment that suppresses nothing.",
+            Code::GatewayClassNotFound => "A Gateway's gatewayClassName names no GatewayClass in the workspace.",
+            Code::RouteWithoutParent => "A route with no parentRefs attaches to nothing.",
         }
     }
 }

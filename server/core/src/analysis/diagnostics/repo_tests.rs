@@ -315,3 +315,76 @@ b.yaml "made-up" information[unused-suppression] `made-up` is not a policylens d
 "##,
     );
 }
+
+#[test]
+fn kinds_as_their_implementations_define_them() {
+    // Envoy AI Gateway's AIGatewayRoute is a route (its older releases attached it with
+    // `targetRefs`; aigateway.envoyproxy.io api/v1alpha1 AIGatewayRoute), Istio's
+    // AuthorizationPolicy applies by `selector` without a targetRef (security.istio.io/v1
+    // AuthorizationPolicy: "at most one of selector, targetRef, targetRefs"), and a kind known
+    // only from its shape has no 16-ref limit. None of them is a finding.
+    let many_refs: String =
+        (0..20).map(|i| format!("  - {{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r{i}}}\n")).collect();
+    let routes: String = (0..20)
+        .map(|i| format!("---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r{i}\nspec:\n  parentRefs: [{{name: edge}}]\n"))
+        .collect();
+    let fixture = format!(
+        r#"//- gw.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: envoy
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: edge
+spec:
+  gatewayClassName: $0envoi$0
+  listeners:
+  - {{name: http, port: 80, protocol: HTTP}}
+{routes}//- ai.yaml
+apiVersion: aigateway.envoyproxy.io/v1alpha1
+kind: AIGatewayRoute
+metadata:
+  name: llm
+spec:
+  targetRefs:
+  - {{name: edge, kind: Gateway, group: gateway.networking.k8s.io}}
+---
+apiVersion: security.istio.io/v1
+kind: AuthorizationPolicy
+metadata:
+  name: allow-frontend
+spec:
+  selector:
+    matchLabels: {{app: reviews}}
+  action: ALLOW
+---
+apiVersion: example.io/v1
+kind: WidePolicy
+metadata:
+  name: wide
+spec:
+  targetRefs:
+{many_refs}  color: blue
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: $0orphan$0
+spec:
+  rules:
+  - backendRefs: []
+"#
+    );
+    check(
+        &fixture,
+        r#"
+ai.yaml "orphan" information[route-without-parent] HTTPRoute/default/orphan has no parentRefs: it attaches to no Gateway and no policy reaches it through one
+gw.yaml "envoi" warning[gateway-class-not-found] GatewayClass/envoi does not exist; did you mean `envoy`?
+"#,
+    );
+}

@@ -7,10 +7,26 @@ use crate::workspace::{ObjId, World};
 
 pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
     let t = &world.topology;
+    gateway_classes(world, out);
     for rid in t.routes() {
         let Body::Route(route) = &world.object(rid).body else { continue };
         let parents = t.parent_refs(rid);
         let file = &world.file_of(rid).path;
+        let o = world.object(rid);
+        if route.parent_refs.is_empty() && !o.templated {
+            out.push(
+                Diagnostic::new(
+                    file,
+                    o.name.span,
+                    Code::RouteWithoutParent,
+                    format!(
+                        "{} has no parentRefs: it attaches to no Gateway and no policy reaches it through one",
+                        world.key(rid)
+                    ),
+                )
+                .object(world, rid),
+            );
+        }
         for (p, res) in route.parent_refs.iter().zip(parents) {
             let name_span = p.name.as_ref().map_or(p.span, |n| n.span);
             let d = match res {
@@ -139,4 +155,41 @@ fn with_listener_locations(world: &World, parent: ObjId, section: Option<&str>, 
         d = d.related(file, span, format!("{} `{}`", section_noun(kind), l.name.value));
     }
     d
+}
+
+/// `gateway-class-not-found`: a Gateway whose class is neither in the world nor declared
+/// external, in a workspace that keeps GatewayClasses. One that keeps none gets its classes
+/// from the cluster (the platform installs them), so nothing can be said there.
+fn gateway_classes(world: &World, out: &mut Vec<Diagnostic>) {
+    let gc = GroupKind::new(crate::model::GATEWAY_GROUP, "GatewayClass");
+    let gw = GroupKind::new(crate::model::GATEWAY_GROUP, "Gateway");
+    if world.objects_of(&gc).is_empty() {
+        return;
+    }
+    for &id in world.objects_of(&gw) {
+        let Body::Gateway(g) = &world.object(id).body else { continue };
+        let Some(class) = &g.class_name else { continue };
+        // `_` is no character of a Kubernetes name: it is a template placeholder.
+        if class.value.is_empty()
+            || class.value.contains('_')
+            || world.lookup_from(id, &gc, None, &class.value).is_some()
+            || world.is_external(&gc, None, &class.value)
+        {
+            continue;
+        }
+        let names = world.objects_of(&gc).iter().map(|&c| world.object(c).name.value.as_str());
+        let suggestion = crate::topology::suggest::closest(&class.value, names).map(str::to_owned);
+        let mut msg = format!(
+            "GatewayClass/{} does not exist in the workspace; declare it in `external` if the cluster provides it",
+            class.value
+        );
+        if let Some(s) = &suggestion {
+            msg = format!("GatewayClass/{} does not exist; did you mean `{s}`?", class.value);
+        }
+        out.push(
+            Diagnostic::new(&world.file_of(id).path, class.span, Code::GatewayClassNotFound, msg)
+                .object(world, id)
+                .fix(suggestion),
+        );
+    }
 }

@@ -87,7 +87,8 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
             .policies
             .get(&pid)
             .is_some_and(|r| r.refs.iter().any(|x| matches!(x, TargetResolution::Virtual(_))));
-        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable {
+        let untargeted = crate::analysis::hover::untargeted_scope(world, pid).is_some();
+        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable && !untargeted {
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
     }

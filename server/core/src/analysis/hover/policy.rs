@@ -55,6 +55,9 @@ pub(super) fn hover(snap: &Snapshot, pid: ObjId) -> String {
             parts.push(format!("Targets: {}", targets.join(", ")));
         }
     }
+    let scope = untargeted_scope(world, pid);
+    let untargeted = scope.is_some();
+    parts.extend(scope);
     if let Some(s) = status {
         let mut by: Vec<String> = s.superseded_by.iter().map(|&o| format!("`{}`", origin_label(world, o))).collect();
         by.sort();
@@ -81,7 +84,8 @@ pub(super) fn hover(snap: &Snapshot, pid: ObjId) -> String {
                 line.push_str(&format!(", … {} more", n - MAX_LISTED));
             }
         }
-        if s.accepted {
+        // Workloads picked by a selector are not in the Gateway API topology: no count.
+        if s.accepted && !untargeted {
             parts.push(line);
         }
     }
@@ -104,4 +108,23 @@ fn short_name(world: &crate::workspace::World, id: ObjId) -> String {
         Some(ns) => format!("{ns}/{name}"),
         None => name.to_string(),
     }
+}
+
+/// What a policy of a target-optional kind (Istio's) applies to when it names no target.
+pub(crate) fn untargeted_scope(world: &crate::workspace::World, pid: ObjId) -> Option<String> {
+    let kind = world.policy_kind(pid)?;
+    let res = world.topology.policies.get(&pid)?;
+    if !kind.target_optional || !res.refs.is_empty() || !res.selected.is_empty() {
+        return None;
+    }
+    let ns = world.namespace_of(pid).unwrap_or("default");
+    let selector = match &world.object(pid).body {
+        crate::model::Body::Other(o) => o.policy.workload_selector,
+        _ => false,
+    };
+    Some(if selector {
+        format!("Applies to the workloads its `selector` picks in namespace `{ns}` (no targetRef)")
+    } else {
+        format!("Applies to every workload in namespace `{ns}` (no targetRef or selector)")
+    })
 }

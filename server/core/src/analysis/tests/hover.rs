@@ -345,3 +345,21 @@ spec:
         "{got}"
     );
 }
+
+#[test]
+fn hover_on_a_policy_without_target_says_what_it_applies_to() {
+    check(
+        r#"//- authz.yaml
+apiVersion: security.istio.io/v1
+kind: AuthorizationPolicy
+metadata:
+  name: allow-$0frontend
+  namespace: shop
+spec:
+  selector:
+    matchLabels: {app: reviews}
+  action: ALLOW
+"#,
+        "authz.yaml:4 \"allow-frontend\"\n**AuthorizationPolicy.security.istio.io** shop/allow-frontend · Inherited · Istio\n\n**Accepted** · Enforced\n\nApplies to the workloads its `selector` picks in namespace `shop` (no targetRef)",
+    );
+}

@@ -9,7 +9,11 @@ pub(super) fn policy_fields(spec: Option<&Node>) -> PolicyFields {
     let Some(spec) = spec else {
         return PolicyFields::default();
     };
-    let mut p = PolicyFields { spec_span: Some(spec.span), ..PolicyFields::default() };
+    let mut p = PolicyFields {
+        spec_span: Some(spec.span),
+        workload_selector: spec.get("selector").or_else(|| spec.get("workloadSelector")).is_some(),
+        ..PolicyFields::default()
+    };
     if spec.as_mapping().is_none() {
         return p;
     }
