@@ -256,6 +256,9 @@ impl Default for Fold {
 /// A challenger on the same target as the established policy, not an override.
 fn same_level(f: &mut Fold, inp: &Input<'_>, est: Strategy, rules: &Rules, schema: Option<&SchemaNode>) -> Fate {
     let holders = holders_at(f, inp.level);
+    if rules.same_level == SameLevel::YoungerConflicted {
+        return Fate::Conflicted(holders.first().copied().unwrap_or(inp.policy));
+    }
     if rules.same_level == SameLevel::ConflictOnOverlap {
         let same = |s: &Src| matches!(s.origin, Origin::Policy(p) if holders.contains(&p));
         if let Some(w) = inp.spec.parts.iter().find_map(|p| first_overlap(&f.tree, &p.value, &same, rules)) {

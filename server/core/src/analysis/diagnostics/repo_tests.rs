@@ -388,3 +388,24 @@ gw.yaml "envoi" warning[gateway-class-not-found] GatewayClass/envoi does not exi
 "#,
     );
 }
+
+#[test]
+fn envoy_gateway_rejects_the_younger_of_two_policies_on_one_target() {
+    // Envoy Gateway's policy concept page ("Conflict resolution", v1.4): on one target and
+    // section the oldest policy is accepted and the others are rejected (Conflicted), even
+    // when one would merge (`mergeType`).
+    let btp = |name: &str, ts: &str, target: &str, extra: &str| {
+        format!(
+            "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata:\n  name: {name}\n  creationTimestamp: \"{ts}\"\nspec:\n  targetRefs:\n  - group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: {target}\n{extra}  timeout:\n    http:\n      requestTimeout: 5s\n"
+        )
+    };
+    let fixture = format!(
+        "//- route.yaml\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: edge\nspec:\n  gatewayClassName: eg\n  listeners:\n  - {{name: http, port: 80, protocol: HTTP}}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: web\nspec:\n  parentRefs: [{{name: edge}}]\n//- policies.yaml\n{}{}",
+        btp("older", "2025-01-01T00:00:00Z", "web", ""),
+        btp("newer", "2025-02-01T00:00:00Z", "$0web$0", "  mergeType: StrategicMerge\n")
+    );
+    check(
+        &fixture,
+        r#"policies.yaml "web" warning[conflicted] `BackendTrafficPolicy.gateway.envoyproxy.io/default/newer` conflicts with `BackendTrafficPolicy.gateway.envoyproxy.io/default/older` on `HTTPRoute/default/web`: `BackendTrafficPolicy.gateway.envoyproxy.io/default/older` is older, so this policy is not applied there"#,
+    );
+}

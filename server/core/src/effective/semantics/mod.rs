@@ -29,6 +29,9 @@ pub enum SameLevel {
     OlderWins,
     /// NGINX Gateway Fabric: only policies that set the same fields conflict; the others merge.
     ConflictOnOverlap,
+    /// Envoy Gateway: the younger of two policies on the same target and section is rejected
+    /// (`Accepted=False`, Conflicted), whatever their merge settings.
+    YoungerConflicted,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +56,7 @@ pub fn rules(kind: &PolicyKind) -> Rules {
     match kind.semantics {
         Semantics::Gep713 => generic,
         Semantics::Kuadrant => Rules { units: Units::Kuadrant, ..generic },
-        Semantics::EnvoyGateway => Rules { dictates: envoy::DICTATES, ..generic },
+        Semantics::EnvoyGateway => Rules { dictates: envoy::DICTATES, same_level: envoy::SAME_LEVEL, ..generic },
         Semantics::NginxGatewayFabric => Rules { same_level: nginx::SAME_LEVEL, ..generic },
         Semantics::Gloo => Rules { units: Units::Gloo, implicit: Some(gloo::STRATEGY), ..generic },
         Semantics::Additive => Rules { additive: true, implicit: Some(Strategy::Custom), ..generic },
