@@ -203,8 +203,8 @@ fn gateway_api(v: &mut Vec<PolicyKind>) {
     v.push(
         p.direct(
             "BackendTLSPolicy",
-            "core/Service# gateway.envoyproxy.io/Backend networking.istio.io/ServiceEntry \
-             multicluster.x-k8s.io/ServiceImport",
+            "core/Service# gateway.envoyproxy.io/Backend# networking.istio.io/ServiceEntry# \
+             multicluster.x-k8s.io/ServiceImport# gateway.kgateway.dev/Backend#",
         )
         .effective("core/Service")
         .done(),

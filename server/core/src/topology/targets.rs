@@ -290,6 +290,10 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             None => TargetResolution::Resolved(t.object_node(target)),
             Some(s) => match t.section_node(world, target, &s.value) {
                 Some(node) => TargetResolution::Resolved(node),
+                // Implementation-specific targets (Envoy Gateway and kgateway `Backend`, Istio
+                // `ServiceEntry`, `ServiceImport`) define their own sections (ports): trusted,
+                // the policy attaches to the object.
+                None if !has_modelled_sections(world, target) => TargetResolution::Resolved(t.object_node(target)),
                 None => {
                     let available = section_names(world, target);
                     let suggestion =
@@ -322,6 +326,11 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             TargetResolution::Virtual(t.ensure_virtual_node(key))
         }
     }
+}
+
+/// Whether policylens knows the sections of the object's kind (listeners, rules, ports).
+fn has_modelled_sections(world: &World, id: ObjId) -> bool {
+    matches!(world.object(id).body, Body::Gateway(_) | Body::ListenerSet(_) | Body::Route(_) | Body::Service(_))
 }
 
 /// Kinds whose CRD requires `group` (built-in or configured kinds with no default group);

@@ -409,3 +409,43 @@ fn envoy_gateway_rejects_the_younger_of_two_policies_on_one_target() {
         r#"policies.yaml "web" warning[conflicted] `BackendTrafficPolicy.gateway.envoyproxy.io/default/newer` conflicts with `BackendTrafficPolicy.gateway.envoyproxy.io/default/older` on `HTTPRoute/default/web`: `BackendTrafficPolicy.gateway.envoyproxy.io/default/older` is older, so this policy is not applied there"#,
     );
 }
+
+#[test]
+fn backend_tls_policy_may_name_a_section_of_an_implementation_backend() {
+    // Envoy Gateway's Backend (gateway.envoyproxy.io/v1alpha1) is a BackendTLSPolicy target
+    // whose sections are its own; policylens trusts the section and attaches to the Backend.
+    // A Service's ports it does know, so a wrong one there is still a finding.
+    let fixture = r#"//- tls.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata:
+  name: upstream
+spec:
+  endpoints:
+  - fqdn: {hostname: api.example.com, port: 443}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+  - {name: https, port: 443}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: tls
+spec:
+  targetRefs:
+  - {group: gateway.envoyproxy.io, kind: Backend, name: upstream, sectionName: tls-port}
+  - {group: "", kind: Service, name: web, sectionName: $0htps$0}
+  validation:
+    hostname: api.example.com
+    wellKnownCACertificates: System
+"#;
+    check(
+        fixture,
+        r#"tls.yaml "htps" error[section-not-found] Service/default/web has no port named `htps`; did you mean `https`? (ports: `https`)"#,
+    );
+}

@@ -96,6 +96,7 @@ replace ""
 gateway.envoyproxy.io [Kind] Backend
 networking.istio.io [Kind] ServiceEntry
 multicluster.x-k8s.io [Kind] ServiceImport
+gateway.kgateway.dev [Kind] Backend
 "#,
     );
 }
@@ -383,6 +384,7 @@ Service reference [Snippet] targetRefs entry · core => "group: \"\"\n    kind: 
 Backend reference [Snippet] targetRefs entry · gateway.envoyproxy.io => "group: gateway.envoyproxy.io\n    kind: Backend\n    name: ${1:name}"
 ServiceEntry reference [Snippet] targetRefs entry · networking.istio.io => "group: networking.istio.io\n    kind: ServiceEntry\n    name: ${1:name}"
 ServiceImport reference [Snippet] targetRefs entry · multicluster.x-k8s.io => "group: multicluster.x-k8s.io\n    kind: ServiceImport\n    name: ${1:name}"
+Backend reference [Snippet] targetRefs entry · gateway.kgateway.dev => "group: gateway.kgateway.dev\n    kind: Backend\n    name: ${1:name}"
 "#,
     );
 }
