@@ -209,6 +209,8 @@ struct SchemaInfo {
     overrides: bool,
     /// `strategy` enum values in the stanza (or at spec level).
     strategy_values: Vec<String>,
+    /// A `strategy` field exists (with or without an enum).
+    strategy_field: bool,
 }
 
 impl SchemaInfo {
@@ -280,6 +282,7 @@ impl SchemaInfo {
             .chain(std::iter::once(spec))
         {
             if let Some(s) = holder.at(&["properties", "strategy"]) {
+                info.strategy_field = true;
                 push_enum(s, &mut info.strategy_values);
             }
         }
@@ -290,7 +293,8 @@ impl SchemaInfo {
     /// `patch`/`merge`), defaults always, overrides when the schema has an overrides stanza.
     fn strategies(&self) -> Vec<Strategy> {
         let mut atomic = self.strategy_values.is_empty();
-        let mut patch = false;
+        // A plain string field with no enum takes every GEP-713 value.
+        let mut patch = self.strategy_field && self.strategy_values.is_empty();
         for v in &self.strategy_values {
             match v.to_ascii_lowercase().as_str() {
                 "atomic" => atomic = true,

@@ -449,3 +449,49 @@ spec:
         r#"tls.yaml "htps" error[section-not-found] Service/default/web has no port named `htps`; did you mean `https`? (ports: `https`)"#,
     );
 }
+
+#[test]
+fn a_crd_strategy_field_without_enum_takes_every_gep_strategy() {
+    // GEP-713's sample types declare `strategy` as a plain string; only an enum restricts it.
+    let fixture = r#"//- crd.yaml
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: colorpolicies.policies.example.com
+  labels: {gateway.networking.k8s.io/policy: inherited}
+spec:
+  group: policies.example.com
+  names: {kind: ColorPolicy, plural: colorpolicies}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              targetRefs: {type: array, items: {type: object}}
+              defaults:
+                type: object
+                properties:
+                  strategy: {type: string}
+                  color: {type: string}
+//- p.yaml
+apiVersion: policies.example.com/v1
+kind: ColorPolicy
+metadata:
+  name: p
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: $0edge$0}
+  defaults:
+    strategy: patch
+    color: blue
+"#;
+    // The only finding is the missing Gateway: `patch` is no unknown strategy.
+    check(fixture, r#"p.yaml "edge" error[target-not-found] Gateway/default/edge does not exist"#);
+}
