@@ -35,6 +35,14 @@ enum Command {
     Graph(GraphArgs),
     /// Run the language server over stdio.
     Serve(ServeArgs),
+    /// Explain a diagnostic code: what it means, why it matters, how to fix it.
+    ExplainCode(ExplainCodeArgs),
+}
+
+#[derive(clap::Args)]
+struct ExplainCodeArgs {
+    /// A code such as `target-not-found` (as `check` prints it).
+    code: String,
 }
 
 #[derive(clap::Args)]
@@ -158,6 +166,7 @@ fn main() -> ExitCode {
         Command::Status(args) => status::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Serve(_) => return policylens_lsp::serve(),
+        Command::ExplainCode(args) => explain_code(&args.code),
     };
     match result {
         Ok(code) => code,
@@ -166,4 +175,22 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `policylens explain-code CODE`: the code's page of docs/diagnostics.md.
+fn explain_code(code: &str) -> Result<ExitCode, String> {
+    use policylens_core::analysis::diagnostics::Code;
+    let wanted = code.trim().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    let Some(c) = Code::ALL.iter().find(|c| c.as_str() == wanted) else {
+        let names = Code::ALL.iter().map(|c| c.as_str());
+        let hint = policylens_core::topology::suggest::closest(&wanted, names)
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_else(|| {
+                let all: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+                format!(" (codes: {})", all.join(", "))
+            });
+        return Err(format!("`{code}` is not a policylens diagnostic code{hint}"));
+    };
+    println!("{}\n\n{}\n\n{}", c.as_str(), c.help(), c.help_uri());
+    Ok(ExitCode::SUCCESS)
 }

@@ -223,3 +223,34 @@ fn tempdir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+#[test]
+fn explain_code_prints_the_codes_page_and_sarif_rules_carry_it() {
+    let (code, out, _) = run(&["explain-code", "route-without-parent"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("route-without-parent\n\n**Information.** A route has no `parentRefs`."), "{out}");
+    assert!(
+        out.trim_end()
+            .ends_with("https://github.com/policylens/policylens/blob/main/docs/diagnostics.md#route-without-parent"),
+        "{out}"
+    );
+    let (code, _, err) = run(&["explain-code", "target-not-fund"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim(),
+        "policylens: `target-not-fund` is not a policylens diagnostic code; did you mean `target-not-found`?"
+    );
+    let (_, out, _) = run(&["check", "--format", "sarif", "fixtures/repos/gitops"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    let rule = rules.iter().find(|r| r["id"] == "section-not-found").unwrap();
+    assert_eq!(rule["name"], "SectionNotFound");
+    assert_eq!(
+        rule["helpUri"],
+        "https://github.com/policylens/policylens/blob/main/docs/diagnostics.md#section-not-found"
+    );
+    assert!(
+        rule["fullDescription"]["text"].as_str().unwrap().starts_with("**Error.** `sectionName` names no listener")
+    );
+    assert!(rule["help"]["markdown"].as_str().unwrap().contains("How to fix:"));
+}

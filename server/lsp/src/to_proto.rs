@@ -66,6 +66,9 @@ pub fn diagnostic(ctx: &Ctx, file: &SourceFile, d: &CoreDiagnostic) -> Diagnosti
         range: range(file, d.span, ctx.enc()),
         severity: Some(severity(d.severity)),
         code: Some(NumberOrString::String(d.code.as_str().to_owned())),
+        code_description: <Uri as std::str::FromStr>::from_str(&d.code.help_uri())
+            .ok()
+            .map(|href| tower_lsp_server::ls_types::CodeDescription { href }),
         source: Some(SOURCE.to_owned()),
         message: d.message.clone(),
         related_information: (!related.is_empty()).then_some(related),

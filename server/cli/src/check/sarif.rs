@@ -34,14 +34,31 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// SARIF rule names are PascalCase identifiers: `target-not-found` → `TargetNotFound`.
+fn rule_name(c: Code) -> String {
+    c.as_str()
+        .split('-')
+        .map(|w| {
+            let mut cs = w.chars();
+            cs.next().map(|f| f.to_ascii_uppercase().to_string() + cs.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
 pub fn render(snap: &Snapshot, diags: &[&Diagnostic], suppressed: &[&Suppressed]) -> String {
     let rules: Vec<Value> = Code::ALL
         .iter()
         .map(|c| {
+            let help = c.help();
+            // The section's first paragraph after the severity line says what it means.
+            let full = help.split("\n\n").next().unwrap_or("").replace('\n', " ");
             json!({
                 "id": c.as_str(),
-                "name": c.as_str(),
+                "name": rule_name(*c),
                 "shortDescription": {"text": c.description()},
+                "fullDescription": {"text": full},
+                "helpUri": c.help_uri(),
+                "help": {"text": help, "markdown": help},
                 "defaultConfiguration": {"level": level(c.severity())},
             })
         })

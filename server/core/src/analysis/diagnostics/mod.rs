@@ -115,6 +115,28 @@ impl Code {
     }
 }
 
+/// `docs/diagnostics.md`, one section per code: the one text behind `policylens explain-code`,
+/// SARIF rule help and the editors' links.
+const DOCS: &str = include_str!("../../../../../docs/diagnostics.md");
+
+/// Where the documentation of the codes is published (the repository's docs page).
+pub const DOCS_URL: &str = "https://github.com/policylens/policylens/blob/main/docs/diagnostics.md";
+
+impl Code {
+    /// The code's section of `docs/diagnostics.md` (heading line excluded), as Markdown.
+    pub fn help(self) -> &'static str {
+        let heading = format!("\n## {}\n", self.as_str());
+        let Some(start) = DOCS.find(&heading).map(|i| i + heading.len()) else { return "" };
+        let end = DOCS[start..].find("\n## ").map_or(DOCS.len(), |i| start + i);
+        DOCS[start..end].trim()
+    }
+
+    /// The link to the code's section.
+    pub fn help_uri(self) -> String {
+        format!("{DOCS_URL}#{}", self.as_str())
+    }
+}
+
 /// A location elsewhere that explains a diagnostic.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Related {

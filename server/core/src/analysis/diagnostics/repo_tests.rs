@@ -495,3 +495,14 @@ spec:
     // The only finding is the missing Gateway: `patch` is no unknown strategy.
     check(fixture, r#"p.yaml "edge" error[target-not-found] Gateway/default/edge does not exist"#);
 }
+
+#[test]
+fn every_code_has_its_page_in_docs_diagnostics() {
+    use super::Code;
+    for code in Code::ALL {
+        let help = code.help();
+        assert!(help.contains("Why it matters:"), "docs/diagnostics.md has no full section for `{}`", code.as_str());
+        assert!(help.contains("How to fix:"), "`{}`: say how to fix it", code.as_str());
+        assert!(help.contains("```"), "`{}`: give an example", code.as_str());
+    }
+}
