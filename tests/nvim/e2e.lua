@@ -237,7 +237,56 @@ local function main()
     vim.inspect(codes(after))
   )
 
-  -- 7. Shut the server down the way Neovim does (shutdown, exit).
+  -- 7. The plugin's commands (editors/neovim/lua/policylens): explain the route under the
+  --    cursor in a floating window (its own AuthPolicy now applies: the typo was fixed in step
+  --    6), list unenforced policies in quickfix, draw the graph.
+  vim.opt.runtimepath:append(repo .. '/editors/neovim')
+  require('policylens').setup()
+  vim.api.nvim_set_current_buf(routes)
+  vim.api.nvim_win_set_cursor(0, { 37, 10 })
+  local wins_before = #vim.api.nvim_list_wins()
+  vim.cmd('PolicylensExplain')
+  local explain_win
+  wait_for('the explain window', function()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= '' then
+        explain_win = w
+        return true
+      end
+    end
+    return false
+  end)
+  local explain = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(explain_win), 0, -1, false)
+  results.steps.explain = explain
+  check(explain[1] == 'HTTPRoute/shop/checkout', 'explain title: %s', vim.inspect(explain[1]))
+  local joined = table.concat(explain, '\n')
+  for _, want in ipairs({ 'AuthPolicy.kuadrant.io', 'path: GatewayClass/eg > Gateway/infra/edge', '# AuthPolicy.kuadrant.io/shop/checkout-auth (AtomicDefaults)', 'lost: AuthPolicy.kuadrant.io/infra/edge-auth: Overridden by AuthPolicy.kuadrant.io/shop/checkout-auth' }) do
+    check(contains(joined, want), 'explain lacks %q: %s', want, joined)
+  end
+  vim.api.nvim_win_close(explain_win, true)
+  check(#vim.api.nvim_list_wins() == wins_before, 'the explain window did not close')
+
+  vim.cmd('PolicylensStatus')
+  wait_for('the quickfix list', function()
+    return #vim.fn.getqflist() > 0
+  end)
+  local qf = vim.tbl_map(function(item)
+    return item.text
+  end, vim.fn.getqflist())
+  results.steps.status = qf
+  check(vim.tbl_contains(qf, 'BackendTrafficPolicy.gateway.envoyproxy.io/shop/storefront-static: not accepted (TargetNotFound)'),
+    'status quickfix: %s', vim.inspect(qf))
+  vim.cmd('cclose')
+
+  vim.cmd('PolicylensGraph mermaid')
+  wait_for('the graph buffer', function()
+    return vim.bo.filetype == 'mermaid'
+  end)
+  local graph = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  results.steps.graph = { first = graph[1], lines = #graph }
+  check(graph[1] == 'graph LR' and #graph > 10, 'graph buffer: %s', vim.inspect(results.steps.graph))
+
+  -- 8. Shut the server down the way Neovim does (shutdown, exit).
   client:stop()
   wait_for('the server to stop', function()
     return client:is_stopped()

@@ -12,11 +12,12 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 type Line = (MessageType, String);
 
-/// Installs the subscriber (`POLICYLENS_LOG` filters stderr, default `warn,policylens=info`)
+/// Installs the subscriber (`POLICYLENS_LOG` filters stderr, default `warn`: editors show
+/// stderr as errors, so information goes to the client as `window/logMessage` at its level)
 /// and returns the receiving end of the client log channel.
 pub fn init() -> mpsc::UnboundedReceiver<Line> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let filter = EnvFilter::try_from_env("POLICYLENS_LOG").unwrap_or_else(|_| EnvFilter::new("warn,policylens=info"));
+    let filter = EnvFilter::try_from_env("POLICYLENS_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
     let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
     // A second server in the same process (tests) keeps the first subscriber.
     let _ = tracing_subscriber::registry().with(stderr).with(ClientLayer { tx }).try_init();

@@ -128,3 +128,21 @@ pub use lens::code_lenses;
 pub use navigation::{definition, references};
 pub use rename::{prepare_rename, rename};
 pub use symbols::{document_symbols, workspace_symbols};
+
+/// What `explain` should be asked about at `offset`: the target a reference or declaration
+/// there denotes, else the object whose document holds the offset; as a node of the topology.
+pub fn explain_node_at(snap: &crate::workspace::Snapshot, file: &str, offset: u32) -> Option<crate::topology::NodeId> {
+    let world = snap.world();
+    let t = &world.topology;
+    if let Some((target, _)) = refs::target_at(world, file, offset) {
+        return Some(match target.section {
+            Some(i) => {
+                let name = crate::topology::section_name(world, target.obj, i)?;
+                t.section_node(world, target.obj, name)?
+            }
+            None => t.object_node(target.obj),
+        });
+    }
+    let id = refs::objects_in(world, file).into_iter().find(|&id| world.object(id).span.contains_inclusive(offset))?;
+    Some(t.object_node(id))
+}

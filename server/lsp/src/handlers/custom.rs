@@ -14,18 +14,37 @@ use super::failed;
 use crate::state::Ctx;
 
 #[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ExplainParams {
     /// `Kind[.group]/[namespace/]name[#section]` (docs/semantics.md §2.1).
-    pub target: String,
+    #[serde(default)]
+    pub target: Option<String>,
+    /// Instead of `target`: the object (or the section, or what a reference names) at this
+    /// place of a document, as an editor command asks for "the object under the cursor".
+    #[serde(default)]
+    pub text_document: Option<tower_lsp_server::ls_types::TextDocumentIdentifier>,
+    #[serde(default)]
+    pub position: Option<tower_lsp_server::ls_types::Position>,
 }
 
 /// `policylens explain --format json` for one target.
 pub fn explain(ctx: &Ctx, params: ExplainParams) -> Result<Value> {
-    let target = params.target.trim();
+    let world = ctx.snap.world();
+    if let (Some(doc), Some(pos)) = (&params.text_document, params.position) {
+        let path = crate::from_proto::path(&doc.uri).ok_or_else(|| Error::invalid_params("not a file URI"))?;
+        let file = ctx.snap.source(&path).ok_or_else(|| failed(format!("{path} is not in the workspace")))?;
+        let offset = crate::from_proto::offset(file, pos, ctx.enc());
+        let node = policylens_core::analysis::explain_node_at(&ctx.snap, &path, offset)
+            .ok_or_else(|| failed("no Kubernetes object at this position".to_owned()))?;
+        let ex = effective::explain(world, ctx.snap.effective(), node, PathLimit::default());
+        return serde_json::to_value(ex).map_err(|e| failed(e.to_string()));
+    }
+    let Some(target) = params.target.as_deref().map(str::trim) else {
+        return Err(Error::invalid_params("give `target`, or `textDocument` and `position`"));
+    };
     if target.is_empty() {
         return Err(Error::invalid_params("`target` is empty"));
     }
-    let world = ctx.snap.world();
     let node = match world.topology.resolve_target(world, target) {
         Ok(node) => node,
         Err(TargetError::Malformed) => {

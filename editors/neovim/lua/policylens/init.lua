@@ -1,0 +1,206 @@
+-- policylens for Neovim 0.11+: the language server plus three commands.
+--
+--   require('policylens').setup()   -- enables the server and defines the commands
+--
+-- :PolicylensExplain   the effective policies of the object under the cursor, per path, with
+--                      the policy that won each field (a floating window; `q` closes it)
+-- :PolicylensStatus    every policy that is not fully enforced, in the quickfix list
+-- :PolicylensGraph [mermaid|dot]   the topology with its policies, in a scratch buffer
+local M = {}
+
+local function client(buf)
+  return vim.lsp.get_clients({ bufnr = buf or 0, name = 'policylens' })[1]
+    or vim.lsp.get_clients({ name = 'policylens' })[1]
+end
+
+local function notify(msg, level)
+  vim.notify('policylens: ' .. msg, level or vim.log.levels.INFO)
+end
+
+-- A JSON value as one line of YAML-ish flow text.
+local function flow(v)
+  if type(v) == 'table' then
+    if vim.islist(v) then
+      return '[' .. table.concat(vim.tbl_map(flow, v), ', ') .. ']'
+    end
+    local keys = vim.tbl_keys(v)
+    table.sort(keys)
+    local parts = {}
+    for _, k in ipairs(keys) do
+      parts[#parts + 1] = k .. ': ' .. flow(v[k])
+    end
+    return '{' .. table.concat(parts, ', ') .. '}'
+  end
+  return tostring(v)
+end
+
+-- The value at a JSON pointer of `doc`.
+local function at(doc, pointer)
+  local v = doc
+  for part in pointer:gmatch('[^/]+') do
+    if type(v) ~= 'table' then
+      return nil
+    end
+    part = part:gsub('~1', '/'):gsub('~0', '~')
+    v = v[tonumber(part) and vim.islist(v) and tonumber(part) + 1 or part]
+  end
+  return v
+end
+
+-- `policylens explain` JSON as readable lines: per policy kind and path, each field with its
+-- value and the policy (and strategy) that won it.
+function M.explain_lines(ex)
+  local lines = { ex.target }
+  if #(ex.policies or {}) == 0 then
+    lines[#lines + 1] = ''
+    lines[#lines + 1] = 'no policy reaches it'
+  end
+  for _, kind in ipairs(ex.policies or {}) do
+    lines[#lines + 1] = ''
+    lines[#lines + 1] = kind.kind
+    for _, ctx in ipairs(kind.contexts or {}) do
+      lines[#lines + 1] = '  path: ' .. table.concat(ctx.path or {}, ' > ')
+      local width = 0
+      for _, p in ipairs(ctx.provenance or {}) do
+        width = math.max(width, #p.field + #flow(at(ctx.effective, p.field)) + 2)
+      end
+      for _, p in ipairs(ctx.provenance or {}) do
+        local field = p.field:sub(2):gsub('/', '.')
+        local left = field .. ': ' .. flow(at(ctx.effective, p.field))
+        local who = (p.policy or '?') .. ' (' .. (p.strategy or '?') .. ')'
+        lines[#lines + 1] = '    ' .. left .. string.rep(' ', width - #left + 1) .. '# ' .. who
+      end
+      for _, l in ipairs(ctx.lost or {}) do
+        local by = #(l.by or {}) > 0 and (' by ' .. table.concat(l.by, ', ')) or ''
+        lines[#lines + 1] = '    lost: ' .. (l.policy or '?') .. ': ' .. (l.outcome or '?') .. by
+      end
+    end
+  end
+  return lines
+end
+
+local function float(lines, title)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = 'yaml'
+  local width = 20
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l))
+  end
+  local win = vim.api.nvim_open_win(buf, true, {
+    relative = 'cursor',
+    row = 1,
+    col = 0,
+    width = math.min(width, vim.o.columns - 4),
+    height = math.min(#lines, math.max(3, vim.o.lines - 6)),
+    border = 'rounded',
+    title = title,
+  })
+  vim.keymap.set('n', 'q', function()
+    vim.api.nvim_win_close(win, true)
+  end, { buffer = buf, nowait = true })
+  return buf, win
+end
+
+function M.explain()
+  local c = client()
+  if not c then
+    return notify('the language server is not running for this buffer', vim.log.levels.WARN)
+  end
+  local params = vim.lsp.util.make_position_params(0, c.offset_encoding)
+  c:request('policylens/explain', params, function(err, result)
+    if err then
+      return notify(err.message, vim.log.levels.WARN)
+    end
+    float(M.explain_lines(result), ' policylens explain ')
+  end, 0)
+end
+
+-- The quickfix items of a `policylens status` report: policies not accepted or not fully
+-- enforced, each with why.
+function M.status_items(report)
+  local items = {}
+  for _, p in ipairs(report.policies or {}) do
+    local accepted = p.accepted or {}
+    local text
+    if not accepted.status then
+      text = string.format('%s: not accepted (%s)%s', p.policy, accepted.reason or '?',
+        accepted.message and (': ' .. accepted.message) or '')
+    elseif p.enforcement ~= 'Enforced' then
+      text = string.format('%s: %s', p.policy, p.enforcement)
+      if #(p.supersededBy or {}) > 0 then
+        text = text .. ' by ' .. table.concat(p.supersededBy, ', ')
+      end
+    end
+    if text then
+      local start = (p.range or {}).start or { line = 0, character = 0 }
+      items[#items + 1] = {
+        filename = p.file,
+        lnum = start.line + 1,
+        col = start.character + 1,
+        text = text,
+        type = accepted.status and 'W' or 'E',
+      }
+    end
+  end
+  return items
+end
+
+function M.status()
+  local c = client()
+  if not c then
+    return notify('the language server is not running', vim.log.levels.WARN)
+  end
+  c:request('policylens/status', vim.NIL, function(err, result)
+    if err then
+      return notify(err.message, vim.log.levels.WARN)
+    end
+    local items = M.status_items(result)
+    vim.fn.setqflist({}, ' ', { title = 'policylens status', items = items })
+    if #items == 0 then
+      return notify('every policy is accepted and enforced')
+    end
+    vim.cmd('copen')
+  end, 0)
+end
+
+function M.graph(format)
+  local c = client()
+  if not c then
+    return notify('the language server is not running', vim.log.levels.WARN)
+  end
+  format = (format ~= nil and format ~= '') and format or 'mermaid'
+  c:request('policylens/graph', { format = format }, function(err, result)
+    if err then
+      return notify(err.message, vim.log.levels.WARN)
+    end
+    vim.cmd('new')
+    local buf = vim.api.nvim_get_current_buf()
+    vim.bo[buf].buftype = 'nofile'
+    vim.bo[buf].bufhidden = 'wipe'
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(result.graph, '\n', { trimempty = true }))
+    vim.bo[buf].filetype = result.format == 'dot' and 'dot' or 'mermaid'
+    vim.api.nvim_buf_set_name(buf, 'policylens-graph.' .. (result.format == 'dot' and 'dot' or 'mmd'))
+  end, 0)
+end
+
+function M.setup(opts)
+  opts = opts or {}
+  local here = debug.getinfo(1, 'S').source:sub(2)
+  -- editors/neovim (this plugin's root) holds lsp/policylens.lua for vim.lsp.config.
+  vim.opt.runtimepath:append(vim.fn.fnamemodify(here, ':p:h:h:h'))
+  if opts.cmd then
+    vim.lsp.config('policylens', { cmd = opts.cmd })
+  end
+  vim.lsp.enable('policylens')
+  vim.api.nvim_create_user_command('PolicylensExplain', M.explain, { desc = 'policylens: effective policies here' })
+  vim.api.nvim_create_user_command('PolicylensStatus', M.status, { desc = 'policylens: policies not enforced' })
+  vim.api.nvim_create_user_command('PolicylensGraph', function(a)
+    M.graph(a.args)
+  end, { nargs = '?', complete = function()
+    return { 'mermaid', 'dot' }
+  end, desc = 'policylens: topology graph' })
+end
+
+return M
