@@ -1,6 +1,7 @@
 //! The `policylens` binary: argument parsing and output formats over the core engine.
 
 mod check;
+mod diff;
 mod explain;
 mod graph;
 mod heap;
@@ -37,6 +38,26 @@ enum Command {
     Serve(ServeArgs),
     /// Explain a diagnostic code: what it means, why it matters, how to fix it.
     ExplainCode(ExplainCodeArgs),
+    /// What a change does: effective policies, policy status and findings, BASE against HEAD.
+    Diff(DiffArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DiffFormat {
+    Human,
+    Json,
+    Markdown,
+}
+
+#[derive(clap::Args)]
+struct DiffArgs {
+    /// The world before: a directory, or `git:REV` (a revision of the repository holding the
+    /// current directory, read without a checkout).
+    base: String,
+    /// The world after (default: the working tree).
+    head: Option<String>,
+    #[arg(long, value_enum, default_value = "human")]
+    format: DiffFormat,
 }
 
 #[derive(clap::Args)]
@@ -167,6 +188,7 @@ fn main() -> ExitCode {
         Command::Graph(args) => graph::run(args),
         Command::Serve(_) => return policylens_lsp::serve(),
         Command::ExplainCode(args) => explain_code(&args.code),
+        Command::Diff(args) => diff::run(args),
     };
     match result {
         Ok(code) => code,

@@ -231,3 +231,95 @@ fn io_message(e: &std::io::Error) -> String {
         _ => e.to_string(),
     }
 }
+
+/// Loads the world of a git revision of the repository that holds `dir`, without checking it
+/// out: every tracked `*.yaml`/`*.yml` file of `rev` (and its root `.policylens.yaml`), with
+/// paths relative to the repository's top directory. Needs `git` on PATH.
+pub fn load_git(dir: &Path, rev: &str) -> Result<Loaded, String> {
+    let top = git(dir, &["rev-parse", "--show-toplevel"], None)?;
+    let top = PathBuf::from(String::from_utf8_lossy(&top).trim());
+    let tree = git(&top, &["ls-tree", "-r", "-z", "--full-tree", rev], None).map_err(|e| format!("git:{rev}: {e}"))?;
+    // `<mode> <type> <sha>\t<path>\0` per entry.
+    let mut blobs: Vec<(String, String)> = Vec::new();
+    for entry in tree.split(|&b| b == 0).filter(|e| !e.is_empty()) {
+        let entry = String::from_utf8_lossy(entry);
+        let Some((meta, path)) = entry.split_once('\t') else { continue };
+        let mut m = meta.split(' ');
+        let (Some(_mode), Some(kind), Some(sha)) = (m.next(), m.next(), m.next()) else { continue };
+        let yaml = path.ends_with(".yaml") || path.ends_with(".yml");
+        let hidden = path.split('/').any(|c| c.starts_with('.')) && path != CONFIG_FILE;
+        if kind == "blob" && yaml && !hidden {
+            blobs.push((path.to_owned(), sha.to_owned()));
+        }
+    }
+    let input: String = blobs.iter().map(|(_, sha)| format!("{sha}\n")).collect();
+    let out = git(&top, &["cat-file", "--batch"], Some(input.as_bytes()))?;
+    // `<sha> blob <size>\n<bytes>\n` per object, in the order asked.
+    let mut texts = Vec::with_capacity(blobs.len());
+    let mut at = 0usize;
+    for _ in &blobs {
+        let nl = out[at..].iter().position(|&b| b == b'\n').map(|i| at + i).ok_or("git cat-file: short output")?;
+        let header = String::from_utf8_lossy(&out[at..nl]).into_owned();
+        let size: usize =
+            header.rsplit(' ').next().and_then(|s| s.parse().ok()).ok_or_else(|| format!("git cat-file: {header}"))?;
+        let body = out.get(nl + 1..nl + 1 + size).ok_or("git cat-file: short output")?;
+        texts.push(body.to_vec());
+        at = nl + 1 + size + 1;
+    }
+    let mut ws = Workspace::new();
+    let config_text = blobs.iter().zip(&texts).find(|((p, _), _)| p == CONFIG_FILE).map(|(_, t)| t.clone());
+    if let Some(t) = &config_text {
+        ws.set_config(Some(CONFIG_FILE), &String::from_utf8_lossy(t));
+    }
+    ws.set_config_dirs(Some(top.clone()), Some(top.clone()));
+    let excludes = ws.config().config.exclude_matcher();
+    let mut disk = Vec::new();
+    for ((path, _), bytes) in blobs.iter().zip(texts) {
+        if path == CONFIG_FILE || excludes.is_excluded(&top.join(path)) {
+            continue;
+        }
+        match policylens_core::workspace::loader::decode(bytes) {
+            policylens_core::workspace::loader::FileContent::Text(t) => ws.set_file(path, t),
+            policylens_core::workspace::loader::FileContent::Unreadable(why) => ws.set_unreadable(path, &why),
+        }
+        disk.push(path.clone());
+    }
+    Ok(Loaded {
+        workspace: ws,
+        config_path: config_text.map(|_| top.join(CONFIG_FILE)),
+        roots: vec![top],
+        report_only: None,
+        disk,
+        warnings: Vec::new(),
+    })
+}
+
+/// The top directory of the git work tree holding `dir`.
+pub fn git_top(dir: &Path) -> Result<PathBuf, String> {
+    let top = git(dir, &["rev-parse", "--show-toplevel"], None)?;
+    Ok(PathBuf::from(String::from_utf8_lossy(&top).trim()))
+}
+
+fn git(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        // A writer thread: git's output can fill its pipe before it has read all its input.
+        let input = input.to_vec();
+        std::thread::spawn(move || pipe.write_all(&input));
+    }
+    let out = child.wait_with_output().map_err(|e| format!("git: {e}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
+    }
+    Ok(out.stdout)
+}
