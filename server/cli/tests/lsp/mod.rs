@@ -3,6 +3,7 @@ pub mod support;
 mod custom;
 mod diagnostics;
 mod features;
+mod hostile;
 mod lifecycle;
 mod random;
 mod repos;

@@ -215,7 +215,9 @@ pub fn compute(snapshot: &Snapshot) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec
     for (path, diags) in raw {
         seen.insert(path.clone());
         let Some(file) = snapshot.source(&path) else { continue };
-        let (kept, gone) = suppress::apply(snapshot.config(), file, diags, false);
+        let (mut kept, gone) = suppress::apply(snapshot.config(), file, diags, false);
+        sort(&mut kept);
+        cap(&mut kept);
         suppressed.extend(gone);
         if !kept.is_empty() {
             by_file.insert(path, kept);
@@ -310,6 +312,7 @@ pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[T
     }
     let (mut out, _) = suppress::apply(snapshot.config(), file, out, true);
     sort(&mut out);
+    cap(&mut out);
     Some(out)
 }
 
@@ -331,6 +334,26 @@ fn carry(previous: &[Diagnostic], edits: &[TextEdit]) -> Vec<Diagnostic> {
             Some(d)
         })
         .collect()
+}
+
+/// Most diagnostics reported for one file: a file with an error on every line gets the first
+/// ones and a last one saying how many more there are, not tens of thousands.
+pub const MAX_PER_FILE: usize = 200;
+
+fn cap(v: &mut Vec<Diagnostic>) {
+    if v.len() <= MAX_PER_FILE {
+        return;
+    }
+    let more = v.len() - (MAX_PER_FILE - 1);
+    let next = v[MAX_PER_FILE - 1].clone();
+    v.truncate(MAX_PER_FILE - 1);
+    v.push(Diagnostic {
+        message: format!("… and {more} more problems in this file, not shown (the first {} are)", MAX_PER_FILE - 1),
+        related: Vec::new(),
+        fixes: Vec::new(),
+        object: None,
+        ..next
+    });
 }
 
 fn sort(v: &mut [Diagnostic]) {
