@@ -274,7 +274,7 @@ local function main()
     return item.text
   end, vim.fn.getqflist())
   results.steps.status = qf
-  check(vim.tbl_contains(qf, 'BackendTrafficPolicy.gateway.envoyproxy.io/shop/storefront-static: not accepted (TargetNotFound)'),
+  check(vim.tbl_contains(qf, 'BackendTrafficPolicy.gateway.envoyproxy.io/shop/storefront-static: not accepted (TargetNotFound): no target resolves: HTTPRoute/shop/storefront has no rule `assets`'),
     'status quickfix: %s', vim.inspect(qf))
   vim.cmd('cclose')
 

@@ -39,33 +39,57 @@ pub fn run(args: StatusArgs) -> Result<ExitCode, String> {
 
 fn render(r: &StatusReport, st: Style) -> String {
     let mut out = String::new();
-    for p in &r.policies {
-        let accepted = match p.accepted.reason {
-            Reason::Accepted => st.severity("information", "Accepted"),
-            other => st.severity("error", &format!("Not accepted ({other:?})")),
+    // One row per policy: policy, where, accepted (or why not), enforcement, how much it
+    // affects; then, indented, who supersedes it and why it is not accepted, in words.
+    let rows: Vec<[String; 5]> = r
+        .policies
+        .iter()
+        .map(|p| {
+            let accepted = match p.accepted.reason {
+                Reason::Accepted => "Accepted".to_owned(),
+                other => format!("Not accepted: {other:?}"),
+            };
+            let enforcement = match p.enforcement {
+                Some(Enforcement::Enforced) => "Enforced",
+                Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
+                Some(Enforcement::Overridden) => "Overridden",
+                None => "-",
+            };
+            let affects = if p.accepted.status { format!("affects {}", p.affects.len()) } else { String::new() };
+            let at = format!("{}:{}", p.file, p.range.start.line + 1);
+            [p.policy.clone(), at, accepted, enforcement.to_owned(), affects]
+        })
+        .collect();
+    let mut widths = [0usize; 5];
+    for row in &rows {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w.saturating_sub(s.chars().count())));
+    for (p, row) in r.policies.iter().zip(&rows) {
+        let accepted = if p.accepted.status {
+            st.severity("information", &pad(&row[2], widths[2]))
+        } else {
+            st.severity("error", &pad(&row[2], widths[2]))
         };
         let enforcement = match p.enforcement {
-            Some(Enforcement::Enforced) => format!("  {}", st.severity("information", "Enforced")),
-            Some(Enforcement::PartiallyEnforced) => format!("  {}", st.severity("warning", "PartiallyEnforced")),
-            Some(Enforcement::Overridden) => format!("  {}", st.severity("warning", "Overridden")),
-            None => String::new(),
+            Some(Enforcement::Enforced) => st.severity("information", &pad(&row[3], widths[3])),
+            Some(_) => st.severity("warning", &pad(&row[3], widths[3])),
+            None => pad(&row[3], widths[3]),
         };
-        let _ = writeln!(out, "{}  {accepted}{enforcement}", st.bold(&p.policy));
+        let line = format!(
+            "{}  {}  {accepted}  {enforcement}  {}",
+            st.bold(&pad(&row[0], widths[0])),
+            st.dim(&pad(&row[1], widths[1])),
+            row[4]
+        );
+        let _ = writeln!(out, "{}", line.trim_end());
+        if let Some(why) = &p.accepted.message {
+            let _ = writeln!(out, "    why: {why}");
+        }
         if !p.superseded_by.is_empty() {
             let _ = writeln!(out, "    superseded by: {}", p.superseded_by.join(", "));
-        }
-        if p.accepted.status {
-            match p.affects.len() {
-                0 => {
-                    let _ = writeln!(out, "    affects: nothing");
-                }
-                n if n <= 8 => {
-                    let _ = writeln!(out, "    affects: {}", p.affects.join(", "));
-                }
-                n => {
-                    let _ = writeln!(out, "    affects {n} targets: {}, ...", p.affects[..5].join(", "));
-                }
-            }
         }
     }
     let count = |f: &dyn Fn(&policylens_core::effective::PolicyStatusReport) -> bool| {

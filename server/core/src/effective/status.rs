@@ -195,6 +195,79 @@ pub struct PolicyStatusReport {
 pub struct AcceptedReport {
     pub status: bool,
     pub reason: Reason,
+    /// Why it is not accepted, in words (which reference, which rival, which rule).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Why a policy is not accepted, in words, from what its references resolved to and the
+/// conflicts it lost.
+fn why_not(world: &World, pid: ObjId, s: &PolicyStatus) -> Option<String> {
+    use crate::topology::{RefProblem, TargetResolution};
+    let t = &world.topology;
+    let res = t.policies.get(&pid);
+    let problems = || {
+        res.into_iter().flat_map(|r| r.refs.iter()).filter_map(|x| match x {
+            TargetResolution::Problem(p) => Some(&**p),
+            _ => None,
+        })
+    };
+    let words = |p: &RefProblem| -> String {
+        match p {
+            RefProblem::Invalid(v) => v.iter().map(|x| x.message.clone()).collect::<Vec<_>>().join("; "),
+            RefProblem::KindNotAllowed { allowed } => {
+                let names: Vec<String> = allowed.iter().map(|g| g.to_string()).collect();
+                format!("it cannot target that kind (it can target {})", names.join(", "))
+            }
+            RefProblem::SectionNotSupported { gk } => format!("{gk} takes no sectionName here"),
+            RefProblem::CrossNamespaceForbidden => "its kind cannot reference another namespace".into(),
+            RefProblem::CrossNamespaceNoGrant { namespace } => {
+                format!("no ReferenceGrant in namespace `{namespace}` admits the reference")
+            }
+            RefProblem::NotFound { key, .. } => format!("{key} does not exist"),
+            RefProblem::SectionNotFound { target, section, .. } => {
+                let noun = match world.object(*target).kind() {
+                    "Gateway" | "ListenerSet" | "XListenerSet" => "listener",
+                    "Service" => "port",
+                    k if k.ends_with("Route") => "rule",
+                    _ => "section",
+                };
+                format!("{} has no {noun} `{section}`", world.key(*target))
+            }
+        }
+    };
+    match s.reason {
+        Reason::Accepted => None,
+        Reason::TargetNotFound => {
+            let list: Vec<String> = problems().map(words).collect();
+            Some(if list.is_empty() {
+                "no target resolves".into()
+            } else {
+                format!("no target resolves: {}", list.join("; "))
+            })
+        }
+        Reason::Invalid => {
+            let mut list: Vec<String> =
+                res.into_iter().flat_map(|r| r.field_problems.iter().map(|(_, m)| m.clone())).collect();
+            list.extend(
+                problems()
+                    .filter(|p| !matches!(p, RefProblem::NotFound { .. } | RefProblem::SectionNotFound { .. }))
+                    .map(words),
+            );
+            if let Some(u) = &s.unknown_strategy {
+                list.push(format!("`{}` is not a strategy its kind supports", u.value));
+            }
+            Some(if list.is_empty() { "malformed".into() } else { list.join("; ") })
+        }
+        Reason::Conflicted => {
+            let list: Vec<String> = s
+                .conflicts
+                .iter()
+                .map(|(n, w)| format!("lost to {} on {}", world.key(*w), t.node_key(world, *n)))
+                .collect();
+            Some(if list.is_empty() { "lost a conflict".into() } else { list.join("; ") })
+        }
+    }
 }
 
 pub fn origin_label(world: &World, o: Origin) -> String {
@@ -226,7 +299,7 @@ pub(super) fn report(world: &World, statuses: &HashMap<ObjId, PolicyStatus>, tru
                 policy: world.key(pid).to_string(),
                 file: file.path.to_string(),
                 range,
-                accepted: AcceptedReport { status: s.accepted, reason: s.reason },
+                accepted: AcceptedReport { status: s.accepted, reason: s.reason, message: why_not(world, pid, s) },
                 enforcement: s.enforcement,
                 superseded_by,
                 affects,
