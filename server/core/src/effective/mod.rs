@@ -13,6 +13,7 @@
 mod contexts;
 mod explain;
 mod fold;
+pub mod kinds_doc;
 mod listmap;
 mod order;
 mod provenance;

@@ -1,0 +1,122 @@
+//! `docs/kinds.md`: the conformance table of the built-in kinds, generated from the catalog and
+//! the merge rules so
+//! that it never drifts from what the engine does (`UPDATE_DOCS=1 cargo test -p
+//! policylens-core kinds_doc` rewrites it; a test fails when it is stale).
+
+use std::fmt::Write as _;
+
+use super::semantics::{SameLevel, rules};
+use crate::catalog::{Catalog, DEFAULT_MAX_REFS, PolicyClass, Semantics};
+
+/// The fixtures that pin a kind's behaviour (test modules and `fixtures/` workspaces).
+fn verified_by(group: &str, kind: &str) -> &'static str {
+    match (group, kind) {
+        ("gateway.envoyproxy.io", "BackendTrafficPolicy") => {
+            "`fixtures/demo`, `fixtures/conformance/envoy-gateway-route-over-gateway`, `repo_tests::envoy_gateway_rejects_the_younger_of_two_policies_on_one_target`"
+        }
+        ("gateway.envoyproxy.io", "ClientTrafficPolicy") => {
+            "`fixtures/demo` (mistake 3), `repo_tests::an_overlay_copy_takes_part_where_it_is_nearer_and_the_policies_do_not_compete`"
+        }
+        ("gateway.networking.k8s.io", "BackendTLSPolicy") => {
+            "`fixtures/conformance/backendtlspolicy-conflicts-ports`, `repo_tests::backend_tls_policy_may_name_a_section_of_an_implementation_backend`"
+        }
+        ("kuadrant.io", "AuthPolicy" | "RateLimitPolicy") => {
+            "`fixtures/conformance/kuadrant-merge-defaults-overrides`, `fixtures/demo`"
+        }
+        ("security.istio.io", "AuthorizationPolicy") => {
+            "`repo_tests::kinds_as_their_implementations_define_them`, `hover::hover_on_a_policy_without_target_says_what_it_applies_to`"
+        }
+        _ => "",
+    }
+}
+
+fn same_target(class: PolicyClass, semantics: Semantics, same: SameLevel, additive: bool) -> &'static str {
+    if additive {
+        return "all apply (additive)";
+    }
+    match (same, semantics, class) {
+        (SameLevel::YoungerConflicted, _, _) => "younger rejected (Conflicted)",
+        (SameLevel::ConflictOnOverlap, _, _) => "conflict only on the same fields",
+        (_, _, PolicyClass::Direct) => "younger Conflicted (None)",
+        (_, Semantics::Gloo, _) => "merged, older first",
+        _ => "merged by strategy, older first",
+    }
+}
+
+pub fn kinds_markdown() -> String {
+    let catalog = Catalog::builtin();
+    let mut kinds: Vec<_> = catalog.iter().collect();
+    kinds.sort_by(|a, b| (&a.project, &a.gk.group, &a.gk.kind).cmp(&(&b.project, &b.gk.group, &b.gk.kind)));
+    let mut out = String::from(
+        "# Policy kinds\n\n\
+         The built-in catalog, generated from the code (`server/core/src/effective/kinds_doc.rs`; a test\n\
+         fails when this page is stale). A `.policylens.yaml` `policyKinds` entry adds kinds or corrects\n\
+         these field by field; kinds not listed are read from CRDs labelled\n\
+         `gateway.networking.k8s.io/policy` or, failing that, from their shape.\n\n\
+         - **targets**: `§` marks targets whose sections (`sectionName`) the kind may name.\n\
+         - **same target**: what happens to two policies of the kind on one target and section.\n\
+         - **refs**: the reference fields, and the most `targetRefs` items where the project's CRD sets a limit.\n\n\
+         | kind | project | class | targets | same target | strategies | refs | verified by |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for k in kinds {
+        let targets: Vec<String> = if k.targets.is_empty() {
+            vec!["any".into()]
+        } else {
+            k.targets.iter().map(|t| format!("{}{}", t.gk, if t.section_name { "§" } else { "" })).collect()
+        };
+        let r = rules(k);
+        let class = match k.class {
+            PolicyClass::Direct => "Direct",
+            PolicyClass::Inherited => "Inherited",
+        };
+        let strategies: Vec<String> = k.strategies.iter().map(|s| format!("{s:?}")).collect();
+        let mut refs: Vec<String> = Vec::new();
+        if k.target_ref {
+            refs.push("targetRef".into());
+        }
+        if k.target_refs {
+            refs.push(if k.max_refs == DEFAULT_MAX_REFS {
+                "targetRefs".into()
+            } else {
+                format!("targetRefs ≤{}", k.max_refs)
+            });
+        }
+        if k.target_selectors {
+            refs.push("targetSelectors".into());
+        }
+        if k.target_optional {
+            refs.push("optional (selector or namespace-wide)".into());
+        }
+        let _ = writeln!(
+            out,
+            "| {} | {} | {class} | {} | {} | {} | {} | {} |",
+            k.gk,
+            k.project,
+            targets.join(", "),
+            same_target(k.class, k.semantics, r.same_level, r.additive),
+            if strategies.is_empty() { "-".to_owned() } else { strategies.join(", ") },
+            refs.join(", "),
+            verified_by(&k.gk.group, &k.gk.kind)
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn kinds_doc_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/kinds.md");
+        let fresh = super::kinds_markdown();
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(&path, &fresh).unwrap();
+            return;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == fresh,
+            "docs/kinds.md is stale (the catalog changed); regenerate it with `UPDATE_DOCS=1 cargo test -p policylens-core kinds_doc`"
+        );
+    }
+}
