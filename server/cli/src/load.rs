@@ -50,6 +50,17 @@ pub fn load(common: &Common) -> Result<Loaded, String> {
     for w in &loaded.warnings {
         eprintln!("policylens: warning: {w}");
     }
+    if common.cluster {
+        let opts =
+            policylens_cluster::Options { kubeconfig: common.kubeconfig.clone(), context: common.kube_context.clone() };
+        let snap = policylens_cluster::read(&opts)?;
+        for w in &snap.warnings {
+            eprintln!("policylens: warning: cluster {}: {w}", snap.server);
+        }
+        for o in snap.objects {
+            loaded.workspace.set_file_with_origin(&o.path, o.text, policylens_core::workspace::Origin::Cluster);
+        }
+    }
     let snapshot = loaded.workspace.snapshot();
     Ok(Loaded { snapshot, load_ms: start.elapsed().as_secs_f64() * 1000.0, report_only: loaded.report_only })
 }

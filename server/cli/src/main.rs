@@ -85,6 +85,16 @@ struct Common {
     /// The path standard input stands for (with `-`), default `stdin.yaml`.
     #[arg(long, value_name = "PATH")]
     stdin_filename: Option<PathBuf>,
+    /// Read the live cluster too (read-only): the files are laid over it, as applying them
+    /// would; objects only in the cluster take part; findings are reported on the files.
+    #[arg(long)]
+    cluster: bool,
+    /// The kubeconfig for --cluster (default: KUBECONFIG, else ~/.kube/config).
+    #[arg(long, value_name = "FILE")]
+    kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context for --cluster (default: its current context).
+    #[arg(long, value_name = "NAME")]
+    kube_context: Option<String>,
     /// Print timing and memory figures to stderr.
     #[arg(long)]
     stats: bool,

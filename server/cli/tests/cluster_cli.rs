@@ -1,0 +1,340 @@
+//! `--cluster` end to end: the real kube client in the built binary against a loopback
+//! Kubernetes API server started here (discovery, lists with resourceVersion, a kind served only
+//! at v1beta1, a 403 on one kind, a 500 that heals on retry). The server records every request:
+//! the test fails on any verb but GET and on any request for Secrets.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+/// A response the loopback server gives for a path: status and JSON body.
+type Routes = HashMap<String, (u16, Value)>;
+
+struct FakeApi {
+    addr: String,
+    requests: Arc<Mutex<Vec<(String, String)>>>,
+}
+
+impl FakeApi {
+    /// Serves `routes` on 127.0.0.1; paths not in it answer 404 like a real API server. A
+    /// path listed in `flaky` fails once with a 500 before it answers.
+    fn start(routes: Routes, flaky: &[&str]) -> FakeApi {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = format!("http://{}", listener.local_addr().unwrap());
+        let requests: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+        let routes = Arc::new(routes);
+        let flaky: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(flaky.iter().map(|s| s.to_string()).collect()));
+        let log = requests.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (routes, log, flaky) = (routes.clone(), log.clone(), flaky.clone());
+                std::thread::spawn(move || serve(stream, &routes, &log, &flaky));
+            }
+        });
+        FakeApi { addr, requests }
+    }
+
+    fn requests(&self) -> Vec<(String, String)> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+/// HTTP/1.1 with keep-alive: requests without bodies (the client only reads).
+fn serve(stream: TcpStream, routes: &Routes, log: &Mutex<Vec<(String, String)>>, flaky: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut out = stream;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut parts = line.split_whitespace();
+        let (method, target) = (parts.next().unwrap_or("").to_owned(), parts.next().unwrap_or("").to_owned());
+        let mut length = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            if h == "\r\n" {
+                break;
+            }
+            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0; length];
+        let _ = reader.read_exact(&mut body);
+        log.lock().unwrap().push((method.clone(), target.clone()));
+        let path = target.split('?').next().unwrap_or("").to_owned();
+        let fail_once = {
+            let mut f = flaky.lock().unwrap();
+            match f.iter().position(|p| *p == path) {
+                Some(i) => {
+                    f.remove(i);
+                    true
+                }
+                None => false,
+            }
+        };
+        let (status, value) = if fail_once {
+            (500, status_body(500, "InternalError", "etcdserver: request timed out"))
+        } else {
+            routes.get(&path).cloned().unwrap_or_else(|| {
+                (404, status_body(404, "NotFound", "the server could not find the requested resource"))
+            })
+        };
+        let text = value.to_string();
+        let reason = match status {
+            200 => "OK",
+            403 => "Forbidden",
+            404 => "Not Found",
+            _ => "Internal Server Error",
+        };
+        let head = format!(
+            "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            text.len()
+        );
+        if out.write_all(head.as_bytes()).and_then(|_| out.write_all(text.as_bytes())).is_err() {
+            return;
+        }
+    }
+}
+
+fn status_body(code: u16, reason: &str, message: &str) -> Value {
+    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code})
+}
+
+fn resource(name: &str, kind: &str, namespaced: bool) -> Value {
+    json!({"name": name, "singularName": kind.to_ascii_lowercase(), "namespaced": namespaced, "kind": kind,
+           "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]})
+}
+
+fn list(api_version: &str, kind: &str, items: Vec<Value>) -> (u16, Value) {
+    // A real API server leaves apiVersion and kind out of the items.
+    (
+        200,
+        json!({"apiVersion": api_version, "kind": format!("{kind}List"), "metadata": {"resourceVersion": "4711"}, "items": items}),
+    )
+}
+
+/// A small cluster: the platform's Gateway and its default policy live only here.
+fn cluster() -> Routes {
+    let gw = "gateway.networking.k8s.io";
+    let eg = "gateway.envoyproxy.io";
+    let mut r = Routes::new();
+    r.insert(
+        "/api".into(),
+        (200, json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})),
+    );
+    let group = |name: &str, versions: &[&str]| {
+        json!({"name": name, "versions": versions.iter().map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v})).collect::<Vec<_>>(),
+               "preferredVersion": {"groupVersion": format!("{name}/{}", versions[0]), "version": versions[0]}})
+    };
+    r.insert(
+        "/apis".into(),
+        (
+            200,
+            json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+            group(gw, &["v1", "v1beta1"]), group(eg, &["v1alpha1"]), group("apiextensions.k8s.io", &["v1"])]}),
+        ),
+    );
+    r.insert("/api/v1".into(), (200, json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+        resource("namespaces", "Namespace", false), resource("services", "Service", true), resource("secrets", "Secret", true)]})));
+    r.insert(format!("/apis/{gw}/v1"), (200, json!({"kind": "APIResourceList", "groupVersion": format!("{gw}/v1"), "resources": [
+        resource("gatewayclasses", "GatewayClass", false), resource("gateways", "Gateway", true), resource("httproutes", "HTTPRoute", true)]})));
+    // ReferenceGrant only at v1beta1, as many clusters serve it.
+    r.insert(
+        format!("/apis/{gw}/v1beta1"),
+        (
+            200,
+            json!({"kind": "APIResourceList", "groupVersion": format!("{gw}/v1beta1"), "resources": [
+        resource("referencegrants", "ReferenceGrant", true)]}),
+        ),
+    );
+    r.insert(
+        format!("/apis/{eg}/v1alpha1"),
+        (
+            200,
+            json!({"kind": "APIResourceList", "groupVersion": format!("{eg}/v1alpha1"), "resources": [
+        resource("backendtrafficpolicies", "BackendTrafficPolicy", true)]}),
+        ),
+    );
+    r.insert(
+        "/apis/apiextensions.k8s.io/v1".into(),
+        (
+            200,
+            json!({"kind": "APIResourceList", "groupVersion": "apiextensions.k8s.io/v1", "resources": [
+        resource("customresourcedefinitions", "CustomResourceDefinition", false)]}),
+        ),
+    );
+
+    r.insert("/api/v1/namespaces".into(), list("v1", "Namespace", vec![
+        json!({"metadata": {"name": "infra", "labels": {"kubernetes.io/metadata.name": "infra"}}}),
+        json!({"metadata": {"name": "shop", "labels": {"kubernetes.io/metadata.name": "shop", "edge-access": "true"}}})]));
+    r.insert("/api/v1/services".into(), list("v1", "Service", vec![
+        json!({"metadata": {"name": "checkout", "namespace": "shop", "creationTimestamp": "2025-03-01T10:00:00Z"},
+               "spec": {"ports": [{"name": "http", "port": 8080}]}})]));
+    r.insert(format!("/apis/{gw}/v1/gatewayclasses"), list(&format!("{gw}/v1"), "GatewayClass", vec![
+        json!({"metadata": {"name": "eg"}, "spec": {"controllerName": "gateway.envoyproxy.io/gatewayclass-controller"}})]));
+    r.insert(format!("/apis/{gw}/v1/gateways"), list(&format!("{gw}/v1"), "Gateway", vec![
+        json!({"metadata": {"name": "edge", "namespace": "infra", "creationTimestamp": "2025-01-01T00:00:00Z"},
+               "spec": {"gatewayClassName": "eg", "listeners": [{"name": "https", "port": 443, "protocol": "HTTPS",
+                 "allowedRoutes": {"namespaces": {"from": "Selector", "selector": {"matchLabels": {"edge-access": "true"}}}}}]}})]));
+    r.insert(format!("/apis/{gw}/v1/httproutes"), list(&format!("{gw}/v1"), "HTTPRoute", vec![]));
+    r.insert(format!("/apis/{gw}/v1beta1/referencegrants"), (403, status_body(403, "Forbidden",
+        "referencegrants.gateway.networking.k8s.io is forbidden: User \"ci\" cannot list resource \"referencegrants\"")));
+    r.insert(format!("/apis/{eg}/v1alpha1/backendtrafficpolicies"), list(&format!("{eg}/v1alpha1"), "BackendTrafficPolicy", vec![
+        json!({"metadata": {"name": "edge-defaults", "namespace": "infra", "creationTimestamp": "2025-01-02T00:00:00Z"},
+               "spec": {"targetRefs": [{"group": gw, "kind": "Gateway", "name": "edge"}], "timeout": {"http": {"requestTimeout": "15s"}}},
+               "status": {"ancestors": [{"ancestorRef": {"group": gw, "kind": "Gateway", "name": "edge", "namespace": "infra"},
+                 "controllerName": "gateway.envoyproxy.io/gatewayclass-controller",
+                 "conditions": [{"type": "Accepted", "status": "True", "reason": "Accepted"}]}]}})]));
+    r.insert(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions".into(),
+        list("apiextensions.k8s.io/v1", "CustomResourceDefinition", vec![]),
+    );
+    r
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("policylens-cluster-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn kubeconfig(dir: &Path, server: &str) -> PathBuf {
+    let p = dir.join("kubeconfig");
+    std::fs::write(
+        &p,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {server}\nusers:\n- name: ci\n  user:\n    token: not-a-secret\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: ci\ncurrent-context: fake\n"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+/// The team's repository: a route and its policy, no Gateway.
+fn files(dir: &Path) -> PathBuf {
+    let ws = dir.join("repo");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(
+        ws.join("route.yaml"),
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: checkout\n  namespace: shop\nspec:\n  parentRefs:\n  - name: edge\n    namespace: infra\n    sectionName: https\n  rules:\n  - name: pay\n    backendRefs:\n    - name: checkout\n      port: 8080\n",
+    )
+    .unwrap();
+    ws
+}
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_policylens"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cluster_objects_complete_the_files_read_only() {
+    let api = FakeApi::start(cluster(), &["/api/v1/services"]);
+    let dir = temp("ok");
+    let kc = kubeconfig(&dir, &api.addr);
+    let ws = files(&dir);
+    let kc = kc.to_str().unwrap();
+
+    // Without the cluster the Gateway and the Service are missing.
+    let (code, out, _) = run(&ws, &["check", "--format", "json", "."]);
+    assert_eq!(code, 1, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let codes: Vec<&str> = v["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["parent-not-found", "backend-not-found"]);
+
+    // With it: everything resolves, nothing is reported on cluster objects, and the kind we may
+    // not list is named once.
+    let (code, out, err) = run(&ws, &["check", "--format", "json", "--cluster", "--kubeconfig", kc, "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["diagnostics"], json!([]));
+    assert_eq!(
+        err.lines().filter(|l| l.contains("warning")).collect::<Vec<_>>(),
+        [format!(
+            "policylens: warning: cluster {}/: referencegrants.gateway.networking.k8s.io: not allowed to list (403); skipped",
+            api.addr
+        )]
+    );
+
+    // The platform's default policy, only in the cluster, reaches the route's rule.
+    let (code, out, err) = run(
+        &ws,
+        &[
+            "explain",
+            "--format",
+            "json",
+            "--cluster",
+            "--kubeconfig",
+            kc,
+            ".",
+            "--target",
+            "HTTPRoute/shop/checkout#pay",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let ctx = &v["policies"][0]["contexts"][0];
+    assert_eq!(v["policies"][0]["kind"], "BackendTrafficPolicy.gateway.envoyproxy.io");
+    assert_eq!(
+        ctx["path"],
+        json!([
+            "GatewayClass/eg",
+            "Gateway/infra/edge",
+            "Gateway/infra/edge#https",
+            "HTTPRoute/shop/checkout",
+            "HTTPRoute/shop/checkout#pay"
+        ])
+    );
+    assert_eq!(ctx["provenance"][0]["policy"], "BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults");
+
+    // Read-only and never a Secret.
+    let requests = api.requests();
+    assert!(!requests.is_empty());
+    for (method, path) in &requests {
+        assert_eq!(method, "GET", "{path}");
+        assert!(!path.contains("secrets"), "asked for secrets: {path}");
+    }
+    // The 500 on services was retried.
+    assert_eq!(
+        requests.iter().filter(|(_, p)| p.starts_with("/api/v1/services")).count(),
+        3,
+        "two runs, the first retried once: {requests:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn an_unreachable_cluster_is_a_usage_error_naming_the_server() {
+    // A port nothing listens on.
+    let addr = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let dir = temp("down");
+    let kc = kubeconfig(&dir, &addr);
+    let ws = files(&dir);
+    let (code, out, err) = run(&ws, &["check", "--cluster", "--kubeconfig", kc.to_str().unwrap(), "."]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.starts_with(&format!("policylens: cannot reach the cluster at {addr}/")), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,194 @@
+//! policylens-cluster: the only crate that knows kube. It reads a live cluster, read-only, and
+//! hands the loader every object that takes part in policy attachment as text (JSON, which is
+//! YAML), named by a `cluster://` path, so the unchanged engine analyses it beside the files.
+//!
+//! Only `get` and `list` are ever sent (`watch` is for the language server, not yet here).
+//! Secrets are never requested. Faults degrade: a kind the credentials may not list (401/403)
+//! is skipped with one message; server errors and timeouts are retried with backoff; an
+//! unreachable server is an error that names its address.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use kube::api::{Api, DynamicObject, ListParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::discovery::{ApiResource, Discovery, verbs};
+use kube::{Client, Config};
+use policylens_core::catalog::Catalog;
+use policylens_core::model::GroupKind;
+
+/// Which cluster to read.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// A kubeconfig file (default: `KUBECONFIG`, else `~/.kube/config`, else in-cluster).
+    pub kubeconfig: Option<PathBuf>,
+    /// A context of the kubeconfig (default: its current context).
+    pub context: Option<String>,
+}
+
+/// One object read from the cluster.
+#[derive(Clone, Debug)]
+pub struct ClusterObject {
+    /// `cluster://CONTEXT/NAMESPACE/Kind.group/NAME` (`_` for cluster-scoped objects).
+    pub path: String,
+    /// The object as JSON, `apiVersion` and `kind` set.
+    pub text: String,
+}
+
+/// What a read produced.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub objects: Vec<ClusterObject>,
+    /// The API server's address.
+    pub server: String,
+    pub context: String,
+    /// Kinds skipped, and why (one message each).
+    pub warnings: Vec<String>,
+}
+
+/// Kinds read besides the policies: what the hierarchy is made of.
+const TOPOLOGY: &[(&str, &str)] = &[
+    ("gateway.networking.k8s.io", "GatewayClass"),
+    ("gateway.networking.k8s.io", "Gateway"),
+    ("gateway.networking.k8s.io", "ListenerSet"),
+    ("gateway.networking.x-k8s.io", "XListenerSet"),
+    ("gateway.networking.k8s.io", "HTTPRoute"),
+    ("gateway.networking.k8s.io", "GRPCRoute"),
+    ("gateway.networking.k8s.io", "TLSRoute"),
+    ("gateway.networking.k8s.io", "TCPRoute"),
+    ("gateway.networking.k8s.io", "UDPRoute"),
+    ("gateway.networking.k8s.io", "ReferenceGrant"),
+    ("", "Service"),
+    ("", "Namespace"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+];
+
+/// The label a CRD of a policy kind carries (GEP-713).
+const POLICY_LABEL: &str = "gateway.networking.k8s.io/policy";
+
+/// Retries of a list that failed with a server error or a timeout.
+const RETRIES: u32 = 3;
+
+/// Reads the cluster once. Blocking: runs its own small runtime.
+pub fn read(opts: &Options) -> Result<Snapshot, String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the cluster reader: {e}"))?;
+    rt.block_on(read_async(opts))
+}
+
+async fn config(opts: &Options) -> Result<(Config, String), String> {
+    let options = KubeConfigOptions { context: opts.context.clone(), ..Default::default() };
+    let path = opts.kubeconfig.clone().or_else(|| std::env::var_os("KUBECONFIG").map(PathBuf::from));
+    match path {
+        Some(p) => {
+            let kc = Kubeconfig::read_from(&p).map_err(|e| format!("kubeconfig {}: {e}", p.display()))?;
+            let context = opts.context.clone().or_else(|| kc.current_context.clone()).unwrap_or_default();
+            let config = Config::from_custom_kubeconfig(kc, &options)
+                .await
+                .map_err(|e| format!("kubeconfig {}: {e}", p.display()))?;
+            Ok((config, context))
+        }
+        None => {
+            let config = Config::infer().await.map_err(|e| format!("no cluster configured: {e}"))?;
+            Ok((config, opts.context.clone().unwrap_or_else(|| "default".into())))
+        }
+    }
+}
+
+async fn read_async(opts: &Options) -> Result<Snapshot, String> {
+    let (mut config, context) = config(opts).await?;
+    config.connect_timeout = Some(Duration::from_secs(5));
+    config.read_timeout = Some(Duration::from_secs(30));
+    let server = config.cluster_url.to_string();
+    let client = Client::try_from(config).map_err(|e| format!("{server}: {e}"))?;
+    let discovery =
+        Discovery::new(client.clone()).run().await.map_err(|e| format!("cannot reach the cluster at {server}: {e}"))?;
+    let mut snap = Snapshot { server, context, ..Default::default() };
+
+    // Every kind at its most stable served version: not only the group's preferred version's
+    // kinds (many clusters serve ReferenceGrant only at v1beta1 beside a v1 group).
+    let mut served: Vec<ApiResource> = discovery
+        .groups()
+        .flat_map(|g| g.resources_by_stability())
+        .filter(|(ar, caps)| caps.supports_operation(verbs::LIST) && ar.kind != "Secret")
+        .map(|(ar, _)| ar)
+        .collect();
+    served.sort_by(|a, b| (&a.group, &a.kind).cmp(&(&b.group, &b.kind)));
+    // CRDs first: their labels say which served kinds are policies.
+    let crd = served.iter().find(|ar| ar.group == "apiextensions.k8s.io" && ar.kind == "CustomResourceDefinition");
+    let mut labelled: BTreeSet<(String, String)> = BTreeSet::new();
+    if let Some(ar) = crd {
+        let objects = list(&client, ar, &mut snap).await;
+        for o in &objects {
+            let is_policy = o.metadata.labels.as_ref().is_some_and(|l| l.contains_key(POLICY_LABEL));
+            let group = o.data.pointer("/spec/group").and_then(|v| v.as_str());
+            let kind = o.data.pointer("/spec/names/kind").and_then(|v| v.as_str());
+            if let (true, Some(g), Some(k)) = (is_policy, group, kind) {
+                labelled.insert((g.to_owned(), k.to_owned()));
+            }
+        }
+        push(&mut snap, ar, objects);
+    }
+    let catalog = Catalog::builtin();
+    for ar in served.iter().filter(|ar| Some(*ar) != crd) {
+        let gk = GroupKind::new(&ar.group, &ar.kind);
+        let wanted = TOPOLOGY.iter().any(|(g, k)| gk.is(g, k))
+            || catalog.get(&gk).is_some()
+            || labelled.contains(&(ar.group.clone(), ar.kind.clone()));
+        if wanted {
+            let objects = list(&client, ar, &mut snap).await;
+            push(&mut snap, ar, objects);
+        }
+    }
+    Ok(snap)
+}
+
+/// Lists every object of one resource (all namespaces), retrying server errors and timeouts
+/// with backoff; a kind the credentials may not list is skipped with a warning.
+async fn list(client: &Client, ar: &ApiResource, snap: &mut Snapshot) -> Vec<DynamicObject> {
+    let api: Api<DynamicObject> = Api::all_with(client.clone(), ar);
+    let mut delay = Duration::from_millis(200);
+    for attempt in 0..=RETRIES {
+        match api.list(&ListParams::default()).await {
+            Ok(list) => return list.items,
+            Err(kube::Error::Api(e)) if e.code == 401 || e.code == 403 => {
+                snap.warnings.push(format!("{}: not allowed to list ({}); skipped", plural(ar), e.code));
+                return Vec::new();
+            }
+            Err(_) if attempt < RETRIES => {
+                // Jitter from the clock: no two clients retry in lockstep.
+                let jitter = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| u64::from(d.subsec_millis()) % 100);
+                tokio::time::sleep(delay + Duration::from_millis(jitter)).await;
+                delay *= 2;
+            }
+            Err(e) => {
+                snap.warnings.push(format!("{}: {e}; skipped after {} tries", plural(ar), RETRIES + 1));
+                return Vec::new();
+            }
+        }
+    }
+    Vec::new()
+}
+
+fn plural(ar: &ApiResource) -> String {
+    if ar.group.is_empty() { ar.plural.clone() } else { format!("{}.{}", ar.plural, ar.group) }
+}
+
+/// Adds listed objects as text. A real API server leaves `apiVersion` and `kind` out of list
+/// items: they come from the resource listed.
+fn push(snap: &mut Snapshot, ar: &ApiResource, objects: Vec<DynamicObject>) {
+    for mut o in objects {
+        o.types = Some(kube::api::TypeMeta { api_version: ar.api_version.clone(), kind: ar.kind.clone() });
+        let Ok(text) = serde_json::to_string(&o) else { continue };
+        let ns = o.metadata.namespace.as_deref().unwrap_or("_");
+        let name = o.metadata.name.as_deref().unwrap_or("_");
+        let kind = if ar.group.is_empty() { ar.kind.clone() } else { format!("{}.{}", ar.kind, ar.group) };
+        let path = format!("cluster://{}/{ns}/{kind}/{name}", snap.context);
+        snap.objects.push(ClusterObject { path, text });
+    }
+}
