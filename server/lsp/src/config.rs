@@ -13,6 +13,19 @@ use serde::Deserialize;
 pub struct Settings {
     /// The config file; relative paths are relative to the first workspace folder.
     pub config_path: Option<String>,
+    /// The live cluster, laid under the workspace files (read-only).
+    pub cluster: ClusterSettings,
+}
+
+/// `policylens.cluster.*`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ClusterSettings {
+    pub enabled: bool,
+    /// The kubeconfig context (default: the current one).
+    pub context: Option<String>,
+    /// The kubeconfig file (default: `KUBECONFIG`, else `~/.kube/config`).
+    pub kubeconfig: Option<String>,
 }
 
 impl Settings {

@@ -11,8 +11,8 @@ use tokio::sync::mpsc;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::notification::Progress as ProgressNotification;
 use tower_lsp_server::ls_types::{
-    NumberOrString, ProgressParams, ProgressParamsValue, WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressEnd,
-    WorkDoneProgressReport,
+    MessageType, NumberOrString, ProgressParams, ProgressParamsValue, WorkDoneProgress, WorkDoneProgressBegin,
+    WorkDoneProgressEnd, WorkDoneProgressReport,
 };
 
 use crate::config::{self, Excludes};
@@ -74,12 +74,49 @@ impl Progress {
 /// What a walk of the roots produced, before it replaces the server's workspace.
 struct Built {
     ws: Workspace,
+    /// What the cluster read said, for the user: connected (and what was skipped), or why not.
+    cluster: Option<(bool, String)>,
     disk: HashSet<Arc<str>>,
     config_path: Option<PathBuf>,
     excludes: Excludes,
 }
 
-fn build(roots: Vec<PathBuf>, config_path: Option<PathBuf>, progress: mpsc::UnboundedSender<(usize, usize)>) -> Built {
+fn build(
+    roots: Vec<PathBuf>,
+    config_path: Option<PathBuf>,
+    cluster: crate::config::ClusterSettings,
+    progress: mpsc::UnboundedSender<(usize, usize)>,
+) -> Built {
+    let mut built = build_files(roots, config_path, progress);
+    if cluster.enabled {
+        let opts = policylens_cluster::Options {
+            kubeconfig: cluster.kubeconfig.map(PathBuf::from),
+            context: cluster.context.filter(|c| !c.is_empty()),
+        };
+        built.cluster = Some(match policylens_cluster::read(&opts) {
+            Ok(snap) => {
+                let n = snap.objects.len();
+                for o in snap.objects {
+                    built.ws.set_file_with_origin(&o.path, o.text, policylens_core::workspace::Origin::Cluster);
+                }
+                let mut m = format!("cluster `{}` at {}: {n} objects", snap.context, snap.server);
+                if !snap.warnings.is_empty() {
+                    m.push_str(&format!("; {}", snap.warnings.join("; ")));
+                }
+                (true, m)
+            }
+            // The files are still analysed; the next re-index tries again.
+            Err(e) => (false, format!("{e}; analysing the workspace files alone")),
+        });
+    }
+    built
+}
+
+fn build_files(
+    roots: Vec<PathBuf>,
+    config_path: Option<PathBuf>,
+    progress: mpsc::UnboundedSender<(usize, usize)>,
+) -> Built {
     // The one loader the CLI uses: same config lookup, walk, excludes and context.
     let req = policylens_loader::Request {
         paths: roots.clone(),
@@ -98,11 +135,17 @@ fn build(roots: Vec<PathBuf>, config_path: Option<PathBuf>, progress: mpsc::Unbo
             }
             let excludes = Excludes::new(&l.workspace.config().config, l.config_path.as_deref());
             let disk = l.disk.iter().map(|p| Arc::from(p.as_str())).collect();
-            Built { ws: l.workspace, disk, config_path: l.config_path, excludes }
+            Built { ws: l.workspace, cluster: None, disk, config_path: l.config_path, excludes }
         }
         Err(e) => {
             tracing::warn!(target: "policylens", "{e}");
-            Built { ws: Workspace::new(), disk: HashSet::new(), config_path, excludes: Excludes::default() }
+            Built {
+                ws: Workspace::new(),
+                cluster: None,
+                disk: HashSet::new(),
+                config_path,
+                excludes: Excludes::default(),
+            }
         }
     }
 }
@@ -120,12 +163,18 @@ pub async fn reindex(shared: Arc<Shared>) {
     let progress = Progress::begin(&shared.client, caps.work_done_progress, "policylens: indexing").await;
     let config_path = config::resolve_config_path(&settings, &roots).map(|p| crate::from_proto::normalize(&p));
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let job = tokio::task::spawn_blocking(move || build(roots, config_path, tx));
+    let cluster = settings.cluster.clone();
+    let job = tokio::task::spawn_blocking(move || build(roots, config_path, cluster, tx));
     while let Some((done, total)) = rx.recv().await {
         progress.report(done, total).await;
     }
     let message = match job.await {
         Ok(built) => {
+            if let Some((ok, m)) = &built.cluster {
+                let typ = if *ok { MessageType::INFO } else { MessageType::WARNING };
+                tracing::info!(target: "policylens", "{m}");
+                shared.client.show_message(typ, format!("policylens: {m}")).await;
+            }
             let files = built.disk.len();
             let config = built.config_path.as_deref().map(|p| p.display().to_string());
             shared.lock().install(built.ws, built.disk, built.config_path, built.excludes);

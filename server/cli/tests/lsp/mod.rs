@@ -1,5 +1,6 @@
 pub mod support;
 
+mod cluster;
 mod custom;
 mod diagnostics;
 mod features;

@@ -1,0 +1,263 @@
+//! A loopback Kubernetes API server for tests: discovery, lists with `resourceVersion`,
+//! namespaced lists, watch streams, injected errors. It records every request so that tests can
+//! check the client only reads, and never asks for Secrets.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+/// A response the loopback server gives for a path: status and JSON body.
+pub type Routes = HashMap<String, (u16, Value)>;
+
+pub struct FakeApi {
+    pub addr: String,
+    requests: Arc<Mutex<Vec<(String, String)>>>,
+}
+
+impl FakeApi {
+    /// Serves `routes` on 127.0.0.1; paths not in it answer 404 like a real API server. A
+    /// path listed in `flaky` fails once with a 500 before it answers.
+    pub fn start(routes: Routes, flaky: &[&str]) -> FakeApi {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = format!("http://{}", listener.local_addr().unwrap());
+        let requests: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+        let routes = Arc::new(routes);
+        let flaky: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(flaky.iter().map(|s| s.to_string()).collect()));
+        let log = requests.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (routes, log, flaky) = (routes.clone(), log.clone(), flaky.clone());
+                std::thread::spawn(move || serve(stream, &routes, &log, &flaky));
+            }
+        });
+        FakeApi { addr, requests }
+    }
+
+    pub fn requests(&self) -> Vec<(String, String)> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+/// HTTP/1.1 with keep-alive: requests without bodies (the client only reads).
+fn serve(stream: TcpStream, routes: &Routes, log: &Mutex<Vec<(String, String)>>, flaky: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut out = stream;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut parts = line.split_whitespace();
+        let (method, target) = (parts.next().unwrap_or("").to_owned(), parts.next().unwrap_or("").to_owned());
+        let mut length = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            if h == "\r\n" {
+                break;
+            }
+            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0; length];
+        let _ = reader.read_exact(&mut body);
+        log.lock().unwrap().push((method.clone(), target.clone()));
+        let path = target.split('?').next().unwrap_or("").to_owned();
+        // `/.../namespaces/NS/RESOURCE` lists one namespace: the all-namespaces list, filtered.
+        let segs: Vec<&str> = path.split('/').collect();
+        let scoped = match segs.iter().rposition(|s| *s == "namespaces") {
+            Some(i) if i + 3 == segs.len() => {
+                Some((segs[i + 1].to_owned(), format!("{}/{}", segs[..i].join("/"), segs[i + 2])))
+            }
+            _ => None,
+        };
+        let fail_once = {
+            let mut f = flaky.lock().unwrap();
+            match f.iter().position(|p| *p == path) {
+                Some(i) => {
+                    f.remove(i);
+                    true
+                }
+                None => false,
+            }
+        };
+        let not_found = || (404, status_body(404, "NotFound", "the server could not find the requested resource"));
+        let (status, value) = if fail_once {
+            (500, status_body(500, "InternalError", "etcdserver: request timed out"))
+        } else if let Some((ns, all)) = &scoped {
+            match routes.get(all).cloned() {
+                Some((200, mut v)) => {
+                    let items: Vec<Value> = v["items"].as_array().cloned().unwrap_or_default();
+                    v["items"] = json!(
+                        items.into_iter().filter(|o| o["metadata"]["namespace"] == json!(ns)).collect::<Vec<_>>()
+                    );
+                    (200, v)
+                }
+                Some(other) => other,
+                None => not_found(),
+            }
+        } else {
+            routes.get(&path).cloned().unwrap_or_else(not_found)
+        };
+        if target.contains("watch=true") || target.contains("watch=1") {
+            // A watch: the list's items as MODIFIED events, a BOOKMARK, then the stream ends.
+            let mut events: Vec<Value> = value["items"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|mut o| {
+                    // Watch events carry whole objects, apiVersion and kind included.
+                    o["apiVersion"] = value["apiVersion"].clone();
+                    o["kind"] = json!(value["kind"].as_str().unwrap_or("").trim_end_matches("List"));
+                    o["metadata"]["resourceVersion"] = json!("4712");
+                    o["metadata"]["labels"] = json!({"watched": "yes"});
+                    json!({"type": "MODIFIED", "object": o})
+                })
+                .collect();
+            if target.contains("allowWatchBookmarks=true") {
+                events.push(json!({"type": "BOOKMARK", "object": {"kind": value["kind"].as_str().unwrap_or("").trim_end_matches("List"), "apiVersion": value["apiVersion"], "metadata": {"resourceVersion": "4713"}}}));
+            }
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+            let mut body = String::new();
+            for e in events {
+                let line = format!("{e}\n");
+                body.push_str(&format!("{:x}\r\n{line}\r\n", line.len()));
+            }
+            body.push_str("0\r\n\r\n");
+            let _ = out.write_all(head.as_bytes()).and_then(|_| out.write_all(body.as_bytes()));
+            return;
+        }
+        let text = value.to_string();
+        let reason = match status {
+            200 => "OK",
+            403 => "Forbidden",
+            404 => "Not Found",
+            _ => "Internal Server Error",
+        };
+        let head = format!(
+            "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            text.len()
+        );
+        if out.write_all(head.as_bytes()).and_then(|_| out.write_all(text.as_bytes())).is_err() {
+            return;
+        }
+    }
+}
+
+fn status_body(code: u16, reason: &str, message: &str) -> Value {
+    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code})
+}
+
+fn resource(name: &str, kind: &str, namespaced: bool) -> Value {
+    json!({"name": name, "singularName": kind.to_ascii_lowercase(), "namespaced": namespaced, "kind": kind,
+           "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]})
+}
+
+fn list(api_version: &str, kind: &str, items: Vec<Value>) -> (u16, Value) {
+    // A real API server leaves apiVersion and kind out of the items.
+    (
+        200,
+        json!({"apiVersion": api_version, "kind": format!("{kind}List"), "metadata": {"resourceVersion": "4711"}, "items": items}),
+    )
+}
+
+/// A small cluster: the platform's Gateway and its default policy live only here.
+pub fn cluster() -> Routes {
+    let gw = "gateway.networking.k8s.io";
+    let eg = "gateway.envoyproxy.io";
+    let mut r = Routes::new();
+    r.insert(
+        "/api".into(),
+        (200, json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})),
+    );
+    let group = |name: &str, versions: &[&str]| {
+        json!({"name": name, "versions": versions.iter().map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v})).collect::<Vec<_>>(),
+               "preferredVersion": {"groupVersion": format!("{name}/{}", versions[0]), "version": versions[0]}})
+    };
+    r.insert(
+        "/apis".into(),
+        (
+            200,
+            json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+            group(gw, &["v1", "v1beta1"]), group(eg, &["v1alpha1"]), group("apiextensions.k8s.io", &["v1"])]}),
+        ),
+    );
+    r.insert("/api/v1".into(), (200, json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+        resource("namespaces", "Namespace", false), resource("services", "Service", true), resource("secrets", "Secret", true)]})));
+    r.insert(format!("/apis/{gw}/v1"), (200, json!({"kind": "APIResourceList", "groupVersion": format!("{gw}/v1"), "resources": [
+        resource("gatewayclasses", "GatewayClass", false), resource("gateways", "Gateway", true), resource("httproutes", "HTTPRoute", true)]})));
+    // ReferenceGrant only at v1beta1, as many clusters serve it.
+    r.insert(
+        format!("/apis/{gw}/v1beta1"),
+        (
+            200,
+            json!({"kind": "APIResourceList", "groupVersion": format!("{gw}/v1beta1"), "resources": [
+        resource("referencegrants", "ReferenceGrant", true)]}),
+        ),
+    );
+    r.insert(
+        format!("/apis/{eg}/v1alpha1"),
+        (
+            200,
+            json!({"kind": "APIResourceList", "groupVersion": format!("{eg}/v1alpha1"), "resources": [
+        resource("backendtrafficpolicies", "BackendTrafficPolicy", true)]}),
+        ),
+    );
+    r.insert(
+        "/apis/apiextensions.k8s.io/v1".into(),
+        (
+            200,
+            json!({"kind": "APIResourceList", "groupVersion": "apiextensions.k8s.io/v1", "resources": [
+        resource("customresourcedefinitions", "CustomResourceDefinition", false)]}),
+        ),
+    );
+
+    r.insert("/api/v1/namespaces".into(), list("v1", "Namespace", vec![
+        json!({"metadata": {"name": "infra", "labels": {"kubernetes.io/metadata.name": "infra"}}}),
+        json!({"metadata": {"name": "shop", "labels": {"kubernetes.io/metadata.name": "shop", "edge-access": "true"}}})]));
+    r.insert("/api/v1/services".into(), list("v1", "Service", vec![
+        json!({"metadata": {"name": "checkout", "namespace": "shop", "creationTimestamp": "2025-03-01T10:00:00Z"},
+               "spec": {"ports": [{"name": "http", "port": 8080}]}})]));
+    r.insert(format!("/apis/{gw}/v1/gatewayclasses"), list(&format!("{gw}/v1"), "GatewayClass", vec![
+        json!({"metadata": {"name": "eg"}, "spec": {"controllerName": "gateway.envoyproxy.io/gatewayclass-controller"}})]));
+    r.insert(format!("/apis/{gw}/v1/gateways"), list(&format!("{gw}/v1"), "Gateway", vec![
+        json!({"metadata": {"name": "edge", "namespace": "infra", "creationTimestamp": "2025-01-01T00:00:00Z"},
+               "spec": {"gatewayClassName": "eg", "listeners": [{"name": "https", "port": 443, "protocol": "HTTPS",
+                 "allowedRoutes": {"namespaces": {"from": "Selector", "selector": {"matchLabels": {"edge-access": "true"}}}}}]}})]));
+    r.insert(format!("/apis/{gw}/v1/httproutes"), list(&format!("{gw}/v1"), "HTTPRoute", vec![]));
+    r.insert(format!("/apis/{gw}/v1beta1/referencegrants"), (403, status_body(403, "Forbidden",
+        "referencegrants.gateway.networking.k8s.io is forbidden: User \"ci\" cannot list resource \"referencegrants\"")));
+    r.insert(format!("/apis/{eg}/v1alpha1/backendtrafficpolicies"), list(&format!("{eg}/v1alpha1"), "BackendTrafficPolicy", vec![
+        json!({"metadata": {"name": "edge-defaults", "namespace": "infra", "creationTimestamp": "2025-01-02T00:00:00Z"},
+               "spec": {"targetRefs": [{"group": gw, "kind": "Gateway", "name": "edge"}], "timeout": {"http": {"requestTimeout": "15s"}}},
+               "status": {"ancestors": [{"ancestorRef": {"group": gw, "kind": "Gateway", "name": "edge", "namespace": "infra"},
+                 "controllerName": "gateway.envoyproxy.io/gatewayclass-controller",
+                 "conditions": [{"type": "Accepted", "status": "True", "reason": "Accepted"}]}]}})]));
+    r.insert(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions".into(),
+        list("apiextensions.k8s.io/v1", "CustomResourceDefinition", vec![]),
+    );
+    r
+}
+
+/// A kubeconfig in `dir` whose current context points at `server`.
+pub fn kubeconfig(dir: &Path, server: &str) -> PathBuf {
+    let p = dir.join("kubeconfig");
+    std::fs::write(
+        &p,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {server}\nusers:\n- name: ci\n  user:\n    token: not-a-secret\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: ci\ncurrent-context: fake\n"
+        ),
+    )
+    .unwrap();
+    p
+}
