@@ -71,6 +71,10 @@ pub struct PolicyResolution {
     pub field_problems: Vec<(Span, String)>,
     /// Refs that repeat an earlier one: (this ref's span, the first one's span).
     pub duplicates: Vec<(Span, Span)>,
+    /// `targetSelectors` items that are malformed (the item's span and why), or that select
+    /// nothing (the span and what they looked for).
+    pub invalid_selectors: Vec<(Span, String)>,
+    pub empty_selectors: Vec<(Span, String)>,
 }
 
 impl PolicyResolution {
@@ -130,10 +134,16 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
                 .unwrap_or(kind.default_ref_group.as_deref().unwrap_or(GATEWAY_GROUP));
             let gk = GroupKind::new(group, &k.value);
             let from = s.namespaces.as_ref().unwrap_or(&FromNamespaces::Same);
+            if let Some(why) = selector_problem(&s.selector) {
+                res.invalid_selectors.push((s.span, why));
+                continue;
+            }
             let candidates = match from {
                 FromNamespaces::Same => world.objects_in(&gk, policy_ns),
                 _ => world.objects_of(&gk),
             };
+            let policy_gk = world.object(pid).group_kind();
+            let mut any = false;
             for &o in candidates {
                 let ns = world.namespace_of(o).unwrap_or("");
                 let ns_ok = match from {
@@ -142,16 +152,47 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
                     FromNamespaces::Selector(sel) => sel.matches(&world.namespace_labels(ns)),
                     FromNamespaces::Unknown(_) => false,
                 };
-                if ns_ok && s.selector.matches(&world.object(o).labels) {
+                // Selecting into another namespace needs a ReferenceGrant there, as a targetRef does.
+                let granted = || {
+                    ns == policy_ns || grant_allows(world, &policy_gk, policy_ns, &gk, ns, &world.object(o).name.value)
+                };
+                if ns_ok && s.selector.matches(&world.object(o).labels) && granted() {
+                    any = true;
                     let n = t.object_node(o);
                     if !res.selected.contains(&n) {
                         res.selected.push(n);
                     }
                 }
             }
+            if !any && world.is_checkable_kind(&gk) {
+                let scope = match from {
+                    FromNamespaces::Same => format!("in namespace `{policy_ns}`"),
+                    _ => "in the namespaces it may reach".to_owned(),
+                };
+                res.empty_selectors.push((s.span, format!("no {} {scope} has these labels", gk.kind)));
+            }
         }
     }
     res
+}
+
+/// Why a label selector is malformed (the API server would reject it), if it is.
+fn selector_problem(sel: &crate::model::LabelSelector) -> Option<String> {
+    for e in &sel.match_expressions {
+        match e.operator.as_str() {
+            "In" | "NotIn" if e.values.is_empty() => {
+                return Some(format!("`{}` on `{}` needs at least one value", e.operator, e.key));
+            }
+            "Exists" | "DoesNotExist" if !e.values.is_empty() => {
+                return Some(format!("`{}` on `{}` takes no values", e.operator, e.key));
+            }
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => {
+                return Some(format!("`{other}` is not a selector operator: use In, NotIn, Exists or DoesNotExist"));
+            }
+        }
+    }
+    None
 }
 
 /// Problems with the combination of reference fields (docs/semantics.md §6 `target-ref-fields`).

@@ -81,6 +81,8 @@ codes! {
     UnusedSuppression = "unused-suppression", Information;
     GatewayClassNotFound = "gateway-class-not-found", Warning;
     RouteWithoutParent = "route-without-parent", Information;
+    InvalidSelector = "invalid-selector", Error;
+    SelectorMatchesNothing = "selector-matches-nothing", Warning;
 }
 
 impl Code {
@@ -111,6 +113,8 @@ impl Code {
             Code::UnusedSuppression => "An ignore comment that suppresses nothing.",
             Code::GatewayClassNotFound => "A Gateway's gatewayClassName names no GatewayClass in the workspace.",
             Code::RouteWithoutParent => "A route with no parentRefs attaches to nothing.",
+            Code::InvalidSelector => "A label selector with a bad operator or values.",
+            Code::SelectorMatchesNothing => "A targetSelectors entry selects no object.",
         }
     }
 }

@@ -18,6 +18,12 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
         for (span, msg) in &res.field_problems {
             out.push(Diagnostic::new(file, *span, Code::TargetRefFields, msg.clone()).object(world, pid));
         }
+        for (span, why) in &res.invalid_selectors {
+            out.push(Diagnostic::new(file, *span, Code::InvalidSelector, why.clone()).object(world, pid));
+        }
+        for (span, what) in &res.empty_selectors {
+            out.push(Diagnostic::new(file, *span, Code::SelectorMatchesNothing, what.clone()).object(world, pid));
+        }
         for (dup, first) in &res.duplicates {
             out.push(
                 Diagnostic::new(

@@ -531,3 +531,55 @@ fn kuma_mesh_targets_and_snippets_policies_never_conflict() {
     );
     check(&fixture, "");
 }
+
+#[test]
+fn target_selectors_are_checked_like_target_refs() {
+    // Envoy Gateway targetSelectors (gateway.envoyproxy.io/v1alpha1 PolicyTargetReferences):
+    // label selectors over targets; reaching another namespace needs a ReferenceGrant there.
+    let route = |name: &str, ns: &str, team: &str| {
+        format!(
+            "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: {name}\n  namespace: {ns}\n  labels: {{team: {team}}}\nspec:\n  parentRefs: [{{name: edge, namespace: infra}}]\n"
+        )
+    };
+    let fixture = format!(
+        r#"//- routes.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: edge
+  namespace: infra
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {{name: http, port: 80, protocol: HTTP, allowedRoutes: {{namespaces: {{from: All}}}}}}
+{}{}//- policy.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: by-label
+  namespace: shop
+spec:
+  targetSelectors:
+  - $0kind: HTTPRoute
+    matchLabels: {{team: stor}}$0
+  - $0kind: HTTPRoute
+    matchExpressions:
+    - {{key: team, operator: Equals, values: [store]}}$0
+  - $0kind: HTTPRoute
+    namespaces: {{from: All}}
+    matchLabels: {{team: pay}}$0
+  timeout: {{http: {{requestTimeout: 5s}}}}
+"#,
+        route("store", "shop", "store"),
+        route("pay", "payments", "pay")
+    );
+    // The third entry would reach `payments/pay`, but no ReferenceGrant in `payments` admits it.
+    check(
+        &fixture,
+        r#"
+policy.yaml "kind: HTTPRoute\n    matchLabels: {team: stor}" warning[selector-matches-nothing] no HTTPRoute in namespace `shop` has these labels
+policy.yaml "kind: HTTPRoute\n    matchExpressions:\n    - {key: team, operator: Equals, values: [store]}" error[invalid-selector] `Equals` is not a selector operator: use In, NotIn, Exists or DoesNotExist
+policy.yaml "kind: HTTPRoute\n    namespaces: {from: All}\n    matchLabels: {team: pay}" warning[selector-matches-nothing] no HTTPRoute in the namespaces it may reach has these labels
+"#,
+    );
+}
