@@ -13,6 +13,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import { findServer, isExecutableFile, notFoundMessage } from './serverPath';
+import { StatusView } from './statusView';
 
 let client: LanguageClient | undefined;
 let lastTarget = '';
@@ -22,6 +23,7 @@ let statusItem: vscode.StatusBarItem | undefined;
 // Read-only virtual documents of `Show Effective Policy`, by URI.
 const views = new Map<string, string>();
 const VIEW_SCHEME = 'policylens-view';
+const statusView = new StatusView();
 
 function configuredServer(): string {
   return vscode.workspace.getConfiguration('policylens').get<string>('server.path', '');
@@ -150,6 +152,21 @@ async function showEffectivePolicy(): Promise<void> {
   }
 }
 
+/// `policylens.showStatus`: refreshes the Policy Status view from `policylens/status` and shows it.
+async function showStatus(): Promise<void> {
+  const c = runningClient();
+  if (c === undefined) {
+    return;
+  }
+  try {
+    statusView.setAnswer(await c.sendRequest<unknown>('policylens/status', {}));
+    await vscode.commands.executeCommand('policylens.status.focus');
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    void vscode.window.showErrorMessage(`policylens status: ${message}`);
+  }
+}
+
 async function restartServer(): Promise<void> {
   await stop();
   await start();
@@ -184,6 +201,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('policylens.explain', explain),
     vscode.commands.registerCommand('policylens.showEffectivePolicy', showEffectivePolicy),
+    vscode.window.registerTreeDataProvider('policylens.status', statusView),
+    vscode.commands.registerCommand('policylens.showStatus', showStatus),
     vscode.commands.registerCommand('policylens.restartServer', restartServer),
     vscode.commands.registerCommand('policylens.showOutput', () => output?.show(true)),
     vscode.commands.registerCommand('policylens.showReferences', showReferences),

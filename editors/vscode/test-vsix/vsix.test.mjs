@@ -65,6 +65,7 @@ test('the packaged manifest activates on YAML and contributes the commands', () 
     'policylens.showEffectivePolicy',
     'policylens.showOutput',
     'policylens.showReferences',
+    'policylens.showStatus',
   ]);
 });
 

@@ -18,6 +18,7 @@ test('every registered command is contributed, and every contributed one is regi
     'policylens.showEffectivePolicy',
     'policylens.showOutput',
     'policylens.showReferences',
+    'policylens.showStatus',
   ]);
 });
 
