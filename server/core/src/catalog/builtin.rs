@@ -191,6 +191,7 @@ pub(super) fn kinds() -> Vec<PolicyKind> {
     istio(&mut v);
     linkerd(&mut v);
     gloo_and_kgateway(&mut v);
+    kuma(&mut v);
     others(&mut v);
     v
 }
@@ -343,7 +344,9 @@ fn nginx_gateway_fabric(v: &mut Vec<PolicyKind>) {
     v.push(p.direct("ObservabilityPolicy", "HTTPRoute GRPCRoute").done());
     // `group: ""` or the literal `core`.
     v.push(p.direct("UpstreamSettingsPolicy", "core/Service").effective("core/Service").done());
-    v.push(p.direct("SnippetsPolicy", "Gateway").done());
+    // Snippets from several policies are all inserted; none rejects another (NGINX Gateway
+    // Fabric's SnippetsPolicy API reference, v2.2).
+    v.push(p.direct("SnippetsPolicy", "Gateway").semantics(Semantics::Additive).strategies(&[]).done());
     v.push(p.direct("ExternalLoadBalancer", "Gateway").max(1).done());
 }
 
@@ -485,6 +488,35 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
 }
 
 /// §2.10: APISIX, Consul, Flomesh.
+/// Kuma (kuma.io v1alpha1): a singular `targetRef` with no `group`, whose `{kind: Mesh}` names
+/// no object (the policy's mesh); policies of one kind are merged by the control plane by
+/// specificity, never rejected, so they are modelled as all applying.
+fn kuma(v: &mut Vec<PolicyKind>) {
+    let p = Tpl::new("Kuma", "kuma.io", ONE).default_group("kuma.io").semantics(Semantics::Additive);
+    let targets = "kuma.io/Mesh kuma.io/MeshSubset kuma.io/MeshService# kuma.io/MeshGateway# kuma.io/MeshHTTPRoute \
+                   kuma.io/MeshTCPRoute kuma.io/Dataplane# kuma.io/MeshExternalService kuma.io/MeshMultiZoneService";
+    for kind in [
+        "MeshAccessLog",
+        "MeshCircuitBreaker",
+        "MeshFaultInjection",
+        "MeshHealthCheck",
+        "MeshLoadBalancingStrategy",
+        "MeshMetric",
+        "MeshPassthrough",
+        "MeshProxyPatch",
+        "MeshRateLimit",
+        "MeshRetry",
+        "MeshTimeout",
+        "MeshTLS",
+        "MeshTrace",
+        "MeshTrafficPermission",
+    ] {
+        let mut k = p.inherited(kind, targets).strategies(&[]).done();
+        k.nameless_targets = vec!["Mesh".into(), "MeshSubset".into()];
+        v.push(k);
+    }
+}
+
 fn others(v: &mut Vec<PolicyKind>) {
     let apisix = Tpl::new("Apache APISIX", "apisix.apache.org", MANY);
     v.push(apisix.direct("BackendTrafficPolicy", "core/Service#").effective("core/Service").done());

@@ -148,6 +148,9 @@ pub struct PolicyKind {
     /// The kind applies without a target (Istio's: a workload `selector`, else the whole
     /// namespace), so a policy with no targetRef is never "without target".
     pub target_optional: bool,
+    /// Target kinds a reference may name without `name` (Kuma's `{kind: Mesh}`: the mesh the
+    /// policy lives in).
+    pub nameless_targets: Vec<String>,
     /// The group assumed when a ref leaves `group` out (`None`: the field is required, and
     /// core is assumed).
     pub default_ref_group: Option<String>,
@@ -200,6 +203,7 @@ impl PolicyKind {
             refs_exclusive: true,
             max_refs: DEFAULT_MAX_REFS,
             target_optional: false,
+            nameless_targets: Vec::new(),
             default_ref_group: None,
             stanza,
             strategies,

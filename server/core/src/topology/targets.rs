@@ -235,7 +235,8 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
     if r.kind.is_none() {
         violations.push(RefViolation { span: r.span, message: "the reference has no `kind`".into() });
     }
-    if r.name.is_none() {
+    let nameless = r.kind.as_ref().is_some_and(|k| kind.nameless_targets.iter().any(|n| *n == k.value));
+    if r.name.is_none() && !nameless {
         violations.push(RefViolation { span: r.span, message: "the reference has no `name`".into() });
     }
     if r.group.is_none() && kind.default_ref_group.is_none() && is_strict(kind) {
@@ -250,6 +251,12 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
     }
     if !violations.is_empty() {
         return TargetResolution::problem(Invalid(violations));
+    }
+    if let (Some(k), None, true) = (&r.kind, &r.name, nameless) {
+        // The policy's own mesh (or the proxies its labels select): nothing to look up.
+        let gk = GroupKind::new(ref_group(kind, r), &k.value);
+        let key = ObjectKey::new(gk, world.namespace_of(pid), "*");
+        return TargetResolution::Virtual(t.ensure_virtual_node(key));
     }
     let (Some(k), Some(n)) = (&r.kind, &r.name) else {
         return TargetResolution::problem(Invalid(Vec::new()));

@@ -506,3 +506,28 @@ fn every_code_has_its_page_in_docs_diagnostics() {
         assert!(help.contains("```"), "`{}`: give an example", code.as_str());
     }
 }
+
+#[test]
+fn kuma_mesh_targets_and_snippets_policies_never_conflict() {
+    // Kuma (kuma.io/v1alpha1 MeshTimeout): `targetRef: {kind: Mesh}` names the policy's own
+    // mesh, no object; NGINX Gateway Fabric inserts every SnippetsPolicy's snippets. Two of each
+    // on one target are not conflicts, and a nameless Mesh ref is not malformed.
+    let mesh_timeout = |name: &str| {
+        format!(
+            "---\napiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata:\n  name: {name}\n  namespace: kuma-system\nspec:\n  targetRef:\n    kind: Mesh\n  to:\n  - targetRef: {{kind: Mesh}}\n    default:\n      connectionTimeout: 2s\n"
+        )
+    };
+    let snippets = |name: &str| {
+        format!(
+            "---\napiVersion: gateway.nginx.org/v1alpha1\nkind: SnippetsPolicy\nmetadata:\n  name: {name}\nspec:\n  targetRefs:\n  - {{group: gateway.networking.k8s.io, kind: Gateway, name: edge}}\n  snippets:\n  - {{context: http, value: \"gzip on;\"}}\n"
+        )
+    };
+    let fixture = format!(
+        "//- mesh.yaml\n{}{}//- gw.yaml\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: edge\nspec:\n  gatewayClassName: nginx\n  listeners:\n  - {{name: http, port: 80, protocol: HTTP}}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: web\nspec:\n  parentRefs: [{{name: edge}}]\n{}{}",
+        mesh_timeout("a"),
+        mesh_timeout("b"),
+        snippets("one"),
+        snippets("two")
+    );
+    check(&fixture, "");
+}
