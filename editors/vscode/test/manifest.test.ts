@@ -33,5 +33,19 @@ test('every setting the extension reads is contributed', () => {
   for (const key of read) {
     assert.ok(props.includes(key), `${key} is read but not contributed`);
   }
-  assert.deepEqual(props.sort(), ['policylens.configPath', 'policylens.server.path', 'policylens.trace.server']);
+  assert.ok(props.includes('policylens.server.path'));
+  assert.ok(props.includes('policylens.trace.server'));
+});
+
+// The settings the language server reads are the table under "Editor settings" in
+// docs/configuration.md; the manifest must contribute exactly those, plus the client's own.
+test('contributed settings match the server settings documented in docs/configuration.md', () => {
+  const doc = fs.readFileSync(path.join(root, '..', '..', 'docs', 'configuration.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Editor settings'));
+  const table = section.slice(0, section.indexOf('\n## ') === -1 ? undefined : section.indexOf('\n## '));
+  const documented = [...table.matchAll(/^\| `(policylens\.[A-Za-z.]+)` \|/gm)].map((m) => m[1]);
+  assert.ok(documented.length >= 4, `found ${documented.join(', ')}`);
+  const clientOnly = ['policylens.server.path', 'policylens.trace.server'];
+  const contributed = Object.keys(pkg.contributes.configuration.properties).filter((k) => !clientOnly.includes(k));
+  assert.deepEqual(contributed.sort(), documented.sort());
 });
