@@ -12,12 +12,14 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
-import { findServer, isExecutableFile, notFoundMessage } from './serverPath';
+import { execFile } from 'node:child_process';
+import { explainArgs, explainTarget, findServer, isExecutableFile, notFoundMessage } from './serverPath';
 import { StatusView } from './statusView';
 
 let client: LanguageClient | undefined;
 let lastTarget = '';
 let extensionPath = '';
+let serverCommand: string | undefined;
 let output: vscode.LogOutputChannel | undefined;
 let statusItem: vscode.StatusBarItem | undefined;
 // Read-only virtual documents of `Show Effective Policy`, by URI.
@@ -68,6 +70,7 @@ async function start(): Promise<void> {
   }
   output?.info(`policylens: starting ${found.command} serve (${found.source})`);
   setStatus('$(sync~spin) policylens', `Indexing (${found.command})`);
+  serverCommand = found.command;
   client = createClient(found.command);
   try {
     await client.start();
@@ -142,8 +145,11 @@ async function showEffectivePolicy(): Promise<void> {
     });
     const name = path.basename(editor.document.uri.fsPath);
     const line = editor.selection.active.line + 1;
-    const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/effective policy ${name}:${line}.json` });
-    views.set(uri.toString(), JSON.stringify(result, null, 2) + '\n');
+    // The CLI reads the saved files: with unsaved edits, the server's JSON is the true answer.
+    const human = editor.document.isDirty ? undefined : await humanExplain(result, editor.document.uri);
+    const ext = human === undefined ? 'json' : 'txt';
+    const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/effective policy ${name}:${line}.${ext}` });
+    views.set(uri.toString(), human ?? JSON.stringify(result, null, 2) + '\n');
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   } catch (e) {
@@ -165,6 +171,27 @@ async function showStatus(): Promise<void> {
     const message = e instanceof Error ? e.message : String(e);
     void vscode.window.showErrorMessage(`policylens status: ${message}`);
   }
+}
+
+/// The CLI's human `explain` text for the answer's target, read from the saved files of the
+/// document's folder; `undefined` (the JSON is shown instead) when that cannot be had.
+function humanExplain(answer: unknown, doc: vscode.Uri): Promise<string | undefined> {
+  const target = explainTarget(answer);
+  const folder = vscode.workspace.getWorkspaceFolder(doc)?.uri.fsPath;
+  const command = serverCommand;
+  if (target === undefined || folder === undefined || command === undefined) {
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve) => {
+    execFile(command, explainArgs(target, folder), { cwd: folder, timeout: 20_000 }, (err, stdout, stderr) => {
+      if (err !== null && stdout === '') {
+        output?.warn(`explain ${target}: ${stderr || err.message}`);
+        resolve(undefined);
+        return;
+      }
+      resolve(stdout);
+    });
+  });
 }
 
 async function restartServer(): Promise<void> {

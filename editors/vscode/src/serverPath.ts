@@ -95,3 +95,14 @@ export function notFoundMessage(configured: string): string {
       : `\`policylens.server.path\` is \`${c}\`, which is not an executable`;
   return `policylens: cannot find the language server (${what}). Install policylens (${INSTALL_URL}) or set \`policylens.server.path\`.`;
 }
+
+/** The CLI call behind the human effective-policy text of `target` in a workspace folder. */
+export function explainArgs(target: string, folder: string): string[] {
+  return ['explain', '--target', target, '--color', 'never', folder];
+}
+
+/** The `target` of a `policylens/explain` answer, if it has one. */
+export function explainTarget(answer: unknown): string | undefined {
+  const t = (answer as { target?: unknown } | null)?.target;
+  return typeof t === 'string' && t !== '' ? t : undefined;
+}

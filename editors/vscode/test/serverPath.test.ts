@@ -4,7 +4,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { findServer, isExecutableFile, LookupEnv, notFoundMessage, platformTarget } from '../src/serverPath';
+import {
+  explainArgs,
+  explainTarget,
+  findServer,
+  isExecutableFile,
+  LookupEnv,
+  notFoundMessage,
+  platformTarget,
+} from '../src/serverPath';
 
 function env(files: string[], over: Partial<LookupEnv> = {}): LookupEnv {
   const set = new Set(files);
@@ -81,4 +89,18 @@ test('isExecutableFile checks the file, its kind and its execute bit', { skip: p
   assert.equal(isExecutableFile(dir), false);
   assert.equal(isExecutableFile(path.join(dir, 'missing')), false);
   fs.rmSync(dir, { recursive: true });
+});
+
+test('the human explanation is the CLI explain of the answer\'s target', () => {
+  assert.deepEqual(explainArgs('HTTPRoute/shop/checkout#pay', '/ws'), [
+    'explain',
+    '--target',
+    'HTTPRoute/shop/checkout#pay',
+    '--color',
+    'never',
+    '/ws',
+  ]);
+  assert.equal(explainTarget({ target: 'Gateway/infra/edge', policies: [] }), 'Gateway/infra/edge');
+  assert.equal(explainTarget({ policies: [] }), undefined);
+  assert.equal(explainTarget(null), undefined);
 });
