@@ -1,6 +1,7 @@
 // policylens for VS Code: starts `policylens serve` over stdio for YAML files and adds the
 // commands the server's features need on the client side.
 
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   Executable,
@@ -11,36 +12,73 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
+import { execFile } from 'node:child_process';
+import { explainArgs, explainTarget, findServer, isExecutableFile, notFoundMessage } from './serverPath';
+import { StatusView } from './statusView';
+
 let client: LanguageClient | undefined;
 let lastTarget = '';
+let extensionPath = '';
+let serverCommand: string | undefined;
+let output: vscode.LogOutputChannel | undefined;
+let statusItem: vscode.StatusBarItem | undefined;
+// Read-only virtual documents of `Show Effective Policy`, by URI.
+const views = new Map<string, string>();
+const VIEW_SCHEME = 'policylens-view';
+const statusView = new StatusView();
 
-function serverCommand(): string {
-  const configured = vscode.workspace.getConfiguration('policylens').get<string>('path', 'policylens').trim();
-  return configured === '' ? 'policylens' : configured;
+function configuredServer(): string {
+  return vscode.workspace.getConfiguration('policylens').get<string>('server.path', '');
 }
 
-function createClient(): LanguageClient {
-  const run: Executable = { command: serverCommand(), args: ['serve'], transport: TransportKind.stdio };
+function setStatus(text: string, tooltip: string): void {
+  if (statusItem !== undefined) {
+    statusItem.text = text;
+    statusItem.tooltip = tooltip;
+    statusItem.show();
+  }
+}
+
+function createClient(command: string): LanguageClient {
+  const run: Executable = { command, args: ['serve'], transport: TransportKind.stdio };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'yaml' }],
     // The server reads section `policylens` through workspace/configuration and asks to be told
     // when it changes; this names the section for those notifications.
     synchronize: { configurationSection: 'policylens' },
+    outputChannel: output,
   };
   // The id `policylens` makes the client honour the `policylens.trace.server` setting.
   return new LanguageClient('policylens', 'policylens', { run, debug: run }, clientOptions);
 }
 
 async function start(): Promise<void> {
-  client = createClient();
+  const found = findServer({
+    extensionPath,
+    configured: configuredServer(),
+    pathVar: process.env.PATH ?? '',
+    platform: process.platform,
+    arch: process.arch,
+    isExecutable: isExecutableFile,
+  });
+  if (found === undefined) {
+    setStatus('$(error) policylens', 'No language server found');
+    const message = notFoundMessage(configuredServer());
+    output?.info(message);
+    void vscode.window.showErrorMessage(message);
+    return;
+  }
+  output?.info(`policylens: starting ${found.command} serve (${found.source})`);
+  setStatus('$(sync~spin) policylens', `Indexing (${found.command})`);
+  serverCommand = found.command;
+  client = createClient(found.command);
   try {
     await client.start();
+    setStatus('$(check) policylens', `Running ${found.command} (${found.source})`);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    void vscode.window.showErrorMessage(
-      `policylens: cannot start \`${serverCommand()} serve\` (${message}). ` +
-        'Install policylens or set `policylens.path`.',
-    );
+    setStatus('$(error) policylens', message);
+    void vscode.window.showErrorMessage(`policylens: cannot start \`${found.command} serve\` (${message}).`);
   }
 }
 
@@ -92,6 +130,75 @@ async function explain(target?: string): Promise<void> {
   }
 }
 
+/// `policylens.showEffectivePolicy`: the explanation of the object under the cursor, in a
+/// read-only document.
+async function showEffectivePolicy(): Promise<void> {
+  const c = runningClient();
+  const editor = vscode.window.activeTextEditor;
+  if (c === undefined || editor === undefined) {
+    return;
+  }
+  try {
+    const result = await c.sendRequest<unknown>('policylens/explain', {
+      textDocument: c.code2ProtocolConverter.asTextDocumentIdentifier(editor.document),
+      position: c.code2ProtocolConverter.asPosition(editor.selection.active),
+    });
+    const name = path.basename(editor.document.uri.fsPath);
+    const line = editor.selection.active.line + 1;
+    // The CLI reads the saved files: with unsaved edits, the server's JSON is the true answer.
+    const human = editor.document.isDirty ? undefined : await humanExplain(result, editor.document.uri);
+    const ext = human === undefined ? 'json' : 'txt';
+    const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/effective policy ${name}:${line}.${ext}` });
+    views.set(uri.toString(), human ?? JSON.stringify(result, null, 2) + '\n');
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    void vscode.window.showErrorMessage(`policylens: ${message}`);
+  }
+}
+
+/// `policylens.showStatus`: refreshes the Policy Status view from `policylens/status` and shows it.
+async function showStatus(): Promise<void> {
+  const c = runningClient();
+  if (c === undefined) {
+    return;
+  }
+  try {
+    statusView.setAnswer(await c.sendRequest<unknown>('policylens/status', {}));
+    await vscode.commands.executeCommand('policylens.status.focus');
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    void vscode.window.showErrorMessage(`policylens status: ${message}`);
+  }
+}
+
+/// The CLI's human `explain` text for the answer's target, read from the saved files of the
+/// document's folder; `undefined` (the JSON is shown instead) when that cannot be had.
+function humanExplain(answer: unknown, doc: vscode.Uri): Promise<string | undefined> {
+  const target = explainTarget(answer);
+  const folder = vscode.workspace.getWorkspaceFolder(doc)?.uri.fsPath;
+  const command = serverCommand;
+  if (target === undefined || folder === undefined || command === undefined) {
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve) => {
+    execFile(command, explainArgs(target, folder), { cwd: folder, timeout: 20_000 }, (err, stdout, stderr) => {
+      if (err !== null && stdout === '') {
+        output?.warn(`explain ${target}: ${stderr || err.message}`);
+        resolve(undefined);
+        return;
+      }
+      resolve(stdout);
+    });
+  });
+}
+
+async function restartServer(): Promise<void> {
+  await stop();
+  await start();
+}
+
 /// The command of the server's code lenses ("N policies affect this"): arguments are
 /// `[uri, position, locations]` in LSP form; VS Code's references peek shows them.
 async function showReferences(uri: string, position: LspPosition, locations: LspLocation[]): Promise<void> {
@@ -109,13 +216,26 @@ async function showReferences(uri: string, position: LspPosition, locations: Lsp
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionPath = context.extensionPath;
+  output = vscode.window.createOutputChannel('policylens', { log: true });
+  statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 10);
+  statusItem.command = 'policylens.showOutput';
   context.subscriptions.push(
+    output,
+    statusItem,
+    vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, {
+      provideTextDocumentContent: (uri) => views.get(uri.toString()) ?? '',
+    }),
     vscode.commands.registerCommand('policylens.explain', explain),
+    vscode.commands.registerCommand('policylens.showEffectivePolicy', showEffectivePolicy),
+    vscode.window.registerTreeDataProvider('policylens.status', statusView),
+    vscode.commands.registerCommand('policylens.showStatus', showStatus),
+    vscode.commands.registerCommand('policylens.restartServer', restartServer),
+    vscode.commands.registerCommand('policylens.showOutput', () => output?.show(true)),
     vscode.commands.registerCommand('policylens.showReferences', showReferences),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
-      if (event.affectsConfiguration('policylens.path')) {
-        await stop();
-        await start();
+      if (event.affectsConfiguration('policylens.server.path')) {
+        await restartServer();
       }
     }),
   );

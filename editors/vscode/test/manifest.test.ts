@@ -1,0 +1,51 @@
+// The manifest's commands, activation and settings agree with what the extension registers.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const root = path.resolve(__dirname, '..', '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const source = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+
+test('every registered command is contributed, and every contributed one is registered', () => {
+  const contributed = pkg.contributes.commands.map((c: { command: string }) => c.command).sort();
+  const registered = [...source.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]).sort();
+  assert.deepEqual(contributed, registered);
+  assert.deepEqual(contributed, [
+    'policylens.explain',
+    'policylens.restartServer',
+    'policylens.showEffectivePolicy',
+    'policylens.showOutput',
+    'policylens.showReferences',
+    'policylens.showStatus',
+  ]);
+});
+
+test('activates on YAML and runs the bundle', () => {
+  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml']);
+  assert.equal(pkg.main, './dist/extension.js');
+});
+
+test('every setting the extension reads is contributed', () => {
+  const read = [...source.matchAll(/\.get<[^>]+>\('([^']+)'/g)].map((m) => `policylens.${m[1]}`);
+  const props = Object.keys(pkg.contributes.configuration.properties);
+  for (const key of read) {
+    assert.ok(props.includes(key), `${key} is read but not contributed`);
+  }
+  assert.ok(props.includes('policylens.server.path'));
+  assert.ok(props.includes('policylens.trace.server'));
+});
+
+// The settings the language server reads are the table under "Editor settings" in
+// docs/configuration.md; the manifest must contribute exactly those, plus the client's own.
+test('contributed settings match the server settings documented in docs/configuration.md', () => {
+  const doc = fs.readFileSync(path.join(root, '..', '..', 'docs', 'configuration.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Editor settings'));
+  const table = section.slice(0, section.indexOf('\n## ') === -1 ? undefined : section.indexOf('\n## '));
+  const documented = [...table.matchAll(/^\| `(policylens\.[A-Za-z.]+)` \|/gm)].map((m) => m[1]);
+  assert.ok(documented.length >= 4, `found ${documented.join(', ')}`);
+  const clientOnly = ['policylens.server.path', 'policylens.trace.server'];
+  const contributed = Object.keys(pkg.contributes.configuration.properties).filter((k) => !clientOnly.includes(k));
+  assert.deepEqual(contributed.sort(), documented.sort());
+});
