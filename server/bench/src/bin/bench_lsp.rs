@@ -12,6 +12,8 @@
 //!   must flip it, and a file with no diagnostics is never published at all;
 //! - the same edits followed at once by a pull (`textDocument/diagnostic`), when the server
 //!   offers pulls: the analysis without the push loop's debounce;
+//! - a hover sent right after each edit: from the edit to the hover's answer (what a user who
+//!   hovers right after typing waits);
 //! - hover, completion, definition and references on that `name` value, sequentially;
 //! - peak RSS of the server process (`VmHWM` of /proc/PID/status) at the end of the run.
 //!
@@ -492,6 +494,8 @@ struct Report {
     keystroke: Vec<Duration>,
     keystroke_unversioned: bool,
     pull: Option<Vec<Duration>>,
+    /// Hover sent right after each edit (what a user who hovers after typing waits).
+    hover_after_edit: Option<Vec<Duration>>,
     requests: Vec<(&'static str, Vec<Duration>, usize)>,
     rss_kib: Option<u64>,
 }
@@ -686,9 +690,31 @@ fn bench_server(cmdline: &str, s: &Setup, args: &Args) -> Result<Report, String>
         r.pull = Some(pulls);
     }
 
+    // Hover right after each edit, as a user hovers right after typing: from the edit sent to
+    // the hover's answer. Each edit's push is awaited afterwards, so edits stay in step.
+    if caps.get("hoverProvider").is_some_and(|v| !v.is_null() && *v != Value::Bool(false)) {
+        let mid = (s.at.start + s.at.end) / 2;
+        let mut times = Vec::new();
+        for i in 0..WARMUP + args.iterations {
+            let (v, t0) = ed.edit(&mut c)?;
+            let (id, _) = c.send_request("textDocument/hover", position(s, mid))?;
+            let at = c.wait("textDocument/hover after an edit", |ev| match ev {
+                Event::Response { id: got, at, .. } if *got == id => Some(*at),
+                _ => None,
+            })?;
+            pushed(&mut c, &uri, v, t0)?;
+            if i >= WARMUP {
+                times.push(at.duration_since(t0));
+            }
+        }
+        r.hover_after_edit = Some(times);
+    }
+
     // Back to the file as on disk for the requests.
-    let (v, t0) = ed.edit(&mut c)?;
-    pushed(&mut c, &uri, v, t0)?;
+    if ed.inserted {
+        let (v, t0) = ed.edit(&mut c)?;
+        pushed(&mut c, &uri, v, t0)?;
+    }
     debug_assert!(!ed.inserted);
 
     // Requests on the ref's name value: hover and definition in its middle, completion at its
@@ -869,6 +895,11 @@ fn real_main() -> Result<(), String> {
         "keystroke → pulled diagnostics",
         reports.iter().map(|r| r.pull.as_deref().map_or("–".into(), p50_p99)).collect(),
         "",
+    );
+    row(
+        "edit → hover sent right after it, answered",
+        reports.iter().map(|r| r.hover_after_edit.as_deref().map_or("–".into(), p50_p99)).collect(),
+        "p99 ≤ 10",
     );
     for (i, name) in ["hover", "completion", "definition", "references"].iter().enumerate() {
         row(
