@@ -38,6 +38,9 @@ enum Command {
     Serve(ServeArgs),
     /// Explain a diagnostic code: what it means, why it matters, how to fix it.
     ExplainCode(ExplainCodeArgs),
+    /// List what `explain --target` can be asked: every object and section, with how many
+    /// policy kinds reach it.
+    Targets(TargetsArgs),
     /// What a change does: effective policies, policy status and findings, BASE against HEAD.
     Diff(DiffArgs),
 }
@@ -58,6 +61,15 @@ struct DiffArgs {
     head: Option<String>,
     #[arg(long, value_enum, default_value = "human")]
     format: DiffFormat,
+}
+
+#[derive(clap::Args)]
+struct TargetsArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Only targets some policy reaches.
+    #[arg(long)]
+    reached: bool,
 }
 
 #[derive(clap::Args)]
@@ -198,6 +210,7 @@ fn main() -> ExitCode {
         Command::Graph(args) => graph::run(args),
         Command::Serve(_) => return policylens_lsp::serve(),
         Command::ExplainCode(args) => explain_code(&args.code),
+        Command::Targets(args) => targets(args),
         Command::Diff(args) => diff::run(args),
     };
     match result {
@@ -224,5 +237,40 @@ fn explain_code(code: &str) -> Result<ExitCode, String> {
         return Err(format!("`{code}` is not a policylens diagnostic code{hint}"));
     };
     println!("{}\n\n{}\n\n{}", c.as_str(), c.help(), c.help_uri());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `policylens targets`: every node of the topology, as `explain --target` takes it, with the
+/// policy kinds that reach it.
+fn targets(args: TargetsArgs) -> Result<ExitCode, String> {
+    use std::collections::BTreeMap;
+    use std::io::Write as _;
+    let loaded = load::load(&args.common)?;
+    let snap = &loaded.snapshot;
+    let world = snap.world();
+    let report = snap.effective().report(world);
+    // Targets some policy affects, and by which kinds.
+    let mut kinds: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+    for p in &report.policies {
+        let kind = p.policy.split('/').next().unwrap_or("");
+        for a in &p.affects {
+            kinds.entry(a.as_str()).or_default().insert(kind);
+        }
+    }
+    let mut keys = world.topology.target_keys(world);
+    keys.sort();
+    keys.dedup();
+    let mut out = String::new();
+    for k in &keys {
+        let reached = kinds.get(k.as_str());
+        if args.reached && reached.is_none() {
+            continue;
+        }
+        match reached {
+            Some(ks) => out.push_str(&format!("{k}  ({})\n", ks.iter().copied().collect::<Vec<_>>().join(", "))),
+            None => out.push_str(&format!("{k}\n")),
+        }
+    }
+    std::io::stdout().lock().write_all(out.as_bytes()).map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
 }

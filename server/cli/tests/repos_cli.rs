@@ -254,3 +254,29 @@ fn explain_code_prints_the_codes_page_and_sarif_rules_carry_it() {
     );
     assert!(rule["help"]["markdown"].as_str().unwrap().contains("How to fix:"));
 }
+
+#[test]
+fn targets_lists_what_explain_takes_and_explain_forgives_the_kinds_case() {
+    let (code, out, _) = run(&["targets", "--reached", "fixtures/demo"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "Gateway/infra/edge#https  (ClientTrafficPolicy.gateway.envoyproxy.io)",
+            "HTTPRoute/shop/checkout#cart  (AuthPolicy.kuadrant.io, BackendTrafficPolicy.gateway.envoyproxy.io, RateLimitPolicy.kuadrant.io)",
+            "HTTPRoute/shop/checkout#pay  (AuthPolicy.kuadrant.io, BackendTrafficPolicy.gateway.envoyproxy.io, RateLimitPolicy.kuadrant.io)",
+            "HTTPRoute/shop/storefront#pages  (AuthPolicy.kuadrant.io, BackendTrafficPolicy.gateway.envoyproxy.io, RateLimitPolicy.kuadrant.io)",
+            "HTTPRoute/shop/storefront#static  (AuthPolicy.kuadrant.io, BackendTrafficPolicy.gateway.envoyproxy.io, RateLimitPolicy.kuadrant.io)",
+            "Service/payments/payments-api#https  (BackendTLSPolicy)",
+        ]
+    );
+    let (code, out, _) = run(&["explain", "fixtures/demo", "--target", "httproute/shop/checkout#pay"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("HTTPRoute/shop/checkout#pay\n"), "{out}");
+    let (code, _, err) = run(&["explain", "fixtures/demo", "--target", "HTTPRoute/shop/chekout"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim(),
+        "policylens: `HTTPRoute/shop/chekout` is not in the workspace; did you mean `HTTPRoute/shop/checkout`?"
+    );
+}

@@ -38,6 +38,11 @@ impl std::fmt::Display for TargetError {
 impl Topology {
     /// The node a typed reference names. A namespaced kind written without a namespace is
     /// looked up in the default namespace; a miss proposes the closest node reference.
+    /// The reference of every node, by node id: what `explain --target` can be asked.
+    pub fn target_keys(&self, world: &World) -> Vec<String> {
+        (0..self.node_count() as u32).map(|i| self.node_key(world, NodeId(i)).to_string()).collect()
+    }
+
     pub fn resolve_target(&self, world: &World, text: &str) -> Result<NodeId, TargetError> {
         let key = ObjectKey::parse(text.trim(), is_core_kind).ok_or(TargetError::Malformed)?;
         let found = self.find(world, &key).or_else(|| {
@@ -45,9 +50,24 @@ impl Topology {
             k.namespace = Some(world.default_namespace.to_string());
             key.namespace.is_none().then(|| self.find(world, &k)).flatten()
         });
-        found.ok_or_else(|| {
-            let keys: Vec<String> =
-                (0..self.node_count() as u32).map(|i| self.node_key(world, NodeId(i)).to_string()).collect();
+        if let Some(n) = found {
+            return Ok(n);
+        }
+        let keys: Vec<String> = self.target_keys(world);
+        // Kinds are written in any case at the terminal (`httproute/shop/web`); `Kind/name`
+        // means the default namespace, as above.
+        let wanted = text.trim().to_ascii_lowercase();
+        let defaulted = match wanted.split_once('/') {
+            Some((kind, rest)) if !rest.contains('/') => format!("{kind}/{}/{rest}", world.default_namespace),
+            _ => wanted.clone(),
+        };
+        if let Some(i) = keys.iter().position(|k| {
+            let k = k.to_ascii_lowercase();
+            k == wanted || k == defaulted
+        }) {
+            return Ok(NodeId(i as u32));
+        }
+        Err({
             let suggestion = suggest::closest(text.trim(), keys.iter().map(String::as_str)).map(str::to_owned);
             TargetError::NotFound { key: Box::new(key), suggestion }
         })
