@@ -5,7 +5,7 @@
 //! that reads the snapshot.
 
 mod file;
-mod hash_runs;
+mod key_index;
 pub mod loader;
 mod partial;
 mod suppress;
@@ -131,11 +131,6 @@ impl Workspace {
         let state = Arc::make_mut(&mut self.config);
         state.config.base_dir = base;
         state.config.cwd = cwd;
-        self.cached = None;
-    }
-
-    pub fn clear_config(&mut self) {
-        self.config = Arc::default();
         self.cached = None;
     }
 

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::hash_runs::HashRuns;
+use super::key_index::KeyIndex;
 use super::{ConfigState, Origin, SourceFile};
 use crate::catalog::{Catalog, PolicyKind, build_catalog};
 use crate::model::{Body, CrdScope, GroupKind, Object, ObjectKey, Str};
@@ -81,14 +81,14 @@ pub struct WorldCore {
     /// lookup takes the first object of the hash's run that has the key, so later duplicates
     /// are not addressable (as in a cluster, where they would conflict). Hashes rather than
     /// owned keys keep this index small; lookups verify the object.
-    by_key: HashRuns,
+    by_key: KeyIndex,
     by_gk: HashMap<GroupKind, Vec<ObjId>>,
     /// Objects by (kind, namespace): "did you mean" and grant checks look only here, so their
     /// cost does not grow with the whole workspace.
     by_gk_ns: HashMap<(GroupKind, Arc<str>), Vec<ObjId>>,
     /// Objects by a hash of (kind, name), for "there is one in namespace X".
     /// Sorted (one allocation instead of a vector per name).
-    by_gk_name: HashRuns,
+    by_gk_name: KeyIndex,
     /// Namespaces that hold at least one object or have a Namespace object.
     known_namespaces: HashSet<Arc<str>>,
     namespace_objects: HashMap<Arc<str>, ObjId>,
@@ -261,10 +261,10 @@ impl World {
             policy_kinds,
             catalog,
             policies,
-            by_key: HashRuns::new(by_key),
+            by_key: KeyIndex::new(by_key),
             by_gk,
             by_gk_ns,
-            by_gk_name: HashRuns::new(by_gk_name),
+            by_gk_name: KeyIndex::new(by_gk_name),
             known_namespaces,
             namespace_objects,
             crd_kinds,
@@ -494,11 +494,6 @@ impl World {
     pub fn objects_named<'a>(&'a self, gk: &'a GroupKind, name: &'a str) -> impl Iterator<Item = ObjId> + 'a {
         let h = key_hash(gk, None, name);
         self.by_gk_name.get(h).filter(move |&id| is_kind(self.object(id), gk) && self.object(id).name.value == name)
-    }
-
-    /// Every (group, kind) present in the workspace.
-    pub fn kinds_present(&self) -> impl Iterator<Item = &GroupKind> {
-        self.by_gk.keys()
     }
 
     /// Whether references to `gk` can be checked for existence: a kind policylens models, or

@@ -8,7 +8,7 @@
 use super::world::ObjId;
 
 #[derive(Clone, Debug)]
-pub(crate) struct HashRuns {
+pub(crate) struct KeyIndex {
     /// Sorted by hash.
     entries: Box<[(u32, ObjId)]>,
     /// `dir[b]`: the first entry whose bucket is `b` or later; one more slot than buckets.
@@ -17,8 +17,8 @@ pub(crate) struct HashRuns {
     shift: u32,
 }
 
-impl HashRuns {
-    pub(crate) fn new(mut entries: Vec<(u32, ObjId)>) -> HashRuns {
+impl KeyIndex {
+    pub(crate) fn new(mut entries: Vec<(u32, ObjId)>) -> KeyIndex {
         entries.sort_unstable();
         let bits = (entries.len() / 4).max(1).ilog2().min(24);
         let shift = 32 - bits;
@@ -32,7 +32,7 @@ impl HashRuns {
             dir.push(at as u32);
         }
         dir.push(entries.len() as u32);
-        HashRuns { entries: entries.into_boxed_slice(), dir: dir.into_boxed_slice(), shift }
+        KeyIndex { entries: entries.into_boxed_slice(), dir: dir.into_boxed_slice(), shift }
     }
 
     /// Runs of two or more ids sharing a hash, in hash order.
@@ -59,7 +59,7 @@ fn bucket(hash: u32, shift: u32) -> usize {
 mod tests {
     use super::*;
 
-    fn ids(runs: &HashRuns, h: u32) -> Vec<u32> {
+    fn ids(runs: &KeyIndex, h: u32) -> Vec<u32> {
         let mut v: Vec<u32> = runs.get(h).map(|id| id.0).collect();
         v.sort();
         v
@@ -70,7 +70,7 @@ mod tests {
         // Colliding hashes, both ends of the range, and enough entries for many buckets.
         let mut entries: Vec<(u32, ObjId)> = (0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761), ObjId(i))).collect();
         entries.extend([(0, ObjId(9000)), (0, ObjId(9001)), (u32::MAX, ObjId(9002)), (7, ObjId(9003))]);
-        let runs = HashRuns::new(entries.clone());
+        let runs = KeyIndex::new(entries.clone());
         for &(h, _) in &entries {
             let want: Vec<u32> = {
                 let mut v: Vec<u32> = entries.iter().filter(|e| e.0 == h).map(|e| e.1.0).collect();
@@ -87,8 +87,8 @@ mod tests {
 
     #[test]
     fn small_and_empty_sets() {
-        assert!(HashRuns::new(Vec::new()).get(0).next().is_none());
-        let one = HashRuns::new(vec![(42, ObjId(3))]);
+        assert!(KeyIndex::new(Vec::new()).get(0).next().is_none());
+        let one = KeyIndex::new(vec![(42, ObjId(3))]);
         assert_eq!(ids(&one, 42), vec![3]);
         assert!(ids(&one, 41).is_empty());
     }
