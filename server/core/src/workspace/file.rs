@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::loader::{self, FileContent};
+use super::suppress::Suppression;
 use crate::model::{Object, extract_objects};
 use crate::syntax::{LineIndex, Position, PositionEncoding, Span, SyntaxError, parse_file};
 
@@ -44,25 +45,6 @@ pub enum Origin {
     Context,
     /// An object read from a live cluster.
     Cluster,
-}
-
-/// What an ignore comment covers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SuppressionScope {
-    /// Diagnostics starting on this (0-based) line.
-    Line(u32),
-    /// The whole file.
-    File,
-}
-
-/// One `# policylens: ignore[code, ...]` (or `ignore-file[...]`) comment.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Suppression {
-    /// The comment's span (for `unused-suppression` and errors in it).
-    pub span: Span,
-    pub scope: SuppressionScope,
-    /// The codes named, with their spans; empty for a bare `ignore` (which is rejected).
-    pub codes: Vec<(String, Span)>,
 }
 
 #[derive(Debug)]

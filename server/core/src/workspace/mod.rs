@@ -11,7 +11,8 @@ mod partial;
 mod suppress;
 mod world;
 
-pub use file::{Origin, SourceFile, Suppression, SuppressionScope};
+pub use file::{Origin, SourceFile};
+pub use suppress::{Suppression, SuppressionScope};
 pub use world::{ObjId, World};
 
 use std::collections::BTreeMap;

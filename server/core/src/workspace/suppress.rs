@@ -4,8 +4,26 @@
 //! At the end of a line a comment covers that line; on a line of its own, the next line;
 //! `# policylens: ignore-file[...]` anywhere covers the file.
 
-use super::file::{Suppression, SuppressionScope};
 use crate::syntax::Span;
+
+/// What an ignore comment covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuppressionScope {
+    /// Diagnostics starting on this (0-based) line.
+    Line(u32),
+    /// The whole file.
+    File,
+}
+
+/// One `# policylens: ignore[code, ...]` (or `ignore-file[...]`) comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suppression {
+    /// The comment's span (for `unused-suppression` and errors in it).
+    pub span: Span,
+    pub scope: SuppressionScope,
+    /// The codes named, with their spans; empty for a bare `ignore` (which is rejected).
+    pub codes: Vec<(String, Span)>,
+}
 
 const MARKER: &str = "policylens:";
 
