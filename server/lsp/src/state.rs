@@ -51,6 +51,10 @@ pub struct OpenDoc {
 #[derive(Clone)]
 pub struct Ctx {
     pub snap: Snapshot,
+    /// The last fully analysed snapshot when this one is newer: requests in a just-edited
+    /// file answer from the file's partial world cut from it (`analysis::near`) instead of
+    /// waiting for the whole workspace's analysis. Never set on the base itself.
+    pub base: Option<Snapshot>,
     pub open: Arc<HashMap<Arc<str>, OpenDoc>>,
     pub caps: Arc<Caps>,
 }
@@ -182,7 +186,7 @@ impl State {
     }
 
     pub fn ctx(&mut self, caps: Arc<Caps>) -> Ctx {
-        Ctx { snap: self.ws.snapshot(), open: self.open.clone(), caps }
+        Ctx { snap: self.ws.snapshot(), base: None, open: self.open.clone(), caps }
     }
 
     /// Replaces the whole workspace after a directory walk, keeping the open documents' texts.
@@ -279,7 +283,9 @@ impl Shared {
 
     pub fn ctx(&self) -> Ctx {
         let caps = self.caps();
-        self.lock().ctx(caps)
+        let mut ctx = self.lock().ctx(caps);
+        ctx.base = self.base().map(|b| b.snap).filter(|b| !b.same(&ctx.snap));
+        ctx
     }
 
     /// Tells the diagnostics publisher that the workspace changed.

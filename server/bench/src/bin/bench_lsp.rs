@@ -12,8 +12,9 @@
 //!   must flip it, and a file with no diagnostics is never published at all;
 //! - the same edits followed at once by a pull (`textDocument/diagnostic`), when the server
 //!   offers pulls: the analysis without the push loop's debounce;
-//! - a hover sent right after each edit: from the edit to the hover's answer (what a user who
-//!   hovers right after typing waits);
+//! - requests sent right after each edit, from the edit to the answer (what a user who hovers
+//!   or completes right after typing waits): hover and completion on the edited ref, and hover
+//!   on the `kind:` of the policy holding it (a declaration: its status needs the whole world);
 //! - hover, completion, definition and references on that `name` value, sequentially;
 //! - peak RSS of the server process (`VmHWM` of /proc/PID/status) at the end of the run.
 //!
@@ -494,8 +495,9 @@ struct Report {
     keystroke: Vec<Duration>,
     keystroke_unversioned: bool,
     pull: Option<Vec<Duration>>,
-    /// Hover sent right after each edit (what a user who hovers after typing waits).
-    hover_after_edit: Option<Vec<Duration>>,
+    /// Requests sent right after each edit (what a user who hovers or completes after typing
+    /// waits), by case; empty when the server lacks the feature.
+    after_edit: Vec<(&'static str, Vec<Duration>)>,
     requests: Vec<(&'static str, Vec<Duration>, usize)>,
     rss_kib: Option<u64>,
 }
@@ -508,6 +510,9 @@ struct Setup {
     /// The file as opened: with the edit's character inserted, so the ref is broken.
     open_text: String,
     at: RefName,
+    /// The line of the `kind:` of the object holding the ref (a declaration: its hover is
+    /// the policy's status).
+    kind_line: usize,
     settings: Value,
 }
 
@@ -690,15 +695,25 @@ fn bench_server(cmdline: &str, s: &Setup, args: &Args) -> Result<Report, String>
         r.pull = Some(pulls);
     }
 
-    // Hover right after each edit, as a user hovers right after typing: from the edit sent to
-    // the hover's answer. Each edit's push is awaited afterwards, so edits stay in step.
-    if caps.get("hoverProvider").is_some_and(|v| !v.is_null() && *v != Value::Bool(false)) {
-        let mid = (s.at.start + s.at.end) / 2;
+    // Requests right after each edit, as a user hovers or completes right after typing: from
+    // the edit sent to the answer. Each edit's push is awaited afterwards, so edits stay in step.
+    let mid = (s.at.start + s.at.end) / 2;
+    let kind = json!({"textDocument": {"uri": file_uri(&s.file)}, "position": {"line": s.kind_line, "character": 7}});
+    let after: Vec<(&'static str, &'static str, &'static str, Value)> = vec![
+        ("hover on the edited ref", "hoverProvider", "textDocument/hover", position(s, mid)),
+        ("completion at the edited ref", "completionProvider", "textDocument/completion", position(s, s.at.end)),
+        ("hover on the policy's kind", "hoverProvider", "textDocument/hover", kind),
+    ];
+    for (name, cap, method, params) in after {
+        if caps.get(cap).is_none_or(|v| v.is_null() || *v == Value::Bool(false)) {
+            r.after_edit.push((name, Vec::new()));
+            continue;
+        }
         let mut times = Vec::new();
         for i in 0..WARMUP + args.iterations {
             let (v, t0) = ed.edit(&mut c)?;
-            let (id, _) = c.send_request("textDocument/hover", position(s, mid))?;
-            let at = c.wait("textDocument/hover after an edit", |ev| match ev {
+            let (id, _) = c.send_request(method, params.clone())?;
+            let at = c.wait(&format!("{method} after an edit"), |ev| match ev {
                 Event::Response { id: got, at, .. } if *got == id => Some(*at),
                 _ => None,
             })?;
@@ -707,7 +722,7 @@ fn bench_server(cmdline: &str, s: &Setup, args: &Args) -> Result<Report, String>
                 times.push(at.duration_since(t0));
             }
         }
-        r.hover_after_edit = Some(times);
+        r.after_edit.push((name, times));
     }
 
     // Back to the file as on disk for the requests.
@@ -834,7 +849,9 @@ fn real_main() -> Result<(), String> {
     });
     let mut open_text = text.clone();
     open_text.insert(at.end_byte, 'x');
-    let setup = Setup { root: root.clone(), file, text, open_text, at, settings };
+    let kind_line =
+        text.lines().take(at.line).enumerate().filter(|(_, l)| l.starts_with("kind:")).last().map_or(0, |(i, _)| i);
+    let setup = Setup { root: root.clone(), file, text, open_text, at, kind_line, settings };
     let line_text = setup.text.lines().nth(at.line).unwrap_or_default().trim().to_string();
     eprintln!("workspace {} ({} YAML files, {yaml_bytes} bytes)", root.display(), files.len());
     eprintln!("file {rel} ({} bytes), ref `{line_text}` at line {}", setup.text.len(), at.line + 1);
@@ -896,11 +913,18 @@ fn real_main() -> Result<(), String> {
         reports.iter().map(|r| r.pull.as_deref().map_or("–".into(), p50_p99)).collect(),
         "",
     );
-    row(
-        "edit → hover sent right after it, answered",
-        reports.iter().map(|r| r.hover_after_edit.as_deref().map_or("–".into(), p50_p99)).collect(),
-        "p99 ≤ 10",
-    );
+    for (i, name) in
+        ["hover on the edited ref", "completion at the edited ref", "hover on the policy's kind"].iter().enumerate()
+    {
+        row(
+            &format!("edit → {name}, sent right after it"),
+            reports
+                .iter()
+                .map(|r| r.after_edit.get(i).filter(|(_, t)| !t.is_empty()).map_or("–".into(), |(_, t)| p50_p99(t)))
+                .collect(),
+            "p99 ≤ 10",
+        );
+    }
     for (i, name) in ["hover", "completion", "definition", "references"].iter().enumerate() {
         row(
             name,

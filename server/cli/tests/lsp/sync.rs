@@ -100,3 +100,30 @@ fn requests_see_every_earlier_edit() {
     }
     assert_eq!(s.server_text("scratch.yaml")["text"], expected);
 }
+
+/// Hover and definition sent right after an edit to a reference answer for the edited text
+/// (they come from the file's partial world while the full analysis is pending), and a hover
+/// on a declaration right after it sees the edit too.
+#[test]
+fn requests_right_after_an_edit_answer_for_the_edited_text() {
+    let mut s = server("utf-16");
+    s.open_disk("policies/policies.yaml");
+    // The base analysis: the misspelt `storefrnt` is reported.
+    let first = s.diagnostics_for("policies/policies.yaml");
+    assert!(first.to_string().contains("storefrnt"), "{first}");
+    // Line 24 is `      name: storefrnt`: fix it, and ask at once.
+    s.change(
+        "policies/policies.yaml",
+        2,
+        json!([{"range": {"start": {"line": 24, "character": 19}, "end": {"line": 24, "character": 19}}, "text": "o"}]),
+    );
+    let hover = s.at("textDocument/hover", "policies/policies.yaml", 24, 14).unwrap();
+    let definition = s.at("textDocument/definition", "policies/policies.yaml", 24, 14).unwrap();
+    let kind = s.at("textDocument/hover", "policies/policies.yaml", 18, 10).unwrap();
+    let text = hover["contents"]["value"].as_str().unwrap_or_default().to_owned();
+    assert!(text.starts_with("HTTPRoute shop/storefront · "), "{text}");
+    assert!(!text.contains("not found"), "{text}");
+    assert_eq!(definition[0]["uri"], s.uri("shop/routes.yaml"), "{definition}");
+    let kind = kind["contents"]["value"].as_str().unwrap_or_default().to_owned();
+    assert!(kind.contains("Targets: `HTTPRoute/shop/storefront`"), "{kind}");
+}

@@ -22,9 +22,14 @@ use crate::syntax::Node;
 use crate::workspace::{ObjId, Snapshot, World};
 
 pub fn completions(snap: &Snapshot, file: &str, offset: u32) -> Vec<CompletionItem> {
+    completions_in(snap, snap.world(), file, offset)
+}
+
+/// Completion with `world` answering what names refer to: the snapshot's, or the file's
+/// partial world (`analysis::near`).
+pub(super) fn completions_in(snap: &Snapshot, world: &World, file: &str, offset: u32) -> Vec<CompletionItem> {
     let Some(src) = snap.file(file) else { return Vec::new() };
     let cursor = Cursor::at(src.text(), offset);
-    let world = snap.world();
     let Some(doc) = DocObject::read(world, file, &cursor) else { return Vec::new() };
     let ctx = Ctx { world, file, text: src.text(), cursor: &cursor, doc: &doc };
     let mut items = match site::classify(&ctx) {
@@ -40,7 +45,10 @@ pub fn completions(snap: &Snapshot, file: &str, offset: u32) -> Vec<CompletionIt
             }
         }
     }
-    items.sort_by(|a, b| (&a.sort_text, &a.label).cmp(&(&b.sort_text, &b.label)));
+    // Fully ordered: a partial world lists objects in another order than the full one.
+    items.sort_by(|a, b| {
+        (&a.sort_text, &a.label, &a.label_detail, &a.detail).cmp(&(&b.sort_text, &b.label, &b.label_detail, &b.detail))
+    });
     items
 }
 

@@ -18,6 +18,12 @@ pub fn hover(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
     if let Some(site) = site_at(world, file, offset) {
         return Some(reference(world, &site, offset));
     }
+    declaration(snap, file, offset)
+}
+
+/// Hover on a declaration: needs the whole world (statuses, effective policies).
+fn declaration(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
+    let world = snap.world();
     let (t, span) = declaration_at(world, file, offset)?;
     let mut markdown = if t.section.is_none() && world.policy_kind(t.obj).is_some() {
         policy::hover(snap, t.obj)
@@ -26,6 +32,12 @@ pub fn hover(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
     };
     markdown.push_str(&instances(world, t.obj));
     Some(Hover { span, markdown })
+}
+
+/// Hover on the reference at `offset` in `world` (the snapshot's or the file's partial
+/// world); `None` when there is none.
+pub(super) fn on_reference(world: &World, file: &str, offset: u32) -> Option<Hover> {
+    site_at(world, file, offset).map(|site| reference(world, &site, offset))
 }
 
 /// `Gateway infra/edge · 2 listeners · class eg`, `listener https of Gateway infra/edge ·

@@ -113,6 +113,7 @@ mod cursor;
 mod hover;
 mod lens;
 mod navigation;
+pub mod near;
 mod refs;
 mod rename;
 mod scalar;

@@ -3,13 +3,17 @@
 
 use super::Location;
 use super::refs::{Target, declaration, site_at, target_at, usages};
-use crate::workspace::Snapshot;
+use crate::workspace::{Snapshot, World};
 
 /// On any field of a targetRef, parentRef or backendRef (or a `gatewayClassName`): where its
 /// target is declared: the object's `metadata.name`, or the exact listener, rule or port when
 /// the ref names a section or matched a port. Nothing when the target does not exist.
 pub fn definition(snap: &Snapshot, file: &str, offset: u32) -> Vec<Location> {
-    let world = snap.world();
+    definition_in(snap.world(), file, offset)
+}
+
+/// [`definition`] in `world`: the snapshot's or the file's partial world.
+pub(super) fn definition_in(world: &World, file: &str, offset: u32) -> Vec<Location> {
     let Some(site) = site_at(world, file, offset) else { return Vec::new() };
     let Some(obj) = site.object else { return Vec::new() };
     let targets: Vec<Target> = if site.sections.is_empty() {

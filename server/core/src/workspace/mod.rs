@@ -17,7 +17,7 @@ pub use world::{ObjId, World};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::diagnostics::{self, Diagnostic};
 use crate::catalog::{Config, ConfigError, load_config};
@@ -150,6 +150,7 @@ impl Workspace {
                 world: OnceLock::new(),
                 effective: OnceLock::new(),
                 diagnostics: OnceLock::new(),
+                near: Mutex::default(),
             }),
         };
         self.cached = Some(s.clone());
@@ -170,6 +171,9 @@ struct SnapshotInner {
     world: OnceLock<Arc<World>>,
     effective: OnceLock<Arc<EffectiveIndex>>,
     diagnostics: OnceLock<Arc<Reported>>,
+    /// The last partial world cut for one file (`partial.rs`): a keystroke's diagnostics
+    /// and the requests right after it share it.
+    near: Mutex<Option<partial::Near>>,
 }
 
 /// A snapshot's diagnostics as reported, and those ignore comments silenced.
@@ -211,6 +215,23 @@ impl Snapshot {
                 world,
                 effective: OnceLock::new(),
                 diagnostics: share(&self.inner.diagnostics),
+                near: Mutex::default(),
+            }),
+        }
+    }
+
+    /// The same files and config with nothing computed: a test compares answers from two
+    /// analyses of one state.
+    #[cfg(test)]
+    pub(crate) fn unanalysed(&self) -> Snapshot {
+        Snapshot {
+            inner: Arc::new(SnapshotInner {
+                files: self.inner.files.clone(),
+                config: self.inner.config.clone(),
+                world: OnceLock::new(),
+                effective: OnceLock::new(),
+                diagnostics: OnceLock::new(),
+                near: Mutex::default(),
             }),
         }
     }
@@ -226,6 +247,7 @@ impl Snapshot {
                 world: OnceLock::new(),
                 effective: OnceLock::new(),
                 diagnostics: share(&self.inner.diagnostics),
+                near: Mutex::default(),
             }),
         }
     }
@@ -255,6 +277,11 @@ impl Snapshot {
         self.inner
             .world
             .get_or_init(|| Arc::new(World::build(self.inner.files.values().cloned().collect(), &self.inner.config)))
+    }
+
+    /// Whether [`Snapshot::world`] is computed already (then it answers at once).
+    pub fn world_ready(&self) -> bool {
+        self.inner.world.get().is_some()
     }
 
     /// Effective policies and the status of every policy (computed once, shared by check,

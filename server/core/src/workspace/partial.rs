@@ -14,7 +14,29 @@ use crate::model::{Body, FromNamespaces, Object};
 /// Beyond this many other changed files, a partial world is no cheaper than the full one.
 const MAX_CHANGED: usize = 32;
 
+/// A partial world cut for `path` from `base` (the outer world it was cut from).
+#[derive(Debug)]
+pub(super) struct Near {
+    path: Arc<str>,
+    base: Arc<World>,
+    world: Arc<World>,
+}
+
 impl Snapshot {
+    /// [`Snapshot::partial_world`], kept for the next caller asking for the same file and
+    /// base: the keystroke's diagnostics and the requests that follow it build it once.
+    pub(crate) fn near_world(&self, path: &str, base: &Snapshot) -> Option<Arc<World>> {
+        // Held while building, so a request racing the keystroke's diagnostics waits for
+        // their world instead of building a second one.
+        let mut near = self.inner.near.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = near.as_ref().filter(|n| *n.path == *path && Arc::ptr_eq(&n.base, base.world())) {
+            return Some(n.world.clone());
+        }
+        let world = Arc::new(self.partial_world(path, base)?);
+        *near = Some(Near { path: path.into(), base: base.world().clone(), world: world.clone() });
+        Some(world)
+    }
+
     /// The partial world of `path` cut from `base`'s world (built here if it is not yet), or
     /// `None` when the file reaches workspace-wide facts that only a full analysis settles:
     /// CRDs, policy kinds recognised from the workspace, selectors across namespaces, a

@@ -484,6 +484,16 @@ impl World {
         self.by_gk.get(gk).map(Vec::as_slice).unwrap_or(&[])
     }
 
+    /// Every object of a kind with the world holding it: for a partial world, its own and the
+    /// current ones of the world it was cut from (the namespaces it does not hold).
+    pub fn objects_of_everywhere(&self, gk: &GroupKind) -> Vec<(&World, ObjId)> {
+        let mut out: Vec<(&World, ObjId)> = self.objects_of(gk).iter().map(|&id| (self, id)).collect();
+        if let Some(o) = &self.outer {
+            out.extend(o.world.objects_of(gk).iter().filter(|&&id| o.current(id)).map(|&id| (&*o.world, id)));
+        }
+        out
+    }
+
     /// Objects of a kind in one namespace.
     pub fn objects_in(&self, gk: &GroupKind, namespace: &str) -> &[ObjId] {
         // The key needs owned parts; lookups are rare enough (errors, completion) for this.

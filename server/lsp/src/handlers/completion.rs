@@ -11,7 +11,7 @@ use crate::to_proto;
 pub fn completion(ctx: &Ctx, params: CompletionParams) -> Result<Option<CompletionResponse>> {
     let p = params.text_document_position;
     let Some((path, file, offset)) = locate(ctx, &p.text_document.uri, p.position) else { return Ok(None) };
-    let items: Vec<_> = analysis::completions(&ctx.snap, &path, offset)
+    let items: Vec<_> = analysis::near::completions(&ctx.snap, ctx.base.as_ref(), &path, offset)
         .into_iter()
         .map(|c| to_proto::completion(ctx, file, c))
         .collect();

@@ -134,7 +134,7 @@ pub async fn publisher(shared: Arc<Shared>) {
             }
             continue;
         };
-        shared.set_base(Ctx { snap: ctx.snap.as_base(), ..ctx.clone() });
+        shared.set_base(Ctx { snap: ctx.snap.as_base(), base: None, ..ctx.clone() });
         // The previous base and this pass's world are gone: hand their pages back.
         tokio::task::spawn_blocking(crate::memory::release_free_pages);
         let current = shared.lock().open();

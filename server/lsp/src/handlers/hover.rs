@@ -9,5 +9,5 @@ use crate::to_proto;
 pub fn hover(ctx: &Ctx, params: HoverParams) -> Result<Option<Hover>> {
     let p = params.text_document_position_params;
     let Some((path, file, offset)) = locate(ctx, &p.text_document.uri, p.position) else { return Ok(None) };
-    Ok(analysis::hover(&ctx.snap, &path, offset).map(|h| to_proto::hover(ctx, file, h)))
+    Ok(analysis::near::hover(&ctx.snap, ctx.base.as_ref(), &path, offset).map(|h| to_proto::hover(ctx, file, h)))
 }

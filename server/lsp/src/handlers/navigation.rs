@@ -9,7 +9,7 @@ use crate::to_proto;
 pub fn definition(ctx: &Ctx, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
     let p = params.text_document_position_params;
     let Some((path, _, offset)) = locate(ctx, &p.text_document.uri, p.position) else { return Ok(None) };
-    let locs: Vec<Location> = analysis::definition(&ctx.snap, &path, offset)
+    let locs: Vec<Location> = analysis::near::definition(&ctx.snap, ctx.base.as_ref(), &path, offset)
         .iter()
         .filter_map(|l| to_proto::location(ctx, &l.file, l.span))
         .collect();

@@ -58,10 +58,10 @@ fn name_placeholder(ctx: &Ctx<'_>, gk: &crate::model::GroupKind) -> String {
     let w = ctx.world;
     let ns = ctx.doc.namespace.as_deref();
     let mut names: Vec<(bool, &str)> = w
-        .objects_of(gk)
-        .iter()
-        .filter(|&&id| w.namespace_of(id).is_none_or(|n| Some(n) == ns))
-        .map(|&id| (&*w.file_of(id).path != ctx.file, w.object(id).name.value.as_str()))
+        .objects_of_everywhere(gk)
+        .into_iter()
+        .filter(|&(w, id)| w.namespace_of(id).is_none_or(|n| Some(n) == ns))
+        .map(|(w, id)| (&*w.file_of(id).path != ctx.file, w.object(id).name.value.as_str()))
         .collect();
     names.sort_unstable();
     names.dedup();

@@ -8,7 +8,7 @@ use crate::analysis::{CompletionItem, CompletionKind};
 use crate::catalog::Semantics;
 use crate::model::{Body, GATEWAY_GROUP, GroupKind};
 use crate::topology::section_name;
-use crate::workspace::ObjId;
+use crate::workspace::{ObjId, World};
 
 pub(super) fn ref_value(ctx: &Ctx<'_>, kind: RefKind, ref_path: &[Seg], field: &str) -> Vec<CompletionItem> {
     let fields = Fields::read(ctx.cursor.node(ref_path), field);
@@ -156,8 +156,8 @@ fn names(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
             }
             continue;
         }
-        for &id in w.objects_of(&gk) {
-            if Some(id) == ctx.doc.id {
+        for (w, id) in w.objects_of_everywhere(&gk) {
+            if std::ptr::eq(w, ctx.world) && Some(id) == ctx.doc.id {
                 continue;
             }
             let o = w.object(id);
@@ -229,15 +229,15 @@ fn namespaces(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
     all.sort_unstable();
     all.into_iter()
         .map(|ns| {
-            let here: Vec<ObjId> = gks
+            let here: Vec<(&World, ObjId)> = gks
                 .iter()
-                .flat_map(|gk| w.objects_of(gk).iter().copied())
-                .filter(|&id| w.namespace_of(id) == Some(ns))
+                .flat_map(|gk| w.objects_of_everywhere(gk))
+                .filter(|&(w, id)| w.namespace_of(id) == Some(ns))
                 .collect();
-            let named = f.name.as_ref().and_then(|n| here.iter().find(|&&id| w.object(id).name.value == *n));
+            let named = f.name.as_ref().and_then(|n| here.iter().find(|&&(w, id)| w.object(id).name.value == *n));
             let (tier, detail) = match (named, here.first()) {
-                (Some(&id), _) => (0, Some(format!("has {}", object_summary(w, id)))),
-                (None, Some(&id)) => (1, Some(plural(here.len(), w.object(id).kind()))),
+                (Some(&(w, id)), _) => (0, Some(format!("has {}", object_summary(w, id)))),
+                (None, Some(&(w, id))) => (1, Some(plural(here.len(), w.object(id).kind()))),
                 (None, None) => (2, None),
             };
             item(ctx, ns, CompletionKind::Namespace, detail, format!("{tier}_{ns}"))

@@ -297,7 +297,7 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
 /// out while the file is edited; the next full analysis settles them. `None` when only a full
 /// analysis can tell.
 pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[TextEdit]>) -> Option<Vec<Diagnostic>> {
-    let world = snapshot.partial_world(path, base)?;
+    let world = snapshot.near_world(path, base)?;
     let file = snapshot.file(path)?;
     let mut out = Vec::new();
     syntax(file, &mut out);

@@ -7,6 +7,7 @@ mod completion;
 mod hover;
 mod lens;
 mod navigation;
+mod near;
 mod rename;
 mod symbols;
 

@@ -1,0 +1,51 @@
+//! Requests in a file edited since the last full analysis (`base`), answered from the file's
+//! partial world (`Snapshot::near_world`) when their answer lies in it: what a reference names
+//! (hover, definition) and what it could name (completion). A user who types and then hovers
+//! or completes would otherwise wait for the whole workspace's analysis. Anything else (a
+//! declaration's status and effective policies) waits for the full world.
+//!
+//! The partial world resolves the file's references exactly as the full world does (it holds
+//! every file of the namespaces they reach); `tests/near.rs` checks these answers against the
+//! full world's at every reference of real-shaped workspaces.
+
+use super::hover::on_reference;
+use super::refs::declaration_at;
+use super::{CompletionItem, Hover, Location, completion, navigation};
+use crate::workspace::{Snapshot, World};
+use std::sync::Arc;
+
+/// The file's partial world, when it answers: `base` is given, the snapshot's own world is
+/// not computed yet (then it answers at once), and the edit left the workspace-wide facts
+/// alone.
+fn near(snap: &Snapshot, base: Option<&Snapshot>, file: &str) -> Option<Arc<World>> {
+    let base = base?;
+    if snap.world_ready() || snap.same(base) {
+        return None;
+    }
+    snap.near_world(file, base)
+}
+
+pub fn hover(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) -> Option<Hover> {
+    if let Some(world) = near(snap, base, file) {
+        if let Some(h) = on_reference(&world, file, offset) {
+            return Some(h);
+        }
+        // Neither a reference nor a declaration: nothing to say, whatever the full world is.
+        declaration_at(&world, file, offset)?;
+    }
+    super::hover(snap, file, offset)
+}
+
+pub fn completions(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) -> Vec<CompletionItem> {
+    match near(snap, base, file) {
+        Some(world) => completion::completions_in(snap, &world, file, offset),
+        None => completion::completions(snap, file, offset),
+    }
+}
+
+pub fn definition(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) -> Vec<Location> {
+    match near(snap, base, file) {
+        Some(world) => navigation::definition_in(&world, file, offset),
+        None => navigation::definition(snap, file, offset),
+    }
+}
