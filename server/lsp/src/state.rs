@@ -47,6 +47,15 @@ pub struct OpenDoc {
     pub opening: u64,
 }
 
+/// What was last published for a file (both diagnostics passes publish through it).
+pub struct Pushed {
+    pub uri: Uri,
+    /// The published set's `result_id`.
+    pub id: String,
+    /// The open document's opening and version it was computed for.
+    pub doc: Option<(u64, i32)>,
+}
+
 /// Everything a request reads: one snapshot and the open documents of that moment.
 #[derive(Clone)]
 pub struct Ctx {
@@ -237,7 +246,7 @@ pub struct Shared {
     /// Bumped when `base` is replaced.
     pub base_changed: watch::Sender<u64>,
     /// What the client was last sent per file; both diagnostics passes publish through it.
-    pub pushed: tokio::sync::Mutex<HashMap<Arc<str>, crate::handlers::diagnostics::Pushed>>,
+    pub pushed: tokio::sync::Mutex<HashMap<Arc<str>, Pushed>>,
 }
 
 impl Shared {

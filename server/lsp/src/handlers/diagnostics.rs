@@ -29,7 +29,7 @@ use tower_lsp_server::ls_types::{
 
 use super::run;
 use crate::from_proto;
-use crate::state::{Ctx, OpenDoc, Shared};
+use crate::state::{Ctx, OpenDoc, Pushed, Shared};
 use crate::to_proto;
 
 /// The full pass waits for this long a pause in the changes (open documents do not wait:
@@ -47,14 +47,6 @@ pub fn result_id(items: &[Diagnostic]) -> String {
     let mut h = DefaultHasher::new();
     serde_json::to_string(items).unwrap_or_default().hash(&mut h);
     format!("{:016x}", h.finish())
-}
-
-/// What was last published for a file.
-pub struct Pushed {
-    uri: Uri,
-    id: String,
-    /// The open document's opening and version it was computed for.
-    doc: Option<(u64, i32)>,
 }
 
 /// One file's diagnostics ready to publish.
