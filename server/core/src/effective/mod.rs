@@ -26,7 +26,10 @@ mod strategy;
 pub use explain::explain;
 pub use provenance::Origin;
 pub use spec::UnknownStrategy;
-pub use status::{Enforcement, PolicyStatus, PolicyStatusReport, Reason, StatusReport, origin_label};
+pub use status::{
+    Enforcement, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus, StatusReport, agrees,
+    origin_label,
+};
 
 use std::collections::HashMap;
 use std::sync::Arc;
