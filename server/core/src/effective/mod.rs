@@ -260,7 +260,13 @@ impl EffectiveIndex {
 
     /// `status --format json`.
     pub fn report(&self, world: &World) -> StatusReport {
-        status::report(world, &self.statuses, self.truncated)
+        status::report(world, &self.statuses, self.truncated, false)
+    }
+
+    /// [`EffectiveIndex::report`] with the policies of context directories and the live
+    /// cluster too: `diff` compares worlds where the cluster's policies are the subject.
+    pub fn report_every(&self, world: &World) -> StatusReport {
+        status::report(world, &self.statuses, self.truncated, true)
     }
 }
 

@@ -308,13 +308,18 @@ pub fn origin_label(world: &World, o: Origin) -> String {
     }
 }
 
-pub(super) fn report(world: &World, statuses: &HashMap<ObjId, PolicyStatus>, truncated: bool) -> StatusReport {
+pub(super) fn report(
+    world: &World,
+    statuses: &HashMap<ObjId, PolicyStatus>,
+    truncated: bool,
+    every_origin: bool,
+) -> StatusReport {
     let t = &world.topology;
     let mut policies: Vec<PolicyStatusReport> = world
         .policies
         .iter()
-        // Context and cluster objects take part but are never reported on.
-        .filter(|&&pid| world.file_of(pid).origin == crate::workspace::Origin::Workspace)
+        // Context and cluster objects take part but are not reported on (but in `diff`).
+        .filter(|&&pid| every_origin || world.file_of(pid).origin == crate::workspace::Origin::Workspace)
         .filter_map(|&pid| {
             let s = statuses.get(&pid)?;
             let file = world.file_of(pid);
