@@ -14,6 +14,7 @@ use policylens_core::model::{ObjectKey, is_core_kind};
 use policylens_core::syntax::PositionEncoding;
 use policylens_core::topology::PathLimit;
 use policylens_core::workspace::{Origin, Snapshot, Workspace};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -67,15 +68,15 @@ fn over_cluster(mut ws: Workspace, c: &policylens_cluster::Snapshot) -> Workspac
 }
 
 /// A field of an effective policy as one side has it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-struct Held {
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct Held {
     value: Value,
     policy: String,
     strategy: String,
 }
 
-#[derive(Debug, Serialize)]
-struct FieldChange {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FieldChange {
     target: String,
     kind: String,
     path: Vec<String>,
@@ -87,8 +88,8 @@ struct FieldChange {
     after: Option<Held>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-struct StatusSummary {
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct StatusSummary {
     accepted: bool,
     reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,8 +97,8 @@ struct StatusSummary {
     affects: usize,
 }
 
-#[derive(Debug, Serialize)]
-struct StatusChange {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StatusChange {
     policy: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     before: Option<StatusSummary>,
@@ -105,8 +106,8 @@ struct StatusChange {
     after: Option<StatusSummary>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-struct Finding {
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+pub struct Finding {
     file: String,
     /// 1-based.
     line: u32,
@@ -115,8 +116,8 @@ struct Finding {
     message: String,
 }
 
-#[derive(Debug, Serialize)]
-struct Report {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Report {
     base: String,
     head: String,
     effective: Vec<FieldChange>,

@@ -6,6 +6,8 @@ mod explain;
 mod graph;
 mod heap;
 mod load;
+#[cfg(test)]
+mod schemas;
 mod status;
 mod style;
 

@@ -1,69 +1,116 @@
-//! `check --format json` (docs/json.md): 0-based lines, UTF-16 columns.
+//! `check --format json` (docs/json.md): 0-based lines, UTF-16 columns. The types below are
+//! the contract: `schemas/policylens-check.schema.json` is generated from them.
 
 use policylens_core::analysis::diagnostics::{Diagnostic, Suppressed};
-use policylens_core::syntax::{PositionEncoding, Span};
+use policylens_core::syntax::{PositionEncoding, Range, Span};
 use policylens_core::workspace::Snapshot;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::Summary;
 
-pub fn range(snap: &Snapshot, file: &str, span: Span) -> Value {
-    let (s, e) = match snap.source(file) {
-        Some(f) => (f.position(span.start, PositionEncoding::Utf16), f.position(span.end, PositionEncoding::Utf16)),
-        None => Default::default(),
-    };
-    json!({"start": {"line": s.line, "character": s.character}, "end": {"line": e.line, "character": e.character}})
+#[derive(Serialize, JsonSchema)]
+pub struct CheckReport {
+    pub diagnostics: Vec<DiagnosticJson>,
+    pub summary: SummaryJson,
+    /// With `--show-suppressed`: what ignore comments silenced.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<SuppressedJson>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryJson {
+    pub files: usize,
+    pub documents: usize,
+    pub objects: usize,
+    pub policies: usize,
+    /// Diagnostics that ignore comments silenced.
+    pub suppressed: usize,
+    pub elapsed_ms: u64,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct DiagnosticJson {
+    pub file: String,
+    pub range: Range,
+    /// `error`, `warning`, `information` or `hint`.
+    pub severity: String,
+    /// A code of docs/diagnostics.md.
+    pub code: String,
+    pub message: String,
+    /// The reference (`Kind/namespace/name`) of the object the diagnostic is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<RelatedJson>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct RelatedJson {
+    pub file: String,
+    pub range: Range,
+    pub message: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct SuppressedJson {
+    #[serde(flatten)]
+    pub diagnostic: DiagnosticJson,
+    /// The ignore comment that silenced it.
+    pub justification: String,
+}
+
+pub fn range(snap: &Snapshot, file: &str, span: Span) -> Range {
+    match snap.source(file) {
+        Some(f) => Range {
+            start: f.position(span.start, PositionEncoding::Utf16),
+            end: f.position(span.end, PositionEncoding::Utf16),
+        },
+        None => Range::default(),
+    }
 }
 
 pub fn render(snap: &Snapshot, diags: &[&Diagnostic], suppressed: &[&Suppressed], summary: &Summary) -> String {
-    let list: Vec<Value> = diags.iter().map(|d| diagnostic(snap, d)).collect();
-    let mut out = json!({
-        "diagnostics": list,
-        "summary": {
-            "files": summary.files,
-            "documents": summary.documents,
-            "objects": summary.objects,
-            "policies": summary.policies,
-            "suppressed": summary.suppressed,
-            "elapsedMs": summary.elapsed_ms.round() as u64,
-        }
-    });
-    if !suppressed.is_empty() {
-        out["suppressed"] = suppressed
+    let report = CheckReport {
+        diagnostics: diags.iter().map(|d| diagnostic(snap, d)).collect(),
+        summary: SummaryJson {
+            files: summary.files,
+            documents: summary.documents,
+            objects: summary.objects,
+            policies: summary.policies,
+            suppressed: summary.suppressed,
+            elapsed_ms: summary.elapsed_ms.round() as u64,
+        },
+        suppressed: suppressed
             .iter()
-            .map(|s| {
-                let mut v = diagnostic(snap, &s.diagnostic);
-                v["justification"] = json!(s.justification);
-                v
+            .map(|s| SuppressedJson {
+                diagnostic: diagnostic(snap, &s.diagnostic),
+                justification: s.justification.clone(),
             })
-            .collect();
-    }
-    let mut s = serde_json::to_string_pretty(&out).unwrap_or_default();
+            .collect(),
+    };
+    let mut s = serde_json::to_string_pretty(&report).unwrap_or_default();
     s.push('\n');
     s
 }
 
-fn diagnostic(snap: &Snapshot, d: &Diagnostic) -> Value {
-    {
-        {
-            let mut v = json!({
-                "file": &*d.file,
-                "range": range(snap, &d.file, d.span),
-                "severity": d.severity.as_str(),
-                "code": d.code.as_str(),
-                "message": d.message,
-            });
-            if let Some(o) = &d.object {
-                v["object"] = json!(o);
-            }
-            if !d.related.is_empty() {
-                v["related"] = d
-                    .related
-                    .iter()
-                    .map(|r| json!({"file": &*r.file, "range": range(snap, &r.file, r.span), "message": r.message}))
-                    .collect();
-            }
-            v
-        }
+fn diagnostic(snap: &Snapshot, d: &Diagnostic) -> DiagnosticJson {
+    DiagnosticJson {
+        file: d.file.to_string(),
+        range: range(snap, &d.file, d.span),
+        severity: d.severity.as_str().to_owned(),
+        code: d.code.as_str().to_owned(),
+        message: d.message.clone(),
+        object: d.object.clone(),
+        related: d
+            .related
+            .iter()
+            .map(|r| RelatedJson {
+                file: r.file.to_string(),
+                range: range(snap, &r.file, r.span),
+                message: r.message.clone(),
+            })
+            .collect(),
     }
 }

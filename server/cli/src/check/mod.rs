@@ -1,7 +1,7 @@
 //! `policylens check`: every diagnostic of the workspace, as text, JSON or SARIF.
 
 mod human;
-mod json;
+pub(crate) mod json;
 mod sarif;
 
 use std::io::Write;

@@ -48,7 +48,7 @@ use spec::PolicySpec;
 use status::Agg;
 
 /// `explain --format json`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Explanation {
     pub target: String,
     pub group: String,
@@ -58,14 +58,14 @@ pub struct Explanation {
     pub truncated: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct KindExplanation {
     /// `Kind.group` (§2.1 form of the policy kind).
     pub kind: String,
     pub contexts: Vec<Context>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Context {
     /// §2.1 references of the DAG nodes from a root to the target.
     pub path: Vec<String>,
@@ -78,13 +78,14 @@ pub struct Context {
     pub lost: Vec<Loss>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Provenance {
     /// JSON pointer into `effective`.
     pub field: String,
     pub policy: String,
     #[serde(serialize_with = "strategy_str")]
+    #[schemars(with = "String")]
     pub strategy: Strategy,
     /// The value is the target's own (a field the kind shadows): the most specific default.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -92,7 +93,7 @@ pub struct Provenance {
 }
 
 /// A policy that lost all or part of its spec in one context.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Loss {
     pub policy: String,
     /// `Conflicted`, `Overridden` (nothing survives here) or `PartiallyOverridden`.

@@ -12,7 +12,7 @@ use super::spec::{PolicySpec, UnknownStrategy};
 use crate::topology::{NodeId, RefProblem, TargetResolution};
 use crate::workspace::{ObjId, World};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum Reason {
     Accepted,
     Conflicted,
@@ -20,7 +20,7 @@ pub enum Reason {
     TargetNotFound,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum Enforcement {
     Enforced,
     PartiallyEnforced,
@@ -169,14 +169,14 @@ pub(super) fn finish(pre: Option<Reason>, mut agg: Agg, unknown_strategy: Option
 }
 
 /// `status --format json` (docs/json.md).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StatusReport {
     pub policies: Vec<PolicyStatusReport>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicyStatusReport {
     pub policy: String,
@@ -198,14 +198,14 @@ pub struct PolicyStatusReport {
     pub agrees: Option<bool>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ReportedStatus {
     pub ancestor: String,
     pub controller: String,
     pub conditions: Vec<ReportedConditionJson>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ReportedConditionJson {
     #[serde(rename = "type")]
     pub type_: String,
@@ -223,7 +223,7 @@ pub fn agrees(reported: &[crate::model::ReportedAncestor], accepted: bool) -> Op
     (!said.is_empty()).then(|| said.iter().all(|&a| a) == accepted)
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AcceptedReport {
     pub status: bool,
     pub reason: Reason,

@@ -5,7 +5,7 @@
 
 use super::Span;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct Position {
     /// 0-based line.
     pub line: u32,
@@ -14,7 +14,7 @@ pub struct Position {
 }
 
 /// A start and end position, as JSON outputs carry them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct Range {
     pub start: Position,
     pub end: Position,
