@@ -91,5 +91,5 @@ fn explain_and_status_equal_the_cli_json() {
     let graph = s.request("policylens/graph", json!({"format": "mermaid"})).unwrap();
     assert_eq!(graph["format"], "mermaid");
     assert_eq!(graph["graph"].as_str().unwrap(), String::from_utf8_lossy(&graph_cli.stdout));
-    assert!(graph["graph"].as_str().unwrap().contains(":::policy"), "{graph}");
+    assert!(graph["graph"].as_str().unwrap().contains(":::enforced"), "{graph}");
 }

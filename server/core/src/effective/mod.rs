@@ -26,7 +26,9 @@ mod strategy;
 pub use explain::explain;
 pub use provenance::Origin;
 pub use spec::UnknownStrategy;
-pub use status::{Enforcement, PolicyStatus, PolicyStatusReport, Reason, StatusReport, origin_label};
+pub use status::{
+    AcceptedReport, Enforcement, PolicyStatus, PolicyStatusReport, Reason, StatusReport, accepted_report, origin_label,
+};
 
 use std::collections::HashMap;
 use std::sync::Arc;
