@@ -106,3 +106,8 @@ export function explainTarget(answer: unknown): string | undefined {
   const t = (answer as { target?: unknown } | null)?.target;
   return typeof t === 'string' && t !== '' ? t : undefined;
 }
+
+/** The CLI arguments for the topology view's graph of workspace folder `folder`. */
+export function graphArgs(folder: string): string[] {
+  return ['graph', '--format', 'json', folder];
+}
