@@ -13,7 +13,7 @@ use policylens_core::effective::{PolicyStatusReport, explain};
 use policylens_core::model::{ObjectKey, is_core_kind};
 use policylens_core::syntax::PositionEncoding;
 use policylens_core::topology::PathLimit;
-use policylens_core::workspace::Snapshot;
+use policylens_core::workspace::{Origin, Snapshot, Workspace};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -25,29 +25,47 @@ struct Side {
     snap: Snapshot,
 }
 
-fn load_side(spec: &str, cwd: &Path) -> Result<Side, String> {
-    if let Some(rev) = spec.strip_prefix("git:") {
-        let loaded = policylens_loader::load_git(cwd, rev)?;
-        let mut ws = loaded.workspace;
-        return Ok(Side { label: spec.to_owned(), snap: ws.snapshot() });
-    }
-    if spec == "cluster" {
-        return Err("`cluster` as a side of diff needs the live-cluster reader, which is not built yet".into());
-    }
-    let dir = PathBuf::from(spec);
-    if !dir.is_dir() {
-        return Err(format!("{spec}: not a directory, `git:REV` or `cluster`"));
-    }
-    let abs = policylens_loader::absolute(&dir, cwd);
-    let req = policylens_loader::Request {
-        paths: vec![abs.clone()],
-        isolated: true,
-        relative_to: Some(abs),
-        allow_empty: true,
-        ..Default::default()
+/// Loads one side: a directory, `git:REV`, or `cluster` (the live cluster alone). A directory or
+/// revision compared with `cluster` is laid over the cluster (`under`): that side is what
+/// applying its files would make of the cluster.
+fn load_side(spec: &str, cwd: &Path, under: Option<&policylens_cluster::Snapshot>) -> Result<Side, String> {
+    let (label, mut ws) = if let Some(rev) = spec.strip_prefix("git:") {
+        (spec.to_owned(), policylens_loader::load_git(cwd, rev)?.workspace)
+    } else if spec == "cluster" {
+        let c = under.ok_or("`cluster` needs the live cluster")?;
+        return Ok(Side { label: format!("cluster {}", c.server), snap: over_cluster(Workspace::new(), c).snapshot() });
+    } else {
+        let dir = PathBuf::from(spec);
+        if !dir.is_dir() {
+            return Err(format!("{spec}: not a directory, `git:REV` or `cluster`"));
+        }
+        let abs = policylens_loader::absolute(&dir, cwd);
+        let req = policylens_loader::Request {
+            paths: vec![abs.clone()],
+            isolated: true,
+            relative_to: Some(abs),
+            allow_empty: true,
+            ..Default::default()
+        };
+        (spec.to_owned(), policylens_loader::load(&req, &mut |_, _| {})?.workspace)
     };
-    let mut loaded = policylens_loader::load(&req, &mut |_, _| {})?;
-    Ok(Side { label: spec.to_owned(), snap: loaded.workspace.snapshot() })
+    let label = match under {
+        Some(c) => format!("{label} applied to cluster {}", c.server),
+        None => label,
+    };
+    if let Some(c) = under {
+        ws = over_cluster(ws, c);
+    }
+    Ok(Side { label, snap: ws.snapshot() })
+}
+
+/// The cluster's objects added under the workspace's files (a file's object replaces the
+/// cluster's of the same identity).
+fn over_cluster(mut ws: Workspace, c: &policylens_cluster::Snapshot) -> Workspace {
+    for o in &c.objects {
+        ws.set_file_with_origin(&o.path, o.text.clone(), Origin::Cluster);
+    }
+    ws
 }
 
 /// A field of an effective policy as one side has it.
@@ -111,7 +129,19 @@ struct Report {
 
 pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
-    let base = load_side(&args.base, &cwd)?;
+    let cluster = if args.base == "cluster" || args.head.as_deref() == Some("cluster") {
+        let opts =
+            policylens_cluster::Options { kubeconfig: args.kubeconfig.clone(), context: args.kube_context.clone() };
+        let snap = policylens_cluster::read(&opts)?;
+        for w in &snap.warnings {
+            eprintln!("policylens: warning: cluster {}: {w}", snap.server);
+        }
+        Some(snap)
+    } else {
+        None
+    };
+    // The side that is not `cluster` is laid over it.
+    let base = load_side(&args.base, &cwd, cluster.as_ref())?;
     // The working tree by default: the repository's top directory when BASE is a revision,
     // so that both sides name files alike; else the current directory.
     let head_spec = match (&args.head, args.base.starts_with("git:")) {
@@ -119,9 +149,12 @@ pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
         (None, true) => policylens_loader::git_top(&cwd)?.to_string_lossy().into_owned(),
         (None, false) => ".".to_owned(),
     };
-    let mut head = load_side(&head_spec, &cwd)?;
+    let mut head = load_side(&head_spec, &cwd, cluster.as_ref())?;
     if args.head.is_none() {
-        head.label = "working tree".into();
+        head.label = match &cluster {
+            Some(c) => format!("working tree applied to cluster {}", c.server),
+            None => "working tree".into(),
+        };
     }
     let report = compare(&base, &head);
     let text = match args.format {
@@ -166,7 +199,8 @@ fn compare(base: &Side, head: &Side) -> Report {
 
 /// Policy statuses by reference (and file, where a policy is defined in several files).
 fn statuses(snap: &Snapshot) -> BTreeMap<String, PolicyStatusReport> {
-    let report = snap.effective().report(snap.world());
+    // Every policy, the cluster's too: with `cluster` as a side they are the subject.
+    let report = snap.effective().report_every(snap.world());
     let mut count: BTreeMap<String, usize> = BTreeMap::new();
     for p in &report.policies {
         *count.entry(p.policy.clone()).or_default() += 1;

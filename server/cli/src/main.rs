@@ -54,13 +54,20 @@ enum DiffFormat {
 
 #[derive(clap::Args)]
 struct DiffArgs {
-    /// The world before: a directory, or `git:REV` (a revision of the repository holding the
-    /// current directory, read without a checkout).
+    /// The world before: a directory, `git:REV` (a revision of the repository holding the
+    /// current directory, read without a checkout), or `cluster` (the live cluster; the other
+    /// side is then laid over it: what applying it would do).
     base: String,
     /// The world after (default: the working tree).
     head: Option<String>,
     #[arg(long, value_enum, default_value = "human")]
     format: DiffFormat,
+    /// The kubeconfig for a `cluster` side (default: KUBECONFIG, else ~/.kube/config).
+    #[arg(long)]
+    kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context for a `cluster` side (default: its current context).
+    #[arg(long)]
+    kube_context: Option<String>,
 }
 
 #[derive(clap::Args)]

@@ -121,6 +121,107 @@ fn cluster_objects_complete_the_files_read_only() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The team's file redefines the platform's cluster policy; the controller's status in the
+/// cluster is reported beside the computed one, and a disagreement is a warning on the file.
+#[test]
+fn reported_status_beside_the_computed_one() {
+    let mut routes = cluster();
+    // The controller last said the policy conflicts (with something the files do not show).
+    let path = "/apis/gateway.envoyproxy.io/v1alpha1/backendtrafficpolicies";
+    let (_, body) = routes.get_mut(path).unwrap();
+    body["items"][0]["status"]["ancestors"][0]["conditions"][0] = json!({"type": "Accepted", "status": "False", "reason": "Conflicted", "message": "Conflicts with an older policy."});
+    let api = FakeApi::start(routes, &[]);
+    let dir = temp("reported");
+    let kc = kubeconfig(&dir, &api.addr);
+    let kc = kc.to_str().unwrap();
+    let ws = files(&dir);
+    std::fs::write(
+        ws.join("policy.yaml"),
+        "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata:\n  name: edge-defaults\n  namespace: infra\nspec:\n  targetRefs:\n  - {group: gateway.networking.k8s.io, kind: Gateway, name: edge}\n  timeout: {http: {requestTimeout: 20s}}\n",
+    )
+    .unwrap();
+
+    let (code, out, err) = run(&ws, &["status", "--format", "json", "--cluster", "--kubeconfig", kc, "."]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let p = &v["policies"][0];
+    assert_eq!(p["policy"], "BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults");
+    assert_eq!(p["accepted"]["status"], true);
+    assert_eq!(
+        p["reported"],
+        json!([{"ancestor": "Gateway/infra/edge", "controller": "gateway.envoyproxy.io/gatewayclass-controller",
+                "conditions": [{"type": "Accepted", "status": "False", "reason": "Conflicted", "message": "Conflicts with an older policy."}]}])
+    );
+    assert_eq!(p["agrees"], false);
+
+    let (code, out, err) = run(&ws, &["check", "--format", "json", "--cluster", "--kubeconfig", kc, "."]);
+    assert_eq!(code, 0, "a warning does not fail the check: {out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let d: Vec<(&str, &str)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["file"].as_str().unwrap()))
+        .collect();
+    assert_eq!(d, [("status-disagrees", "policy.yaml")]);
+
+    // Without the cluster there is nothing to compare with.
+    let (_, out, _) = run(&ws, &["status", "--format", "json", "."]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["policies"][0].get("reported"), None);
+    assert_eq!(v["policies"][0].get("agrees"), None);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `diff cluster`: the live cluster before, the working tree laid over it after: what
+/// applying the files would change.
+#[test]
+fn diff_against_the_live_cluster() {
+    let mut routes = cluster();
+    // The route is applied already, as in the files.
+    let (_, body) = routes.get_mut("/apis/gateway.networking.k8s.io/v1/httproutes").unwrap();
+    body["items"] = json!([{"metadata": {"name": "checkout", "namespace": "shop"},
+        "spec": {"parentRefs": [{"name": "edge", "namespace": "infra", "sectionName": "https"}],
+                 "rules": [{"name": "pay", "backendRefs": [{"name": "checkout", "port": 8080}]}]}}]);
+    let api = FakeApi::start(routes, &[]);
+    let dir = temp("diff");
+    let kc = kubeconfig(&dir, &api.addr);
+    let kc = kc.to_str().unwrap();
+    let ws = files(&dir);
+    // The team raises the platform's timeout.
+    std::fs::write(
+        ws.join("policy.yaml"),
+        "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata:\n  name: edge-defaults\n  namespace: infra\nspec:\n  targetRefs:\n  - {group: gateway.networking.k8s.io, kind: Gateway, name: edge}\n  timeout: {http: {requestTimeout: 20s}}\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&ws, &["diff", "cluster", "--format", "json", "--kubeconfig", kc]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let server = format!("{}/", api.addr);
+    let policy = "BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults";
+    assert_eq!(
+        v,
+        json!({
+            "base": format!("cluster {server}"),
+            "head": format!("working tree applied to cluster {server}"),
+            "effective": [{
+                "target": "HTTPRoute/shop/checkout#pay",
+                "kind": "BackendTrafficPolicy.gateway.envoyproxy.io",
+                "path": ["GatewayClass/eg", "Gateway/infra/edge", "Gateway/infra/edge#https", "HTTPRoute/shop/checkout", "HTTPRoute/shop/checkout#pay"],
+                "field": "/timeout/http/requestTimeout",
+                "before": {"value": "15s", "policy": policy, "strategy": "AtomicDefaults"},
+                "after": {"value": "20s", "policy": policy, "strategy": "AtomicDefaults"}
+            }],
+            "status": [],
+            "introduced": [],
+            "fixed": []
+        })
+    );
+    // Read-only here too.
+    assert!(api.requests().iter().all(|(m, p)| m == "GET" && !p.contains("secrets")));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn an_unreachable_cluster_is_a_usage_error_naming_the_server() {
     // A port nothing listens on.

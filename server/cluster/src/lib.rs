@@ -2,10 +2,14 @@
 //! hands the loader every object that takes part in policy attachment as text (JSON, which is
 //! YAML), named by a `cluster://` path, so the unchanged engine analyses it beside the files.
 //!
-//! Only `get` and `list` are ever sent (`watch` is for the language server, not yet here).
+//! Only `get`, `list` and `watch` are ever sent (`watch` by the language server, `watch.rs`).
 //! Secrets are never requested. Faults degrade: a kind the credentials may not list (401/403)
 //! is skipped with one message; server errors and timeouts are retried with backoff; an
 //! unreachable server is an error that names its address.
+
+mod watch;
+
+pub use watch::{Change, Watcher, watch};
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -40,6 +44,8 @@ pub struct ClusterObject {
 #[derive(Debug, Default)]
 pub struct Snapshot {
     pub objects: Vec<ClusterObject>,
+    /// Each kind read, with the list's resourceVersion: where a watch resumes.
+    kinds: Vec<Listed>,
     /// The API server's address.
     pub server: String,
     pub context: String,
@@ -63,6 +69,14 @@ const TOPOLOGY: &[(&str, &str)] = &[
     ("", "Namespace"),
     ("apiextensions.k8s.io", "CustomResourceDefinition"),
 ];
+
+/// One kind as listed: a watch of it starts at `resource_version`, knowing `paths`.
+#[derive(Clone, Debug)]
+struct Listed {
+    ar: ApiResource,
+    resource_version: String,
+    paths: BTreeSet<String>,
+}
 
 /// The label a CRD of a policy kind carries (GEP-713).
 const POLICY_LABEL: &str = "gateway.networking.k8s.io/policy";
@@ -122,7 +136,7 @@ async fn read_async(opts: &Options) -> Result<Snapshot, String> {
     let mut labelled: BTreeSet<(String, String)> = BTreeSet::new();
     if let Some(ar) = crd {
         let objects = list(&client, ar, &mut snap).await;
-        for o in &objects {
+        for o in objects.iter().flat_map(|(items, _)| items) {
             let is_policy = o.metadata.labels.as_ref().is_some_and(|l| l.contains_key(POLICY_LABEL));
             let group = o.data.pointer("/spec/group").and_then(|v| v.as_str());
             let kind = o.data.pointer("/spec/names/kind").and_then(|v| v.as_str());
@@ -146,49 +160,72 @@ async fn read_async(opts: &Options) -> Result<Snapshot, String> {
     Ok(snap)
 }
 
-/// Lists every object of one resource (all namespaces), retrying server errors and timeouts
-/// with backoff; a kind the credentials may not list is skipped with a warning.
-async fn list(client: &Client, ar: &ApiResource, snap: &mut Snapshot) -> Vec<DynamicObject> {
+/// Lists every object of one resource (all namespaces) with the list's resourceVersion,
+/// retrying server errors and timeouts with backoff; a kind the credentials may not list is
+/// skipped with a warning (`None`).
+async fn list(client: &Client, ar: &ApiResource, snap: &mut Snapshot) -> Option<(Vec<DynamicObject>, String)> {
+    match list_once(client, ar).await {
+        Ok(l) => Some(l),
+        Err(w) => {
+            snap.warnings.push(w);
+            None
+        }
+    }
+}
+
+async fn list_once(client: &Client, ar: &ApiResource) -> Result<(Vec<DynamicObject>, String), String> {
     let api: Api<DynamicObject> = Api::all_with(client.clone(), ar);
     let mut delay = Duration::from_millis(200);
     for attempt in 0..=RETRIES {
         match api.list(&ListParams::default()).await {
-            Ok(list) => return list.items,
+            Ok(list) => return Ok((list.items, list.metadata.resource_version.unwrap_or_default())),
             Err(kube::Error::Api(e)) if e.code == 401 || e.code == 403 => {
-                snap.warnings.push(format!("{}: not allowed to list ({}); skipped", plural(ar), e.code));
-                return Vec::new();
+                return Err(format!("{}: not allowed to list ({}); skipped", plural(ar), e.code));
             }
             Err(_) if attempt < RETRIES => {
-                // Jitter from the clock: no two clients retry in lockstep.
-                let jitter = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| u64::from(d.subsec_millis()) % 100);
-                tokio::time::sleep(delay + Duration::from_millis(jitter)).await;
+                tokio::time::sleep(delay + jitter()).await;
                 delay *= 2;
             }
-            Err(e) => {
-                snap.warnings.push(format!("{}: {e}; skipped after {} tries", plural(ar), RETRIES + 1));
-                return Vec::new();
-            }
+            Err(e) => return Err(format!("{}: {e}; skipped after {} tries", plural(ar), RETRIES + 1)),
         }
     }
-    Vec::new()
+    Err(format!("{}: skipped", plural(ar)))
+}
+
+/// Up to 100 ms from the clock: no two clients retry in lockstep.
+fn jitter() -> Duration {
+    let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_millis());
+    Duration::from_millis(u64::from(ms % 100))
 }
 
 fn plural(ar: &ApiResource) -> String {
     if ar.group.is_empty() { ar.plural.clone() } else { format!("{}.{}", ar.plural, ar.group) }
 }
 
-/// Adds listed objects as text. A real API server leaves `apiVersion` and `kind` out of list
-/// items: they come from the resource listed.
-fn push(snap: &mut Snapshot, ar: &ApiResource, objects: Vec<DynamicObject>) {
-    for mut o in objects {
-        o.types = Some(kube::api::TypeMeta { api_version: ar.api_version.clone(), kind: ar.kind.clone() });
-        let Ok(text) = serde_json::to_string(&o) else { continue };
-        let ns = o.metadata.namespace.as_deref().unwrap_or("_");
-        let name = o.metadata.name.as_deref().unwrap_or("_");
-        let kind = if ar.group.is_empty() { ar.kind.clone() } else { format!("{}.{}", ar.kind, ar.group) };
-        let path = format!("cluster://{}/{ns}/{kind}/{name}", snap.context);
-        snap.objects.push(ClusterObject { path, text });
+/// Adds a kind's listed objects as text, and the kind as watchable from the list's version.
+fn push(snap: &mut Snapshot, ar: &ApiResource, listed: Option<(Vec<DynamicObject>, String)>) {
+    let Some((objects, resource_version)) = listed else { return };
+    let mut paths = BTreeSet::new();
+    for o in objects {
+        if let Some(c) = to_text(&snap.context, ar, o) {
+            paths.insert(c.path.clone());
+            snap.objects.push(c);
+        }
     }
+    snap.kinds.push(Listed { ar: ar.clone(), resource_version, paths });
+}
+
+/// An object as text under its `cluster://` path. A real API server leaves `apiVersion` and
+/// `kind` out of list items: they come from the resource listed.
+fn to_text(context: &str, ar: &ApiResource, mut o: DynamicObject) -> Option<ClusterObject> {
+    o.types = Some(kube::api::TypeMeta { api_version: ar.api_version.clone(), kind: ar.kind.clone() });
+    let text = serde_json::to_string(&o).ok()?;
+    let ns = o.metadata.namespace.as_deref().unwrap_or("_");
+    let name = o.metadata.name.as_deref().unwrap_or("_");
+    Some(ClusterObject { path: path_of(context, ar, ns, name), text })
+}
+
+fn path_of(context: &str, ar: &ApiResource, ns: &str, name: &str) -> String {
+    let kind = if ar.group.is_empty() { ar.kind.clone() } else { format!("{}.{}", ar.kind, ar.group) };
+    format!("cluster://{context}/{ns}/{kind}/{name}")
 }

@@ -14,6 +14,7 @@
 //! - environment: `POLICYLENS_LOG` filters stderr logging (tracing `EnvFilter` syntax);
 //!   `POLICYLENS_TEST=1` / `POLICYLENS_TEST_PANIC=1` enable test-only requests.
 
+mod cluster;
 mod config;
 mod documents;
 mod from_proto;

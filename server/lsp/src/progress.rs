@@ -76,6 +76,8 @@ struct Built {
     ws: Workspace,
     /// What the cluster read said, for the user: connected (and what was skipped), or why not.
     cluster: Option<(bool, String)>,
+    /// The cluster read, to watch from.
+    watch_from: Option<(policylens_cluster::Options, policylens_cluster::Snapshot)>,
     disk: HashSet<Arc<str>>,
     config_path: Option<PathBuf>,
     excludes: Excludes,
@@ -94,15 +96,16 @@ fn build(
             context: cluster.context.filter(|c| !c.is_empty()),
         };
         built.cluster = Some(match policylens_cluster::read(&opts) {
-            Ok(snap) => {
+            Ok(mut snap) => {
                 let n = snap.objects.len();
-                for o in snap.objects {
+                for o in std::mem::take(&mut snap.objects) {
                     built.ws.set_file_with_origin(&o.path, o.text, policylens_core::workspace::Origin::Cluster);
                 }
-                let mut m = format!("cluster `{}` at {}: {n} objects", snap.context, snap.server);
+                let mut m = format!("cluster `{}` at {}: {n} objects, watched", snap.context, snap.server);
                 if !snap.warnings.is_empty() {
                     m.push_str(&format!("; {}", snap.warnings.join("; ")));
                 }
+                built.watch_from = Some((opts, snap));
                 (true, m)
             }
             // The files are still analysed; the next re-index tries again.
@@ -135,13 +138,14 @@ fn build_files(
             }
             let excludes = Excludes::new(&l.workspace.config().config, l.config_path.as_deref());
             let disk = l.disk.iter().map(|p| Arc::from(p.as_str())).collect();
-            Built { ws: l.workspace, cluster: None, disk, config_path: l.config_path, excludes }
+            Built { ws: l.workspace, cluster: None, watch_from: None, disk, config_path: l.config_path, excludes }
         }
         Err(e) => {
             tracing::warn!(target: "policylens", "{e}");
             Built {
                 ws: Workspace::new(),
                 cluster: None,
+                watch_from: None,
                 disk: HashSet::new(),
                 config_path,
                 excludes: Excludes::default(),
@@ -177,7 +181,12 @@ pub async fn reindex(shared: Arc<Shared>) {
             }
             let files = built.disk.len();
             let config = built.config_path.as_deref().map(|p| p.display().to_string());
+            // The previous watch stops before the workspace it fed is replaced.
+            let generation = crate::cluster::stop(&shared);
             shared.lock().install(built.ws, built.disk, built.config_path, built.excludes);
+            if let Some((opts, snap)) = built.watch_from {
+                crate::cluster::follow(&shared, generation, &opts, &snap);
+            }
             let ms = start.elapsed().as_millis();
             tracing::info!(
                 target: "policylens",

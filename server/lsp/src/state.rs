@@ -247,6 +247,9 @@ pub struct Shared {
     pub base_changed: watch::Sender<u64>,
     /// What the client was last sent per file; both diagnostics passes publish through it.
     pub pushed: tokio::sync::Mutex<HashMap<Arc<str>, Pushed>>,
+    /// The live cluster's watch (`cluster.rs`), and its generation: bumped when it stops.
+    pub cluster_watch: Mutex<Option<policylens_cluster::Watcher>>,
+    pub cluster_generation: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -262,6 +265,8 @@ impl Shared {
             base: Mutex::new(None),
             base_changed: watch::Sender::new(0),
             pushed: tokio::sync::Mutex::new(HashMap::new()),
+            cluster_watch: Mutex::new(None),
+            cluster_generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 

@@ -14,37 +14,90 @@ use serde_json::{Value, json};
 /// A response the loopback server gives for a path: status and JSON body.
 pub type Routes = HashMap<String, (u16, Value)>;
 
+/// What one watch request on a path gets, in the order they come.
+pub enum Watch {
+    /// These events, then the connection stays open `hold_ms` and ends (as a server's watch
+    /// timeout ends it).
+    Events { events: Vec<Value>, hold_ms: u64 },
+    /// `410 Gone`: the resourceVersion is too old, the client must list again.
+    Gone,
+}
+
+/// Watch behaviour: scripts per path; past its script (or without one) a watch either gets
+/// the list's items as MODIFIED events and a BOOKMARK (what `kubectl get -w` is shown), or,
+/// with `hold`, stays open without events (a quiet cluster).
+#[derive(Default)]
+struct Watches {
+    scripts: HashMap<String, std::collections::VecDeque<Watch>>,
+    hold: bool,
+}
+
 pub struct FakeApi {
     pub addr: String,
     requests: Arc<Mutex<Vec<(String, String)>>>,
+    routes: Arc<Mutex<Routes>>,
 }
 
 impl FakeApi {
     /// Serves `routes` on 127.0.0.1; paths not in it answer 404 like a real API server. A
     /// path listed in `flaky` fails once with a 500 before it answers.
     pub fn start(routes: Routes, flaky: &[&str]) -> FakeApi {
+        FakeApi::start_watching(routes, flaky, HashMap::new(), false)
+    }
+
+    /// [`FakeApi::start`] with scripted watches (see [`Watches`]).
+    pub fn start_watching(routes: Routes, flaky: &[&str], scripts: HashMap<String, Vec<Watch>>, hold: bool) -> FakeApi {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = format!("http://{}", listener.local_addr().unwrap());
         let requests: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
-        let routes = Arc::new(routes);
+        let routes = Arc::new(Mutex::new(routes));
         let flaky: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(flaky.iter().map(|s| s.to_string()).collect()));
-        let log = requests.clone();
+        let scripts = scripts.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
+        let watches = Arc::new(Mutex::new(Watches { scripts, hold }));
+        let (log, served) = (requests.clone(), routes.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (routes, log, flaky) = (routes.clone(), log.clone(), flaky.clone());
-                std::thread::spawn(move || serve(stream, &routes, &log, &flaky));
+                let (routes, log, flaky, watches) = (served.clone(), log.clone(), flaky.clone(), watches.clone());
+                std::thread::spawn(move || serve(stream, &routes, &log, &flaky, &watches));
             }
         });
-        FakeApi { addr, requests }
+        FakeApi { addr, requests, routes }
     }
 
     pub fn requests(&self) -> Vec<(String, String)> {
         self.requests.lock().unwrap().clone()
     }
+
+    /// Changes what a path answers from now on (a list after a change in the cluster).
+    pub fn set_route(&self, path: &str, status: u16, body: Value) {
+        self.routes.lock().unwrap().insert(path.to_owned(), (status, body));
+    }
+}
+
+/// A chunked stream of watch events.
+fn write_events(out: &mut TcpStream, events: &[Value], hold_ms: u64) {
+    let head =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    let mut body = String::new();
+    for e in events {
+        let line = format!("{e}\n");
+        body.push_str(&format!("{:x}\r\n{line}\r\n", line.len()));
+    }
+    if out.write_all(head.as_bytes()).and_then(|_| out.write_all(body.as_bytes())).and_then(|_| out.flush()).is_err() {
+        return;
+    }
+    std::thread::sleep(std::time::Duration::from_millis(hold_ms));
+    let _ = out.write_all(b"0\r\n\r\n");
 }
 
 /// HTTP/1.1 with keep-alive: requests without bodies (the client only reads).
-fn serve(stream: TcpStream, routes: &Routes, log: &Mutex<Vec<(String, String)>>, flaky: &Mutex<Vec<String>>) {
+fn serve(
+    stream: TcpStream,
+    routes: &Mutex<Routes>,
+    log: &Mutex<Vec<(String, String)>>,
+    flaky: &Mutex<Vec<String>>,
+    watches: &Mutex<Watches>,
+) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut out = stream;
     loop {
@@ -93,7 +146,7 @@ fn serve(stream: TcpStream, routes: &Routes, log: &Mutex<Vec<(String, String)>>,
         let (status, value) = if fail_once {
             (500, status_body(500, "InternalError", "etcdserver: request timed out"))
         } else if let Some((ns, all)) = &scoped {
-            match routes.get(all).cloned() {
+            match routes.lock().unwrap().get(all).cloned() {
                 Some((200, mut v)) => {
                     let items: Vec<Value> = v["items"].as_array().cloned().unwrap_or_default();
                     v["items"] = json!(
@@ -105,9 +158,23 @@ fn serve(stream: TcpStream, routes: &Routes, log: &Mutex<Vec<(String, String)>>,
                 None => not_found(),
             }
         } else {
-            routes.get(&path).cloned().unwrap_or_else(not_found)
+            routes.lock().unwrap().get(&path).cloned().unwrap_or_else(not_found)
         };
         if target.contains("watch=true") || target.contains("watch=1") {
+            let (next, hold) = {
+                let mut w = watches.lock().unwrap();
+                let next = w.scripts.get_mut(&path).and_then(|q| q.pop_front());
+                (next, w.hold)
+            };
+            match next {
+                Some(Watch::Events { events, hold_ms }) => return write_events(&mut out, &events, hold_ms),
+                Some(Watch::Gone) => {
+                    let gone = json!({"type": "ERROR", "object": status_body(410, "Expired", "too old resource version: 4711 (4790)")});
+                    return write_events(&mut out, &[gone], 0);
+                }
+                None if hold => return write_events(&mut out, &[], 60_000),
+                None => {}
+            }
             // A watch: the list's items as MODIFIED events, a BOOKMARK, then the stream ends.
             let mut events: Vec<Value> = value["items"]
                 .as_array()
@@ -126,15 +193,7 @@ fn serve(stream: TcpStream, routes: &Routes, log: &Mutex<Vec<(String, String)>>,
             if target.contains("allowWatchBookmarks=true") {
                 events.push(json!({"type": "BOOKMARK", "object": {"kind": value["kind"].as_str().unwrap_or("").trim_end_matches("List"), "apiVersion": value["apiVersion"], "metadata": {"resourceVersion": "4713"}}}));
             }
-            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
-            let mut body = String::new();
-            for e in events {
-                let line = format!("{e}\n");
-                body.push_str(&format!("{:x}\r\n{line}\r\n", line.len()));
-            }
-            body.push_str("0\r\n\r\n");
-            let _ = out.write_all(head.as_bytes()).and_then(|_| out.write_all(body.as_bytes()));
-            return;
+            return write_events(&mut out, &events, 0);
         }
         let text = value.to_string();
         let reason = match status {

@@ -1,5 +1,6 @@
 //! Inline multi-file fixtures for tests: `//- path` starts a file; `$0` marks a cursor, and
-//! two marks in one file a range. A `.policylens.yaml` file is loaded as the config.
+//! two marks in one file a range. A `.policylens.yaml` file is loaded as the config, and a
+//! `cluster://` path as an object read from a live cluster.
 
 use crate::syntax::Span;
 use crate::workspace::Workspace;
@@ -39,6 +40,9 @@ pub(crate) fn parse(fixture: &str) -> Fixture {
         text.push_str(rest);
         if path.ends_with(".policylens.yaml") {
             workspace.set_config(Some(&path), &text);
+        } else if path.starts_with("cluster://") {
+            // As the live-cluster reader names what it read.
+            workspace.set_file_with_origin(&path, text, crate::workspace::Origin::Cluster);
         } else {
             workspace.set_file(&path, text);
         }

@@ -27,7 +27,8 @@ pub use explain::explain;
 pub use provenance::Origin;
 pub use spec::UnknownStrategy;
 pub use status::{
-    AcceptedReport, Enforcement, PolicyStatus, PolicyStatusReport, Reason, StatusReport, accepted_report, origin_label,
+    AcceptedReport, Enforcement, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus,
+    StatusReport, accepted_report, agrees, origin_label,
 };
 
 use std::collections::HashMap;
@@ -259,7 +260,13 @@ impl EffectiveIndex {
 
     /// `status --format json`.
     pub fn report(&self, world: &World) -> StatusReport {
-        status::report(world, &self.statuses, self.truncated)
+        status::report(world, &self.statuses, self.truncated, false)
+    }
+
+    /// [`EffectiveIndex::report`] with the policies of context directories and the live
+    /// cluster too: `diff` compares worlds where the cluster's policies are the subject.
+    pub fn report_every(&self, world: &World) -> StatusReport {
+        status::report(world, &self.statuses, self.truncated, true)
     }
 }
 

@@ -9,8 +9,9 @@ use crate::workspace::{ObjId, World};
 
 pub fn compare(world: &World, a: ObjId, b: ObjId) -> Ordering {
     let (oa, ob) = (world.object(a), world.object(b));
-    let ta = (oa.creation_timestamp.is_none(), oa.creation_timestamp.as_deref());
-    let tb = (ob.creation_timestamp.is_none(), ob.creation_timestamp.as_deref());
+    // A file's object that replaces the live cluster's keeps the cluster's age.
+    let (ca, cb) = (world.creation_timestamp(a), world.creation_timestamp(b));
+    let (ta, tb) = ((ca.is_none(), ca), (cb.is_none(), cb));
     ta.cmp(&tb)
         .then_with(|| world.namespace_of(a).unwrap_or("").cmp(world.namespace_of(b).unwrap_or("")))
         .then_with(|| oa.name.value.cmp(&ob.name.value))

@@ -189,6 +189,38 @@ pub struct PolicyStatusReport {
     pub enforcement: Option<Enforcement>,
     pub superseded_by: Vec<String>,
     pub affects: Vec<String>,
+    /// What the controllers wrote in the live cluster's `status.ancestors` (with `--cluster`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reported: Vec<ReportedStatus>,
+    /// Whether the controllers' `Accepted` agrees with the computed one; absent when no
+    /// controller reported one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agrees: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReportedStatus {
+    pub ancestor: String,
+    pub controller: String,
+    pub conditions: Vec<ReportedConditionJson>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReportedConditionJson {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    pub reason: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// Whether the controllers' `Accepted` conditions agree with the computed acceptance: the
+/// policy counts as reported accepted when every `Accepted` condition is `True`. `None`
+/// when no controller wrote one.
+pub fn agrees(reported: &[crate::model::ReportedAncestor], accepted: bool) -> Option<bool> {
+    let said: Vec<bool> = reported.iter().filter_map(|a| a.accepted()).collect();
+    (!said.is_empty()).then(|| said.iter().all(|&a| a) == accepted)
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -282,13 +314,18 @@ pub fn origin_label(world: &World, o: Origin) -> String {
     }
 }
 
-pub(super) fn report(world: &World, statuses: &HashMap<ObjId, PolicyStatus>, truncated: bool) -> StatusReport {
+pub(super) fn report(
+    world: &World,
+    statuses: &HashMap<ObjId, PolicyStatus>,
+    truncated: bool,
+    every_origin: bool,
+) -> StatusReport {
     let t = &world.topology;
     let mut policies: Vec<PolicyStatusReport> = world
         .policies
         .iter()
-        // Context and cluster objects take part but are never reported on.
-        .filter(|&&pid| world.file_of(pid).origin == crate::workspace::Origin::Workspace)
+        // Context and cluster objects take part but are not reported on (but in `diff`).
+        .filter(|&&pid| every_origin || world.file_of(pid).origin == crate::workspace::Origin::Workspace)
         .filter_map(|&pid| {
             let s = statuses.get(&pid)?;
             let file = world.file_of(pid);
@@ -301,6 +338,24 @@ pub(super) fn report(world: &World, statuses: &HashMap<ObjId, PolicyStatus>, tru
             superseded_by.dedup();
             let mut affects: Vec<String> = s.affects.iter().map(|&n| t.node_key(world, n).to_string()).collect();
             affects.sort();
+            let reported_by = world.reported(pid).unwrap_or(&[]);
+            let reported = reported_by
+                .iter()
+                .map(|a| ReportedStatus {
+                    ancestor: a.ancestor.clone(),
+                    controller: a.controller.to_string(),
+                    conditions: a
+                        .conditions
+                        .iter()
+                        .map(|c| ReportedConditionJson {
+                            type_: c.type_.to_string(),
+                            status: c.status.to_string(),
+                            reason: c.reason.to_string(),
+                            message: c.message.to_string(),
+                        })
+                        .collect(),
+                })
+                .collect();
             Some(PolicyStatusReport {
                 policy: world.key(pid).to_string(),
                 file: file.path.to_string(),
@@ -309,6 +364,8 @@ pub(super) fn report(world: &World, statuses: &HashMap<ObjId, PolicyStatus>, tru
                 enforcement: s.enforcement,
                 superseded_by,
                 affects,
+                reported,
+                agrees: agrees(reported_by, s.accepted),
             })
         })
         .collect();

@@ -90,6 +90,15 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
         ("", "Secret") => Body::Other(Box::default()),
         (GATEWAY_GROUP, "ReferenceGrant") => Body::ReferenceGrant(Box::new(core_kinds::reference_grant(spec()))),
         (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(Box::new(core_kinds::crd(spec(), labels))),
-        _ => Body::Other(Box::new(Other { policy: policy::policy_fields(spec()) })),
+        _ => {
+            let policy = policy::policy_fields(spec());
+            let reported = if policy.has_ref_fields() {
+                let own_ns = root.at(&["metadata", "namespace"]).and_then(Node::as_str);
+                policy::reported(root.get("status"), own_ns)
+            } else {
+                None
+            };
+            Body::Other(Box::new(Other { policy, reported }))
+        }
     }
 }

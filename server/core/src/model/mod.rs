@@ -276,6 +276,35 @@ pub struct CrdVersion {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Other {
     pub policy: PolicyFields,
+    /// `status.ancestors` as a controller wrote them, read for objects with reference
+    /// fields (policies): a live cluster's objects carry them.
+    pub reported: Option<Box<[ReportedAncestor]>>,
+}
+
+/// One entry of a policy's `status.ancestors` (GEP-713 `PolicyAncestorStatus`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ReportedAncestor {
+    /// `ancestorRef` in the §2.1 form (`Gateway/infra/edge#https`); the namespace defaults
+    /// to the policy's.
+    pub ancestor: String,
+    pub controller: Str,
+    pub conditions: Box<[ReportedCondition]>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ReportedCondition {
+    pub type_: Str,
+    /// `True`, `False` or `Unknown`.
+    pub status: Str,
+    pub reason: Str,
+    pub message: Str,
+}
+
+impl ReportedAncestor {
+    /// The `Accepted` condition's status, when the controller wrote one.
+    pub fn accepted(&self) -> Option<bool> {
+        self.conditions.iter().find(|c| c.type_ == "Accepted").map(|c| c.status == "True")
+    }
 }
 
 /// The spec fields read as references (into [`PolicyFields`]), never as policy content.

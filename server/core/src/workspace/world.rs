@@ -66,6 +66,9 @@ pub struct WorldCore {
     pub files: Vec<Arc<SourceFile>>,
     /// (file index, object index in file) per object; objects of one file are contiguous.
     locs: Vec<(u32, u32)>,
+    /// Objects that replaced a live cluster's instance of their identity, with that
+    /// instance's location: its `creationTimestamp` and controller status still apply.
+    from_cluster: HashMap<ObjId, (u32, u32)>,
     /// The ids of each file's objects, `start..end`.
     file_objects: HashMap<Arc<str>, (u32, u32)>,
     /// Per object, its namespace as an index into `namespace_names` (`NO_NAMESPACE` for
@@ -168,12 +171,21 @@ impl World {
         for (fi, f) in files.iter().enumerate() {
             let start = locs.len() as u32;
             for oi in 0..f.objects.len() {
-                if !replaced.contains(&(fi as u32, oi as u32)) {
+                if !replaced.contains_key(&(fi as u32, oi as u32)) {
                     locs.push((fi as u32, oi as u32));
                 }
             }
             file_objects.insert(f.path.clone(), (start, locs.len() as u32));
         }
+        // A file's object that replaced the live cluster's keeps what the cluster knows of it.
+        let from_cluster: HashMap<ObjId, (u32, u32)> = {
+            let winners: HashMap<(u32, u32), (u32, u32)> = replaced
+                .iter()
+                .filter(|(r, _)| files[r.0 as usize].origin == Origin::Cluster)
+                .map(|(&r, &w)| (w, r))
+                .collect();
+            locs.iter().enumerate().filter_map(|(i, l)| winners.get(l).map(|&r| (ObjId(i as u32), r))).collect()
+        };
         let obj = |&(fi, oi): &(u32, u32)| &files[fi as usize].objects[oi as usize];
 
         let catalog = match &outer {
@@ -255,6 +267,7 @@ impl World {
         let core = WorldCore {
             files,
             locs,
+            from_cluster,
             file_objects,
             namespaces,
             namespace_names,
@@ -315,6 +328,30 @@ impl World {
     pub fn object(&self, id: ObjId) -> &Object {
         let (fi, oi) = self.locs[id.0 as usize];
         &self.files[fi as usize].objects[oi as usize]
+    }
+
+    /// The live cluster's instance of this object that a file's replaced, if any.
+    fn cluster_instance(&self, id: ObjId) -> Option<&Object> {
+        let &(fi, oi) = self.from_cluster.get(&id)?;
+        self.files.get(fi as usize)?.objects.get(oi as usize)
+    }
+
+    /// When the object was created: its own `creationTimestamp`, else that of the live
+    /// cluster's instance it replaces (applying a file keeps the object's age).
+    pub fn creation_timestamp(&self, id: ObjId) -> Option<&crate::model::Timestamp> {
+        let own = self.object(id).creation_timestamp.as_deref();
+        own.or_else(|| self.cluster_instance(id)?.creation_timestamp.as_deref())
+    }
+
+    /// The controllers' `status.ancestors` of a policy: the live cluster's (its own when it
+    /// comes from the cluster, else that of the cluster instance it replaces). Statuses
+    /// written in workspace files are not a controller's report.
+    pub fn reported(&self, id: ObjId) -> Option<&[crate::model::ReportedAncestor]> {
+        let o = if self.file_of(id).origin == Origin::Cluster { self.object(id) } else { self.cluster_instance(id)? };
+        match &o.body {
+            Body::Other(other) => other.reported.as_deref(),
+            _ => None,
+        }
     }
 
     pub fn file_of(&self, id: ObjId) -> &Arc<SourceFile> {
@@ -608,13 +645,16 @@ fn split_worlds(files: &[Arc<SourceFile>], config: &ConfigState) -> (Vec<u32>, V
 
 /// Objects of context and cluster files whose identity a better origin (workspace files, then
 /// context directories) also defines: they are replaced, as applying the files would.
+/// Objects replaced by an instance of the same identity (in the same explicit world) from a
+/// better origin: workspace over context over cluster. Maps each replaced object to the
+/// instance replacing it.
 fn replaced_by_better_origin(
     files: &[Arc<SourceFile>],
     file_worlds: &[u32],
     cluster_scoped: &HashSet<GroupKind>,
     default_namespace: &Arc<str>,
-) -> HashSet<(u32, u32)> {
-    let mut out = HashSet::new();
+) -> HashMap<(u32, u32), (u32, u32)> {
+    let mut out = HashMap::new();
     if files.iter().all(|f| f.origin == Origin::Workspace) {
         return out;
     }
@@ -633,17 +673,23 @@ fn replaced_by_better_origin(
         };
         (file_worlds.get(fi).copied().unwrap_or(0), gk, ns, o.name.value.clone())
     };
-    let mut best: HashMap<Identity, Origin> = HashMap::new();
+    // The first instance of the best origin per identity.
+    let mut best: HashMap<Identity, (Origin, (u32, u32))> = HashMap::new();
     for (fi, f) in files.iter().enumerate() {
-        for o in f.objects.iter().filter(|o| !o.templated) {
-            let e = best.entry(identity(fi, o)).or_insert(f.origin);
-            *e = (*e).min(f.origin);
+        for (oi, o) in f.objects.iter().enumerate().filter(|(_, o)| !o.templated) {
+            let here = (f.origin, (fi as u32, oi as u32));
+            let e = best.entry(identity(fi, o)).or_insert(here);
+            if f.origin < e.0 {
+                *e = here;
+            }
         }
     }
     for (fi, f) in files.iter().enumerate().filter(|(_, f)| f.origin != Origin::Workspace) {
         for (oi, o) in f.objects.iter().enumerate().filter(|(_, o)| !o.templated) {
-            if best.get(&identity(fi, o)).is_some_and(|&b| b < f.origin) {
-                out.insert((fi as u32, oi as u32));
+            if let Some(&(b, winner)) = best.get(&identity(fi, o))
+                && b < f.origin
+            {
+                out.insert((fi as u32, oi as u32), winner);
             }
         }
     }

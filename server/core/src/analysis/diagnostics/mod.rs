@@ -83,6 +83,7 @@ codes! {
     RouteWithoutParent = "route-without-parent", Information;
     InvalidSelector = "invalid-selector", Error;
     SelectorMatchesNothing = "selector-matches-nothing", Warning;
+    StatusDisagrees = "status-disagrees", Warning;
 }
 
 impl Code {
@@ -115,6 +116,7 @@ impl Code {
             Code::RouteWithoutParent => "A route with no parentRefs attaches to nothing.",
             Code::InvalidSelector => "A label selector with a bad operator or values.",
             Code::SelectorMatchesNothing => "A targetSelectors entry selects no object.",
+            Code::StatusDisagrees => "The controller's reported Accepted differs from the computed one (--cluster).",
         }
     }
 }
@@ -205,6 +207,7 @@ impl Code {
                 | Code::PartiallyOverridden
                 | Code::UnknownStrategy
                 | Code::AffectsNothing
+                | Code::StatusDisagrees
         )
     }
 }

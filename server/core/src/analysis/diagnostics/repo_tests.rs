@@ -583,3 +583,106 @@ policy.yaml "kind: HTTPRoute\n    namespaces: {from: All}\n    matchLabels: {tea
 "#,
     );
 }
+
+/// A live cluster under the files (`--cluster`): Envoy Gateway's rule for two
+/// BackendTrafficPolicies on one Gateway (the older wins). The team's file redefines its
+/// policy without a `creationTimestamp`, as files do: applying it keeps the cluster object's
+/// age, so it still wins over the younger rival that exists only in the cluster. The
+/// controller's status in the cluster, written while an older version lost, says Conflicted:
+/// that disagreement is reported on the file.
+#[test]
+fn live_cluster_ages_and_reported_status() {
+    let policy = |name: &str, created: &str, status: &str| {
+        format!(
+            r#"apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: {name}
+  namespace: infra
+  creationTimestamp: "{created}"
+spec:
+  targetRefs:
+  - {{group: gateway.networking.k8s.io, kind: Gateway, name: edge}}
+  timeout: {{http: {{requestTimeout: 5s}}}}
+status:
+  ancestors:
+  - ancestorRef: {{group: gateway.networking.k8s.io, kind: Gateway, name: edge}}
+    controllerName: gateway.envoyproxy.io/gatewayclass-controller
+    conditions:
+    - {{type: Accepted, status: "{status}", reason: {reason}, message: "{message}"}}
+"#,
+            reason = if status == "True" { "Accepted" } else { "Conflicted" },
+            message = if status == "True" { "Policy has been accepted." } else { "Conflicts with team-timeouts." },
+        )
+    };
+    let fixture = format!(
+        r#"//- cluster://fake/gateway.networking.k8s.io/Gateway/infra/edge.json
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: edge
+  namespace: infra
+  creationTimestamp: "2025-01-01T00:00:00Z"
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {{name: http, port: 80, protocol: HTTP}}
+//- cluster://fake/gateway.networking.k8s.io/HTTPRoute/infra/status.json
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: status
+  namespace: infra
+spec:
+  parentRefs:
+  - name: edge
+//- cluster://fake/gateway.envoyproxy.io/BackendTrafficPolicy/infra/team-timeouts.json
+{}//- cluster://fake/gateway.envoyproxy.io/BackendTrafficPolicy/infra/platform-timeouts.json
+{}//- team/policy.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: $0team-timeouts$0
+  namespace: infra
+spec:
+  targetRefs:
+  - {{group: gateway.networking.k8s.io, kind: Gateway, name: edge}}
+  timeout: {{http: {{requestTimeout: 9s}}}}
+"#,
+        policy("team-timeouts", "2025-01-02T00:00:00Z", "False"),
+        policy("platform-timeouts", "2025-03-01T00:00:00Z", "True"),
+    );
+    check(
+        &fixture,
+        "team/policy.yaml \"team-timeouts\" warning[status-disagrees] the controller `gateway.envoyproxy.io/gatewayclass-controller` reports Accepted=False (Conflicted: Conflicts with team-timeouts.) for `Gateway/infra/edge`, but these files give Accepted: the cluster holds objects or versions the files do not show, or the controller reads this kind differently",
+    );
+    let mut f = crate::analysis::fixture::parse(&fixture);
+    let snap = f.workspace.snapshot();
+    let report = snap.effective().report(snap.world());
+    let json = serde_json::to_value(&report.policies).unwrap_or_default();
+    assert_eq!(
+        json,
+        serde_json::json!([{
+            "policy": "BackendTrafficPolicy.gateway.envoyproxy.io/infra/team-timeouts",
+            "file": "team/policy.yaml",
+            "range": {"start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 21}},
+            "accepted": {"status": true, "reason": "Accepted"},
+            "enforcement": "Enforced",
+            "supersededBy": [],
+            "affects": ["HTTPRoute/infra/status"],
+            "reported": [{
+                "ancestor": "Gateway/infra/edge",
+                "controller": "gateway.envoyproxy.io/gatewayclass-controller",
+                "conditions": [{"type": "Accepted", "status": "False", "reason": "Conflicted", "message": "Conflicts with team-timeouts."}]
+            }],
+            "agrees": false
+        }])
+    );
+    // Hover on the policy shows both.
+    let at = f.marks.first().map_or(0, |m| m.1);
+    let hover = crate::analysis::hover(&snap, "team/policy.yaml", at).map(|h| h.markdown).unwrap_or_default();
+    assert!(
+        hover.contains("Live cluster:\n- controller `gateway.envoyproxy.io/gatewayclass-controller` says Accepted=False (Conflicted) for `Gateway/infra/edge` · computed: Accepted (**disagrees**)"),
+        "{hover}"
+    );
+}

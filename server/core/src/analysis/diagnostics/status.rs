@@ -19,6 +19,9 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
         if let Some(u) = &st.unknown_strategy {
             out.push(unknown_strategy(world, pid, file, u).object(world, pid));
         }
+        if let Some(d) = disagrees(world, pid, file, st) {
+            out.push(d.object(world, pid));
+        }
         if !st.accepted && st.reason != Reason::Conflicted {
             // Invalid and TargetNotFound have their own reference diagnostics.
             continue;
@@ -31,7 +34,7 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
             seen_nodes.push(node);
             let at = world.topology.node_key(world, node).to_string();
             let w = world.key(winner).to_string();
-            let why = if world.object(winner).creation_timestamp != world.object(pid).creation_timestamp {
+            let why = if world.creation_timestamp(winner) != world.creation_timestamp(pid) {
                 "is older"
             } else {
                 "comes first by namespace/name"
@@ -92,6 +95,29 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
     }
+}
+
+/// `status-disagrees`: a controller's `Accepted` in the live cluster differs from the
+/// computed one.
+fn disagrees(world: &World, pid: ObjId, file: &Arc<str>, st: &PolicyStatus) -> Option<Diagnostic> {
+    let reported = world.reported(pid)?;
+    if crate::effective::agrees(reported, st.accepted) != Some(false) {
+        return None;
+    }
+    let (a, c) = reported.iter().find_map(|a| {
+        a.conditions.iter().find(|c| c.type_ == "Accepted" && (c.status == "True") != st.accepted).map(|c| (a, c))
+    })?;
+    let mut said = format!("Accepted={} ({}", c.status, c.reason);
+    if !c.message.is_empty() {
+        said.push_str(&format!(": {}", c.message));
+    }
+    said.push(')');
+    let computed = if st.accepted { "Accepted".to_owned() } else { format!("Accepted=False ({:?})", st.reason) };
+    let message = format!(
+        "the controller `{}` reports {said} for `{}`, but these files give {computed}: the cluster holds objects or versions the files do not show, or the controller reads this kind differently",
+        a.controller, a.ancestor
+    );
+    Some(Diagnostic::new(file, world.object(pid).name.span, Code::StatusDisagrees, message))
 }
 
 /// At most this many superseding objects are named in a message or given as related

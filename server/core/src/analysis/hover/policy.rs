@@ -38,6 +38,9 @@ pub(super) fn hover(snap: &Snapshot, pid: ObjId) -> String {
         None => "**Status unknown**".to_owned(),
     };
     parts.push(line);
+    if let (Some(reported), Some(s)) = (world.reported(pid), status) {
+        parts.push(reported_lines(reported, s));
+    }
 
     // Why refs point at nothing (TargetNotFound, Invalid).
     let problems: Vec<String> = sites(world, pid)
@@ -127,4 +130,25 @@ pub(crate) fn untargeted_scope(world: &crate::workspace::World, pid: ObjId) -> O
     } else {
         format!("Applies to every workload in namespace `{ns}` (no targetRef or selector)")
     })
+}
+
+/// What the controllers wrote in the live cluster, beside the computed status: `controller
+/// says Accepted=False (Conflicted) for Gateway/infra/edge · computed: Accepted`.
+fn reported_lines(reported: &[crate::model::ReportedAncestor], s: &crate::effective::PolicyStatus) -> String {
+    let computed = if s.accepted { "Accepted".to_owned() } else { format!("Accepted=False ({})", reason(s.reason)) };
+    let mut lines = Vec::new();
+    for a in reported {
+        let Some(c) = a.conditions.iter().find(|c| c.type_ == "Accepted") else { continue };
+        let said =
+            if c.status == "True" { "Accepted".to_owned() } else { format!("Accepted={} ({})", c.status, c.reason) };
+        let verdict = if (c.status == "True") == s.accepted { "agrees" } else { "**disagrees**" };
+        lines.push(format!(
+            "- controller `{}` says {said} for `{}` · computed: {computed} ({verdict})",
+            a.controller, a.ancestor
+        ));
+    }
+    if lines.is_empty() {
+        return "Live cluster: no controller has reported Accepted".to_owned();
+    }
+    format!("Live cluster:\n{}", lines.join("\n"))
 }

@@ -2,7 +2,9 @@
 //! `spec.targetSelectors`.
 
 use super::read::{self, CollectExact};
-use crate::model::{PolicyFields, REF_FIELDS, RefList, SelectorList, TargetSelector};
+use crate::model::{
+    PolicyFields, REF_FIELDS, RefList, ReportedAncestor, ReportedCondition, SelectorList, Str, TargetSelector,
+};
 use crate::syntax::{Node, NodeKind, PackedNode};
 
 pub(super) fn policy_fields(spec: Option<&Node>) -> PolicyFields {
@@ -59,4 +61,55 @@ fn target_selector(item: &Node) -> TargetSelector {
         namespaces: item.get("namespaces").filter(|n| n.as_mapping().is_some()).map(read::from_namespaces),
         span: item.span,
     }
+}
+
+/// `status.ancestors` (GEP-713 `PolicyAncestorStatus`): which ancestor, which controller,
+/// its conditions. `None` when there is none. An ancestor without a namespace is in the
+/// policy's (`own_ns`, as written; cluster-scoped ancestors have none).
+pub(super) fn reported(status: Option<&Node>, own_ns: Option<&str>) -> Option<Box<[ReportedAncestor]>> {
+    let ancestors: Vec<ReportedAncestor> = read::mappings(status.and_then(|s| s.get("ancestors")))
+        .map(|a| {
+            let r = a.get("ancestorRef");
+            let field = |k: &str| read::str_at(r, k).unwrap_or("");
+            let group = field("group");
+            let kind = match field("kind") {
+                "" => "Gateway",
+                k => k,
+            };
+            let kind = match group {
+                "" | crate::model::GATEWAY_GROUP => kind.to_owned(),
+                g => format!("{kind}.{g}"),
+            };
+            let ns = match (field("namespace"), own_ns) {
+                ("", _) if kind == "GatewayClass" => None,
+                ("", own) => own,
+                (ns, _) => Some(ns),
+            };
+            let mut ancestor = match ns {
+                None => format!("{kind}/{}", field("name")),
+                Some(ns) => format!("{kind}/{ns}/{}", field("name")),
+            };
+            if let Some(s) = read::str_at(r, "sectionName") {
+                ancestor.push('#');
+                ancestor.push_str(s);
+            }
+            let conditions = read::mappings(a.get("conditions"))
+                .map(|c| {
+                    let f = |k: &str| Str::from(read::str_at(Some(c), k).unwrap_or(""));
+                    ReportedCondition {
+                        type_: f("type"),
+                        status: f("status"),
+                        reason: f("reason"),
+                        message: f("message"),
+                    }
+                })
+                .collect();
+            ReportedAncestor {
+                ancestor,
+                controller: read::str_at(Some(a), "controllerName").unwrap_or("").into(),
+                conditions,
+            }
+        })
+        .collect();
+    (!ancestors.is_empty()).then(|| ancestors.into_boxed_slice())
 }
