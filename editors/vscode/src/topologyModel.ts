@@ -45,6 +45,8 @@ export interface Box {
   key: string;
   /** `object` … `virtual` for nodes, the state for policies. */
   cls: string;
+  /** For a node: the worst state of the policies attached to it (drawn as a bar). */
+  state?: PolicyState;
   lines: string[];
   /** Hover text. */
   title: string;
@@ -193,6 +195,16 @@ export function layout(graph: GraphJson): Layout {
   }
   for (const b of attached) {
     b.layer += shift;
+  }
+  // A node is coloured by the worst state of what attaches to it.
+  const worst: PolicyState[] = ['enforced', 'partiallyEnforced', 'overridden', 'notAccepted'];
+  for (const p of graph.policies) {
+    for (const t of p.targets) {
+      const b = byId.get(t);
+      if (b !== undefined && (b.state === undefined || worst.indexOf(p.state) > worst.indexOf(b.state))) {
+        b.state = p.state;
+      }
+    }
   }
   const boxes = [...nodeBoxes, ...attached];
   const byUid = new Map(boxes.map((b) => [b.uid, b]));

@@ -68,17 +68,22 @@ main.fit svg { width: 100%; height: auto; }
 .box.namespace rect { stroke: #ffca28; stroke-width: 2; }
 .box.virtual rect { stroke: #ab47bc; stroke-dasharray: 2 3; }
 .box.policy rect { stroke-width: 2; }
-.box.enforced rect { stroke: var(--enforced); }
-.box.partiallyEnforced rect { stroke: var(--partiallyEnforced); }
-.box.overridden rect { stroke: var(--overridden); }
-.box.notAccepted rect { stroke: var(--notAccepted); stroke-dasharray: 6 4; }
+.box.policy.enforced rect { stroke: var(--enforced); }
+.box.policy.partiallyEnforced rect { stroke: var(--partiallyEnforced); }
+.box.policy.overridden rect { stroke: var(--overridden); }
+.box.policy.notAccepted rect { stroke: var(--notAccepted); stroke-dasharray: 6 4; }
+.box rect.bar { stroke: none; }
+.box.reached.enforced rect.bar { fill: var(--enforced); }
+.box.reached.partiallyEnforced rect.bar { fill: var(--partiallyEnforced); }
+.box.reached.overridden rect.bar { fill: var(--overridden); }
+.box.reached.notAccepted rect.bar { fill: var(--notAccepted); }
 .box text { fill: var(--fg); font-size: 12px; }
 .box text.kind { fill: var(--muted); font-size: 11px; }
 .box text.status { font-size: 11px; }
-.box.enforced text.status { fill: var(--enforced); }
-.box.partiallyEnforced text.status { fill: var(--partiallyEnforced); }
-.box.overridden text.status { fill: var(--overridden); }
-.box.notAccepted text.status, .box.notAccepted text.name { fill: var(--notAccepted); }
+.box.policy.enforced text.status { fill: var(--enforced); }
+.box.policy.partiallyEnforced text.status { fill: var(--partiallyEnforced); }
+.box.policy.overridden text.status { fill: var(--overridden); }
+.box.policy.notAccepted text.status, .box.policy.notAccepted text.name { fill: var(--notAccepted); }
 .box.clickable { cursor: pointer; }
 .box.clickable:hover rect, .box:focus rect { stroke: var(--focus); stroke-width: 2.5; }
 .box:focus { outline: none; }

@@ -27,10 +27,13 @@ function box(b: Box): string {
       return `<text class="${cls}" x="${b.x + 10}" y="${b.y + 7 + LINE_H * (i + 1) - 4}">${escapeXml(l)}</text>`;
     })
     .join('');
+  // A node's policies' state: a bar along its left edge.
+  const bar = b.state !== undefined ? `<rect class="bar" x="${b.x}" y="${b.y}" width="5" height="${b.h}" rx="2"/>` : '';
+  const state = b.state !== undefined ? ` reached ${b.state}` : '';
   return (
-    `<g class="box ${b.role} ${b.cls}${open}" ${attrs(b)} tabindex="0">` +
+    `<g class="box ${b.role} ${b.cls}${state}${open}" ${attrs(b)} tabindex="0">` +
     `<title>${escapeXml(b.title)}</title>` +
-    `<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="${rx}"/>${text}</g>`
+    `<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="${rx}"/>${bar}${text}</g>`
   );
 }
 

@@ -79,6 +79,19 @@ test('the page draws every policy, coloured by its state, and every edge and att
     sorted(await pairs('path.link.attach')),
     sorted(graph.policies.flatMap((p) => p.targets.map((t) => `${p.id} -> ${t}`))),
   );
+  // A node a policy attaches to carries the worst state among them: Gateway/infra/edge has
+  // a partially enforced BackendTrafficPolicy beside enforced ones.
+  const rank = ['enforced', 'partiallyEnforced', 'overridden', 'notAccepted'];
+  const want = new Map();
+  for (const p of graph.policies) {
+    for (const t of p.targets) {
+      if (!want.has(t) || rank.indexOf(p.state) > rank.indexOf(want.get(t))) want.set(t, p.state);
+    }
+  }
+  const reached = await page.$$eval('[data-node-id].reached', (els) =>
+    els.map((e) => [e.getAttribute('data-node-id'), e.getAttribute('class').split(' ').find((c) => c !== 'box' && c !== 'node' && c !== 'reached' && c !== 'clickable' && !['object', 'section', 'namespace', 'virtual'].includes(c)), e.querySelectorAll('rect.bar').length]));
+  assert.deepEqual(reached.sort(), [...want.entries()].map(([id, st]) => [id, st, 1]).sort());
+  assert.equal(want.get('Gateway/infra/edge'), 'partiallyEnforced');
   const summary = await page.textContent('#summary');
   assert.equal(summary, '30 nodes, 39 links, 11 policies (4 not accepted)');
 });

@@ -56,6 +56,14 @@ test('layers run left to right along the edges; a policy sits a layer left of it
     ],
   );
   assert.ok(at('n:GatewayClass/eg').x + at('n:GatewayClass/eg').w < at('n:Gateway/infra/edge').x);
+  // Nodes take the (worst) state of the policies attached to them.
+  assert.deepEqual(
+    l.boxes.filter((b) => b.state !== undefined).map((b) => [b.uid, b.state]),
+    [
+      ['n:GatewayClass/eg', 'overridden'],
+      ['n:Gateway/infra/edge', 'enforced'],
+    ],
+  );
   const graphBottom = Math.max(...l.boxes.filter((b) => b.layer >= 0).map((b) => b.y + b.h));
   assert.ok(at('p:P/shop/broken').y > graphBottom);
   assert.deepEqual(at('p:P/shop/broken').lines, ['P', 'shop/broken', 'not accepted: TargetNotFound']);
