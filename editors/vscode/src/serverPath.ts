@@ -107,7 +107,9 @@ export function explainTarget(answer: unknown): string | undefined {
   return typeof t === 'string' && t !== '' ? t : undefined;
 }
 
-/** The CLI arguments for the topology view's graph of workspace folder `folder`. */
-export function graphArgs(folder: string): string[] {
-  return ['graph', '--format', 'json', folder];
+/** The CLI arguments for the topology view's graph of workspace folder `folder`, kept to one
+ *  node's neighbourhood when `focus` is a reference. */
+export function graphArgs(folder: string, focus = ''): string[] {
+  const f = focus.trim();
+  return ['graph', '--format', 'json', ...(f === '' ? [] : ['--focus', f]), folder];
 }

@@ -57,6 +57,7 @@ header h1 { font-size: 13px; margin: 0; font-weight: 600; }
 .legend-item.partiallyEnforced .swatch { border-color: var(--partiallyEnforced); }
 .legend-item.overridden .swatch { border-color: var(--overridden); }
 .legend-item.notAccepted .swatch { border-color: var(--notAccepted); border-style: dashed; }
+input { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line); padding: 2px 6px; }
 button { font: inherit; color: var(--fg); background: var(--box); border: 1px solid var(--line); padding: 2px 10px; cursor: pointer; }
 #error { display: none; margin: 16px; color: var(--notAccepted); white-space: pre-wrap; }
 #error.shown { display: block; }
@@ -118,6 +119,7 @@ export function topologyHtml(o: PageOptions): string {
 <h1>${esc(o.title)}</h1>
 <span id="summary">loading…</span>
 <span class="legend">${legend()}</span>
+<input id="focus" type="text" size="40" spellcheck="false" placeholder="Focus: Kind/namespace/name[#section]" aria-label="Focus on a node">
 <button id="fit" type="button">Fit</button>
 <button id="refresh" type="button">Refresh</button>
 </header>

@@ -12,16 +12,19 @@ import { randomNonce, topologyHtml } from './topologyPage';
 
 let panel: vscode.WebviewPanel | undefined;
 let folder = '';
+// The node the view is focused on (`graph --focus`); empty: the whole workspace.
+let focus = '';
 
 function runGraph(command: string, dir: string): Promise<GraphJson | string> {
   return new Promise((resolve) => {
     execFile(
       command,
-      graphArgs(dir),
+      graphArgs(dir, focus),
       { cwd: dir, timeout: 60_000, maxBuffer: 256 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (err !== null) {
-          resolve(`policylens graph: ${stderr.trim() || err.message}`);
+          // The CLI's own message (`policylens: … did you mean …?`) says it best.
+          resolve(stderr.trim() || `policylens graph: ${err.message}`);
           return;
         }
         resolve(parseGraph(stdout));
@@ -40,7 +43,7 @@ async function post(command: string, log: vscode.LogOutputChannel | undefined): 
     log?.warn(graph);
     await p.webview.postMessage({ type: 'error', message: graph });
   } else {
-    await p.webview.postMessage({ type: 'graph', graph });
+    await p.webview.postMessage({ type: 'graph', graph, focus });
   }
 }
 
@@ -100,8 +103,11 @@ export async function showTopology(
     panel = undefined;
   }, undefined, context.subscriptions);
   webview.onDidReceiveMessage(
-    async (m: { type?: string; file?: unknown; line?: unknown }) => {
-      if (m.type === 'ready' || m.type === 'refresh') {
+    async (m: { type?: string; file?: unknown; line?: unknown; ref?: unknown }) => {
+      if (m.type === 'ready') {
+        await post(command, log);
+      } else if (m.type === 'focus') {
+        focus = typeof m.ref === 'string' ? m.ref.trim() : '';
         await post(command, log);
       } else if (m.type === 'open') {
         await openDefinition(m.file, m.line);

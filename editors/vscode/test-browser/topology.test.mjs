@@ -115,6 +115,28 @@ test('nothing but the page and its script is loaded, nothing is blocked, no scri
   assert.deepEqual(errors, []);
 });
 
+test('the focus box asks for a node\'s neighbourhood; the focused graph and errors are shown', async () => {
+  const ref = 'httproute/shop/checkout#pay';
+  await page.fill('#focus', ref);
+  await page.press('#focus', 'Enter');
+  const asked = await page.evaluate(() => window.__posted.filter((m) => m.type === 'focus'));
+  assert.deepEqual(asked, [{ type: 'focus', ref }]);
+  const focused = JSON.parse(runServer(['graph', '--format', 'json', '--focus', ref, 'fixtures/demo']));
+  await page.evaluate((g) => window.postMessage({ type: 'graph', graph: g.graph, focus: g.focus }, '*'), { graph: focused, focus: ref });
+  await page.waitForFunction((n) => document.querySelectorAll('[data-node-id]').length === n, focused.nodes.length);
+  assert.equal(focused.nodes.length, 7);
+  assert.deepEqual(sorted(await attr('[data-policy-id]', 'data-policy-id')), sorted(focused.policies.map((p) => p.id)));
+  assert.equal(await page.inputValue('#focus'), ref);
+  await page.evaluate(() => window.postMessage({ type: 'error', message: 'policylens: `HTTPRoute/shop/chekout` is not in the workspace' }, '*'));
+  await page.waitForSelector('#error.shown');
+  assert.equal(await page.textContent('#error'), 'policylens: `HTTPRoute/shop/chekout` is not in the workspace');
+  // Back to the whole workspace for the picture.
+  await page.fill('#focus', '');
+  await page.evaluate((g) => window.postMessage({ type: 'graph', graph: g, focus: '' }, '*'), graph);
+  await page.waitForFunction((n) => document.querySelectorAll('[data-node-id]').length === n, graph.nodes.length);
+  assert.equal(await page.isVisible('#error'), false);
+});
+
 test('a screenshot of the view', async () => {
   const size = await page.evaluate(() => {
     const svg = document.querySelector('svg#graph');

@@ -137,4 +137,6 @@ test('what the CLI printed is checked before it is drawn', () => {
   assert.match(parseGraph('{"nodes": []}') as string, /without `nodes`, `edges` and `policies`/);
   assert.deepEqual(parseGraph('{"nodes": [], "edges": [], "policies": []}'), { nodes: [], edges: [], policies: [] });
   assert.deepEqual(graphArgs('/w'), ['graph', '--format', 'json', '/w']);
+  assert.deepEqual(graphArgs('/w', ' '), ['graph', '--format', 'json', '/w']);
+  assert.deepEqual(graphArgs('/w', ' HTTPRoute/shop/a '), ['graph', '--format', 'json', '--focus', 'HTTPRoute/shop/a', '/w']);
 });

@@ -47,8 +47,11 @@ function open(target: EventTarget | null): void {
 }
 
 window.addEventListener('message', (event: MessageEvent) => {
-  const m = event.data as { type?: string; graph?: GraphJson; message?: string };
+  const m = event.data as { type?: string; graph?: GraphJson; message?: string; focus?: string };
   if (m.type === 'graph' && m.graph !== undefined) {
+    if (typeof m.focus === 'string') {
+      focus.value = m.focus;
+    }
     try {
       draw(m.graph);
     } catch (e) {
@@ -65,5 +68,12 @@ canvas.addEventListener('keydown', (e) => {
   }
 });
 document.getElementById('fit')?.addEventListener('click', () => canvas.classList.toggle('fit'));
-document.getElementById('refresh')?.addEventListener('click', () => vscode.postMessage({ type: 'refresh' }));
+const focus = document.getElementById('focus') as HTMLInputElement;
+document.getElementById('refresh')?.addEventListener('click', () => vscode.postMessage({ type: 'focus', ref: focus.value }));
+// Enter in the focus box redraws around that node (empty: the whole workspace).
+focus.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter') {
+    vscode.postMessage({ type: 'focus', ref: focus.value });
+  }
+});
 vscode.postMessage({ type: 'ready' });
