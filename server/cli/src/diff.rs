@@ -62,9 +62,7 @@ fn load_side(spec: &str, cwd: &Path, under: Option<&policylens_cluster::Snapshot
 /// The cluster's objects added under the workspace's files (a file's object replaces the
 /// cluster's of the same identity).
 fn over_cluster(mut ws: Workspace, c: &policylens_cluster::Snapshot) -> Workspace {
-    for o in &c.objects {
-        ws.set_file_with_origin(&o.path, o.text.clone(), Origin::Cluster);
-    }
+    ws.set_files_with_origin(c.objects.iter().map(|o| (o.path.clone(), o.text.clone())).collect(), Origin::Cluster);
     ws
 }
 

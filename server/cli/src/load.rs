@@ -57,9 +57,8 @@ pub fn load(common: &Common) -> Result<Loaded, String> {
         for w in &snap.warnings {
             eprintln!("policylens: warning: cluster {}: {w}", snap.server);
         }
-        for o in snap.objects {
-            loaded.workspace.set_file_with_origin(&o.path, o.text, policylens_core::workspace::Origin::Cluster);
-        }
+        let objects = snap.objects.into_iter().map(|o| (o.path, o.text)).collect();
+        loaded.workspace.set_files_with_origin(objects, policylens_core::workspace::Origin::Cluster);
     }
     let snapshot = loaded.workspace.snapshot();
     Ok(Loaded { snapshot, load_ms: start.elapsed().as_secs_f64() * 1000.0, report_only: loaded.report_only })

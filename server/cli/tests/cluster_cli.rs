@@ -3,13 +3,11 @@
 //! at v1beta1, a 403 on one kind, a 500 that heals on retry). The server records every request:
 //! the test fails on any verb but GET and on any request for Secrets.
 
-mod fake_api;
-
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fake_api::{FakeApi, cluster, kubeconfig};
+use policylens_bench::fake_api::{FakeApi, cluster, kubeconfig, serving};
 use serde_json::{Value, json};
 
 fn temp(name: &str) -> PathBuf {
@@ -219,6 +217,47 @@ fn diff_against_the_live_cluster() {
     );
     // Read-only here too.
     assert!(api.requests().iter().all(|(m, p)| m == "GET" && !p.contains("secrets")));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The demo workspace served by the API server gives the same effective policy and statuses
+/// as the demo's files: the cluster path loses nothing on the way (the cluster benchmark
+/// relies on it).
+#[test]
+fn a_cluster_of_the_demo_explains_as_its_files() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo");
+    let mut objects = Vec::new();
+    let mut stack = vec![demo.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "yaml") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                for doc in policylens_core::syntax::parse_file(&text).documents {
+                    objects.extend(doc.root.map(|r| r.to_json()).filter(|v| v["kind"].is_string()));
+                }
+            }
+        }
+    }
+    let api = FakeApi::start(serving(&objects), &[]);
+    let dir = temp("demo");
+    let kc = kubeconfig(&dir, &api.addr);
+    let ws = dir.join("repo");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("ns.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: empty\n").unwrap();
+    let target = "HTTPRoute/shop/checkout#pay";
+    let (code, from_files, err) = run(&demo, &["explain", "--format", "json", ".", "--target", target]);
+    assert_eq!(code, 0, "{err}");
+    let args =
+        ["explain", "--format", "json", "--cluster", "--kubeconfig", kc.to_str().unwrap(), ".", "--target", target];
+    let (code, from_cluster, err) = run(&ws, &args);
+    assert_eq!(code, 0, "{err}");
+    let (a, b): (Value, Value) =
+        (serde_json::from_str(&from_files).unwrap(), serde_json::from_str(&from_cluster).unwrap());
+    assert!(!a["policies"].as_array().unwrap().is_empty(), "{a}");
+    assert_eq!(a, b);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -147,14 +147,36 @@ async fn read_async(opts: &Options) -> Result<Snapshot, String> {
         push(&mut snap, ar, objects);
     }
     let catalog = Catalog::builtin();
-    for ar in served.iter().filter(|ar| Some(*ar) != crd) {
-        let gk = GroupKind::new(&ar.group, &ar.kind);
-        let wanted = TOPOLOGY.iter().any(|(g, k)| gk.is(g, k))
-            || catalog.get(&gk).is_some()
-            || labelled.contains(&(ar.group.clone(), ar.kind.clone()));
-        if wanted {
-            let objects = list(&client, ar, &mut snap).await;
-            push(&mut snap, ar, objects);
+    let wanted: Vec<&ApiResource> = served
+        .iter()
+        .filter(|ar| Some(*ar) != crd)
+        .filter(|ar| {
+            let gk = GroupKind::new(&ar.group, &ar.kind);
+            TOPOLOGY.iter().any(|(g, k)| gk.is(g, k))
+                || catalog.get(&gk).is_some()
+                || labelled.contains(&(ar.group.clone(), ar.kind.clone()))
+        })
+        .collect();
+    // The kinds' lists at once: a cluster's latency is paid once, not once per kind. Each
+    // list becomes text as it arrives, so the decoded lists are not all alive together.
+    let context = snap.context.clone();
+    let lists = futures_util::future::join_all(wanted.iter().map(|&ar| {
+        let (context, client) = (&context, &client);
+        async move {
+            let (items, resource_version) = list_once(client, ar).await?;
+            let objects: Vec<ClusterObject> = items.into_iter().filter_map(|o| to_text(context, ar, o)).collect();
+            let paths = objects.iter().map(|o| o.path.clone()).collect();
+            Ok::<_, String>((objects, Listed { ar: ar.clone(), resource_version, paths }))
+        }
+    }))
+    .await;
+    for listed in lists {
+        match listed {
+            Ok((objects, l)) => {
+                snap.objects.extend(objects);
+                snap.kinds.push(l);
+            }
+            Err(w) => snap.warnings.push(w),
         }
     }
     Ok(snap)

@@ -98,9 +98,8 @@ fn build(
         built.cluster = Some(match policylens_cluster::read(&opts) {
             Ok(mut snap) => {
                 let n = snap.objects.len();
-                for o in std::mem::take(&mut snap.objects) {
-                    built.ws.set_file_with_origin(&o.path, o.text, policylens_core::workspace::Origin::Cluster);
-                }
+                let objects = std::mem::take(&mut snap.objects).into_iter().map(|o| (o.path, o.text)).collect();
+                built.ws.set_files_with_origin(objects, policylens_core::workspace::Origin::Cluster);
                 let mut m = format!("cluster `{}` at {}: {n} objects, watched", snap.context, snap.server);
                 if !snap.warnings.is_empty() {
                     m.push_str(&format!("; {}", snap.warnings.join("; ")));

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::support::{TempDir, TestServer};
-use crate::fake_api::{FakeApi, Watch, cluster, kubeconfig};
+use policylens_bench::fake_api::{FakeApi, Watch, cluster, kubeconfig};
 
 const ROUTE: &str = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: checkout\n  namespace: shop\nspec:\n  parentRefs:\n  - name: edge\n    namespace: infra\n    sectionName: https\n  rules:\n  - name: pay\n    backendRefs:\n    - name: checkout\n      port: 8080\n";
 

@@ -67,9 +67,16 @@ impl Workspace {
 
     /// Adds or replaces many files, parsing them in parallel.
     pub fn set_files(&mut self, files: Vec<(String, String)>) {
+        self.set_files_with_origin(files, Origin::Workspace);
+    }
+
+    /// [`Workspace::set_files`] for files of another origin (the objects a cluster read).
+    pub fn set_files_with_origin(&mut self, files: Vec<(String, String)>, origin: Origin) {
         use rayon::prelude::*;
-        let parsed: Vec<SourceFile> =
-            files.into_par_iter().map(|(path, text)| SourceFile::parse(path.into(), text.into())).collect();
+        let parsed: Vec<SourceFile> = files
+            .into_par_iter()
+            .map(|(path, text)| SourceFile::parse(path.into(), text.into()).with_origin(origin))
+            .collect();
         self.insert(parsed);
     }
 

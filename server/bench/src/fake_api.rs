@@ -1,7 +1,7 @@
 //! A loopback Kubernetes API server for tests: discovery, lists with `resourceVersion`,
 //! namespaced lists, watch streams, injected errors. It records every request so that tests can
-//! check the client only reads, and never asks for Secrets.
-#![allow(dead_code)]
+//! check the client only reads, and never asks for Secrets. Test and benchmark code: it
+//! panics on what it cannot do.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -319,4 +319,66 @@ pub fn kubeconfig(dir: &Path, server: &str) -> PathBuf {
     )
     .unwrap();
     p
+}
+
+/// Routes that serve `objects` (whole objects, `apiVersion` and `kind` set) as a cluster
+/// would: discovery of every group and version they use, and a list per kind. Namespaced
+/// unless the kind is one of the few cluster-scoped ones policylens reads.
+pub fn serving(objects: &[Value]) -> Routes {
+    use std::collections::BTreeMap;
+    const CLUSTER_SCOPED: &[&str] = &["GatewayClass", "Namespace", "CustomResourceDefinition"];
+    // (group, version) → kind → items.
+    let mut by_gv: BTreeMap<(String, String), BTreeMap<String, Vec<Value>>> = BTreeMap::new();
+    for o in objects {
+        let (Some(api_version), Some(kind)) = (o["apiVersion"].as_str(), o["kind"].as_str()) else { continue };
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let mut item = o.clone();
+        if let Some(m) = item.as_object_mut() {
+            // A real API server leaves these out of list items.
+            m.remove("apiVersion");
+            m.remove("kind");
+        }
+        if !CLUSTER_SCOPED.contains(&kind) && item["metadata"]["namespace"].is_null() {
+            item["metadata"]["namespace"] = json!("default");
+        }
+        by_gv.entry((group.to_owned(), version.to_owned())).or_default().entry(kind.to_owned()).or_default().push(item);
+    }
+    let plural = |kind: &str| {
+        let k = kind.to_lowercase();
+        match k.strip_suffix('y') {
+            Some(stem) => format!("{stem}ies"),
+            None if k.ends_with('s') => format!("{k}es"),
+            None => format!("{k}s"),
+        }
+    };
+    let mut r = Routes::new();
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for ((group, version), kinds) in &by_gv {
+        let gv = if group.is_empty() { version.clone() } else { format!("{group}/{version}") };
+        let base = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{gv}") };
+        let resources: Vec<Value> =
+            kinds.keys().map(|k| resource(&plural(k), k, !CLUSTER_SCOPED.contains(&k.as_str()))).collect();
+        r.insert(base.clone(), (200, json!({"kind": "APIResourceList", "groupVersion": gv, "resources": resources})));
+        for (kind, items) in kinds {
+            r.insert(format!("{base}/{}", plural(kind)), list(&gv, kind, items.clone()));
+        }
+        if !group.is_empty() {
+            groups.entry(group.clone()).or_default().push(version.clone());
+        }
+    }
+    r.insert(
+        "/api".into(),
+        (200, json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})),
+    );
+    r.entry("/api/v1".into())
+        .or_insert_with(|| (200, json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": []})));
+    let groups: Vec<Value> = groups
+        .iter()
+        .map(|(name, versions)| {
+            json!({"name": name, "versions": versions.iter().map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v})).collect::<Vec<_>>(),
+                   "preferredVersion": {"groupVersion": format!("{name}/{}", versions[0]), "version": versions[0]}})
+        })
+        .collect();
+    r.insert("/apis".into(), (200, json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})));
+    r
 }
