@@ -15,6 +15,7 @@ import {
 import { execFile } from 'node:child_process';
 import { explainArgs, explainTarget, findServer, isExecutableFile, notFoundMessage } from './serverPath';
 import { StatusView } from './statusView';
+import { showTopology } from './topologyPanel';
 
 let client: LanguageClient | undefined;
 let lastTarget = '';
@@ -52,8 +53,8 @@ function createClient(command: string): LanguageClient {
   return new LanguageClient('policylens', 'policylens', { run, debug: run }, clientOptions);
 }
 
-async function start(): Promise<void> {
-  const found = findServer({
+function lookup() {
+  return findServer({
     extensionPath,
     configured: configuredServer(),
     pathVar: process.env.PATH ?? '',
@@ -61,6 +62,15 @@ async function start(): Promise<void> {
     arch: process.arch,
     isExecutable: isExecutableFile,
   });
+}
+
+/** The server binary when the language server is not running (the topology view only runs the CLI). */
+function foundServer(): string | undefined {
+  return lookup()?.command;
+}
+
+async function start(): Promise<void> {
+  const found = lookup();
   if (found === undefined) {
     setStatus('$(error) policylens', 'No language server found');
     const message = notFoundMessage(configuredServer());
@@ -230,6 +240,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('policylens.showEffectivePolicy', showEffectivePolicy),
     vscode.window.registerTreeDataProvider('policylens.status', statusView),
     vscode.commands.registerCommand('policylens.showStatus', showStatus),
+    vscode.commands.registerCommand('policylens.showTopology', () => showTopology(context, serverCommand ?? foundServer(), output)),
     vscode.commands.registerCommand('policylens.restartServer', restartServer),
     vscode.commands.registerCommand('policylens.showOutput', () => output?.show(true)),
     vscode.commands.registerCommand('policylens.showReferences', showReferences),

@@ -106,3 +106,10 @@ export function explainTarget(answer: unknown): string | undefined {
   const t = (answer as { target?: unknown } | null)?.target;
   return typeof t === 'string' && t !== '' ? t : undefined;
 }
+
+/** The CLI arguments for the topology view's graph of workspace folder `folder`, kept to one
+ *  node's neighbourhood when `focus` is a reference. */
+export function graphArgs(folder: string, focus = ''): string[] {
+  const f = focus.trim();
+  return ['graph', '--format', 'json', ...(f === '' ? [] : ['--focus', f]), folder];
+}

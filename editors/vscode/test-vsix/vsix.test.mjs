@@ -42,6 +42,8 @@ const entries = await readZip(vsix);
 test('the VSIX holds the bundle, the manifest and only this target\'s server', () => {
   const names = [...entries.keys()].sort();
   assert.ok(names.includes('extension/dist/extension.js'));
+  // The topology view's renderer: bundled, nothing fetched at run time.
+  assert.ok(names.includes('extension/dist/topology.js'));
   assert.ok(names.includes('extension/package.json'));
   assert.ok(names.includes('extension.vsixmanifest'));
   const servers = names.filter((n) => n.startsWith('extension/server/'));
@@ -66,6 +68,7 @@ test('the packaged manifest activates on YAML and contributes the commands', () 
     'policylens.showOutput',
     'policylens.showReferences',
     'policylens.showStatus',
+    'policylens.showTopology',
   ]);
 });
 

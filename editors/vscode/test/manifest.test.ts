@@ -19,6 +19,7 @@ test('every registered command is contributed, and every contributed one is regi
     'policylens.showOutput',
     'policylens.showReferences',
     'policylens.showStatus',
+    'policylens.showTopology',
   ]);
 });
 

@@ -34,7 +34,7 @@ enum Command {
     Explain(ExplainArgs),
     /// Show the computed status of every policy (Accepted, Enforced, ...) and what it affects.
     Status(StatusArgs),
-    /// Draw the topology with its policies (Graphviz dot or Mermaid).
+    /// Draw the topology with its policies and their status (Graphviz dot, Mermaid or JSON).
     Graph(GraphArgs),
     /// Run the language server over stdio.
     Serve(ServeArgs),
@@ -197,6 +197,7 @@ struct StatusArgs {
 enum GraphFormat {
     Dot,
     Mermaid,
+    Json,
 }
 
 #[derive(clap::Args)]
@@ -205,6 +206,10 @@ struct GraphArgs {
     common: Common,
     #[arg(long, value_enum, default_value = "dot")]
     format: GraphFormat,
+    /// Keep only this node, its ancestors and descendants, and their policies:
+    /// `Kind[.group]/[namespace/]name[#section]`, as `explain --target` takes it.
+    #[arg(long, value_name = "REF")]
+    focus: Option<String>,
 }
 
 fn main() -> ExitCode {

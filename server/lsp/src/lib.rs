@@ -8,8 +8,8 @@
 //! - position encoding: UTF-8 when the client offers it, else UTF-16.
 //! - diagnostics are pushed for every file; clients that pull (`textDocument/diagnostic`)
 //!   get open files by pull only, with `workspace/diagnostic/refresh` when they change.
-//! - custom requests: `policylens/explain {target}` and `policylens/status` answer the CLI's
-//!   JSON; `policylens/graph` is not served yet. Code lenses carry the command
+//! - custom requests: `policylens/explain {target}`, `policylens/status` and
+//!   `policylens/graph {format, focus}` answer what the CLI prints. Code lenses carry the command
 //!   `policylens.showReferences` with `[uri, position, locations]`.
 //! - environment: `POLICYLENS_LOG` filters stderr logging (tracing `EnvFilter` syntax);
 //!   `POLICYLENS_TEST=1` / `POLICYLENS_TEST_PANIC=1` enable test-only requests.

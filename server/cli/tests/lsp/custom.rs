@@ -91,5 +91,20 @@ fn explain_and_status_equal_the_cli_json() {
     let graph = s.request("policylens/graph", json!({"format": "mermaid"})).unwrap();
     assert_eq!(graph["format"], "mermaid");
     assert_eq!(graph["graph"].as_str().unwrap(), String::from_utf8_lossy(&graph_cli.stdout));
-    assert!(graph["graph"].as_str().unwrap().contains(":::policy"), "{graph}");
+    assert!(graph["graph"].as_str().unwrap().contains(":::enforced"), "{graph}");
+    // The JSON form names the same nodes and policies as the CLI's (files are absolute here).
+    let json_cli = std::process::Command::new(env!("CARGO_BIN_EXE_policylens"))
+        .args(["graph", "--format", "json"])
+        .current_dir(s.root.path())
+        .output()
+        .unwrap();
+    let cli: serde_json::Value = serde_json::from_slice(&json_cli.stdout).unwrap();
+    let lsp = s.request("policylens/graph", json!({"format": "json"})).unwrap();
+    assert_eq!(lsp["format"], "json");
+    let ids = |v: &serde_json::Value, list: &str| -> Vec<String> {
+        v[list].as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(ids(&lsp["graph"], "nodes"), ids(&cli, "nodes"));
+    assert_eq!(ids(&lsp["graph"], "policies"), ids(&cli, "policies"));
+    assert_eq!(lsp["graph"]["edges"], cli["edges"]);
 }

@@ -110,6 +110,7 @@ pub struct CodeAction {
 mod actions;
 mod completion;
 mod cursor;
+pub mod graph;
 mod hover;
 mod lens;
 mod navigation;

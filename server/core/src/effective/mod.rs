@@ -27,8 +27,8 @@ pub use explain::explain;
 pub use provenance::Origin;
 pub use spec::UnknownStrategy;
 pub use status::{
-    Enforcement, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus, StatusReport, agrees,
-    origin_label,
+    AcceptedReport, Enforcement, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus,
+    StatusReport, accepted_report, agrees, origin_label,
 };
 
 use std::collections::HashMap;

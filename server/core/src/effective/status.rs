@@ -302,6 +302,12 @@ fn why_not(world: &World, pid: ObjId, s: &PolicyStatus) -> Option<String> {
     }
 }
 
+/// A policy's Accepted condition as reported (`status`, `graph`): the reason and, when not
+/// accepted, why in words.
+pub fn accepted_report(world: &World, pid: ObjId, s: &PolicyStatus) -> AcceptedReport {
+    AcceptedReport { status: s.accepted, reason: s.reason, message: why_not(world, pid, s) }
+}
+
 pub fn origin_label(world: &World, o: Origin) -> String {
     match o {
         Origin::Policy(id) | Origin::Target(id) => world.key(id).to_string(),
@@ -354,7 +360,7 @@ pub(super) fn report(
                 policy: world.key(pid).to_string(),
                 file: file.path.to_string(),
                 range,
-                accepted: AcceptedReport { status: s.accepted, reason: s.reason, message: why_not(world, pid, s) },
+                accepted: accepted_report(world, pid, s),
                 enforcement: s.enforcement,
                 superseded_by,
                 affects,

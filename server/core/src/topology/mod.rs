@@ -13,7 +13,6 @@ mod build;
 mod hostnames;
 mod paths;
 mod query;
-pub mod render;
 mod route_refs;
 pub mod suggest;
 mod targets;

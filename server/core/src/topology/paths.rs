@@ -73,7 +73,7 @@ impl Topology {
     }
 
     /// The port number of a Service port section.
-    fn port_of(&self, world: &World, node: NodeId) -> Option<i64> {
+    pub(crate) fn port_of(&self, world: &World, node: NodeId) -> Option<i64> {
         match self.node(node) {
             Node::Section(o, i) => match &world.object(o).body {
                 Body::Service(s) => s.ports.get(i as usize).and_then(|p| p.port),

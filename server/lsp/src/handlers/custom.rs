@@ -64,21 +64,34 @@ pub fn status(ctx: &Ctx) -> Result<Value> {
 
 #[derive(Debug, Default, Deserialize)]
 pub struct GraphParams {
-    /// `dot` (default) or `mermaid`.
+    /// `dot` (default), `mermaid` or `json`.
     #[serde(default)]
     pub format: Option<String>,
+    /// `policylens graph --focus REF`: one node's neighbourhood.
+    #[serde(default)]
+    pub focus: Option<String>,
 }
 
-/// `policylens graph`: `{"format": "dot"|"mermaid", "graph": TEXT}`.
+/// `policylens graph`: `{"format": "dot"|"mermaid"|"json", "graph": TEXT or the JSON}`.
 pub fn graph(ctx: &Ctx, params: GraphParams) -> Result<Value> {
-    use policylens_core::topology::render;
+    use policylens_core::analysis::graph;
     let world = ctx.snap.world();
-    let (format, text) = match params.format.as_deref().unwrap_or("dot") {
-        "dot" => ("dot", render::dot(world)),
-        "mermaid" => ("mermaid", render::mermaid(world)),
-        other => return Err(failed(format!("unknown graph format `{other}`: use `dot` or `mermaid`"))),
+    let focus = match params.focus.as_deref() {
+        None => None,
+        Some(text) => match world.topology.resolve_target(world, text) {
+            Ok(n) => Some(n),
+            Err(e @ TargetError::Malformed) => return Err(failed(format!("`{text}` {e}"))),
+            Err(e) => return Err(failed(e.to_string())),
+        },
     };
-    Ok(serde_json::json!({ "format": format, "graph": text }))
+    let g = graph::build(world, ctx.snap.effective(), focus);
+    let (format, out) = match params.format.as_deref().unwrap_or("dot") {
+        "dot" => ("dot", Value::String(graph::dot(&g))),
+        "mermaid" => ("mermaid", Value::String(graph::mermaid(&g))),
+        "json" => ("json", serde_json::to_value(&g).map_err(|e| failed(e.to_string()))?),
+        other => return Err(failed(format!("unknown graph format `{other}`: use `dot`, `mermaid` or `json`"))),
+    };
+    Ok(serde_json::json!({ "format": format, "graph": out }))
 }
 
 #[derive(Debug, Deserialize)]
