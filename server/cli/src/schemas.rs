@@ -20,6 +20,7 @@ pub fn all() -> Vec<(&'static str, Value)> {
         ("policylens-explain.schema.json", of::<policylens_core::effective::Explanation>()),
         ("policylens-status.schema.json", of::<policylens_core::effective::StatusReport>()),
         ("policylens-diff.schema.json", of::<crate::diff::Report>()),
+        ("policylens-graph.schema.json", of::<policylens_core::analysis::graph::Graph>()),
     ]
 }
 

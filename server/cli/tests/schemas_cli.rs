@@ -1,5 +1,5 @@
 //! Real outputs of the built binary validate against the committed JSON Schemas
-//! (`schemas/`, generated from the types that write them): check, explain, status and diff on
+//! (`schemas/`, generated from the types that write them): check, explain, status, graph and diff on
 //! the demo, the broken fixtures and a change.
 
 use std::path::{Path, PathBuf};
@@ -40,6 +40,9 @@ fn outputs_validate_against_their_schemas() {
     let explain = output(&demo, &["explain", "--format", "json", ".", "--target", "HTTPRoute/shop/checkout#pay"]);
     assert!(!explain["policies"].as_array().unwrap().is_empty());
     assert_valid("policylens-explain.schema.json", &explain);
+    let graph = output(&demo, &["graph", "--format", "json", "."]);
+    assert!(!graph["policies"].as_array().unwrap().is_empty());
+    assert_valid("policylens-graph.schema.json", &graph);
     // A diff with something in every section: the demo against the broken fixtures.
     let diff = output(&repo(), &["diff", "fixtures/demo", "fixtures/bad", "--format", "json"]);
     for k in ["effective", "status", "introduced", "fixed"] {

@@ -19,7 +19,7 @@ use crate::syntax::{PositionEncoding, Span};
 use crate::topology::{Node, NodeId};
 use crate::workspace::{ObjId, World};
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Graph {
     pub nodes: Vec<GraphNode>,
     /// From less to more specific (GatewayClass → Gateway → listener → route → …).
@@ -27,7 +27,7 @@ pub struct Graph {
     pub policies: Vec<GraphPolicy>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeType {
     Object,
@@ -39,7 +39,7 @@ pub enum NodeType {
     Virtual,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GraphNode {
     /// The key, with `@file` appended when the same object is defined in several files.
     pub id: String,
@@ -58,14 +58,14 @@ pub struct GraphNode {
     pub line: Option<u32>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct GraphEdge {
     pub from: String,
     pub to: String,
 }
 
 /// What a policy amounts to, in one word: how views colour it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum PolicyState {
     Enforced,
@@ -95,7 +95,7 @@ impl PolicyState {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GraphPolicy {
     /// The key, with `@file` appended when the policy is defined in several files.
     pub id: String,
