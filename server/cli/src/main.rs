@@ -242,7 +242,7 @@ fn explain_code(code: &str) -> Result<ExitCode, String> {
     let wanted = code.trim().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
     let Some(c) = Code::ALL.iter().find(|c| c.as_str() == wanted) else {
         let names = Code::ALL.iter().map(|c| c.as_str());
-        let hint = policylens_core::topology::suggest::closest(&wanted, names)
+        let hint = policylens_core::suggest::closest(&wanted, names)
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_else(|| {
                 let all: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();

@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod catalog;
 pub mod effective;
 pub mod model;
+pub mod suggest;
 pub mod syntax;
 pub mod topology;
 pub mod workspace;

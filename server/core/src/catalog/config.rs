@@ -844,11 +844,8 @@ pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a 
     // Ties go to the candidate of the word's length (`targetRefz` → `targetRefs`).
     let mut best: Option<((usize, usize), &str)> = None;
     for c in candidates {
-        let d = if c.to_ascii_lowercase() == lower {
-            0
-        } else {
-            crate::topology::suggest::distance(&lower, &c.to_ascii_lowercase())
-        };
+        let d =
+            if c.to_ascii_lowercase() == lower { 0 } else { crate::suggest::distance(&lower, &c.to_ascii_lowercase()) };
         let rank = (d, c.chars().count().abs_diff(len));
         if best.is_none_or(|(br, _)| rank < br) {
             best = Some((rank, c));

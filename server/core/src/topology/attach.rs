@@ -1,10 +1,11 @@
 //! Route attachment (docs/semantics.md §4.3): which listeners a route's parentRef binds to, and why a
 //! listener refuses a route.
 
-use super::{NodeId, ParentResolution, Topology, hostnames, suggest};
+use super::{NodeId, ParentResolution, Topology, hostnames};
 use crate::model::{
     Body, FromNamespaces, GATEWAY_GROUP, GroupKind, Listener, ListenerSet, ParentRef, Route, normalize_group,
 };
+use crate::suggest;
 use crate::workspace::{ObjId, World};
 
 /// Resolves one parentRef of `route` (object `route_id`).

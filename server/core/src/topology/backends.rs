@@ -1,7 +1,8 @@
 //! backendRefs: existence, ReferenceGrants and ports.
 
-use super::{BackendResolution, Topology, suggest};
+use super::{BackendResolution, Topology};
 use crate::model::{BackendRef, Body, GATEWAY_GROUP, GroupKind, normalize_group};
+use crate::suggest;
 use crate::workspace::{ObjId, World};
 
 pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: &BackendRef) -> BackendResolution {

@@ -14,7 +14,7 @@ mod hostnames;
 mod paths;
 mod query;
 mod route_refs;
-pub mod suggest;
+
 mod targets;
 mod validate;
 

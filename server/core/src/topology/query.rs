@@ -1,7 +1,8 @@
 //! Reading a §2.1 reference typed by a user (`explain --target`, `policylens/explain`).
 
-use super::{NodeId, Topology, suggest};
+use super::{NodeId, Topology};
 use crate::model::ObjectKey;
+use crate::suggest;
 use crate::workspace::World;
 
 /// Kinds written without a group that live in the core group.

@@ -2,11 +2,12 @@
 //! resolve.
 
 use super::validate::{RefViolation, validate_ref};
-use super::{NodeId, Topology, backends::grant_allows, section_names, suggest};
+use super::{NodeId, Topology, backends::grant_allows, section_names};
 use crate::catalog::PolicyKind;
 use crate::model::{
     Body, FromNamespaces, GATEWAY_GROUP, GroupKind, ObjectKey, PolicyFields, TargetRef, normalize_group,
 };
+use crate::suggest;
 use crate::syntax::Span;
 use crate::workspace::{ObjId, World};
 

@@ -256,7 +256,7 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
             if !Code::ALL.iter().any(|c| c.as_str() == code) {
                 let names = Code::ALL.iter().map(|c| c.as_str());
                 let mut m = format!("`{code}` is not a policylens diagnostic code");
-                if let Some(s) = crate::topology::suggest::closest(code, names) {
+                if let Some(s) = crate::suggest::closest(code, names) {
                     m.push_str(&format!("; did you mean `{s}`?"));
                 }
                 out.push(Diagnostic::new(path, *span, Code::Config, m));

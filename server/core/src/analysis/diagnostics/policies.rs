@@ -48,8 +48,8 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
                     let span = r.kind.as_ref().map_or(r.span, |k| k.span);
                     let wanted = r.kind.as_ref().map_or("", |k| k.value.as_str());
                     let allowed_s: Vec<String> = allowed.iter().map(GroupKind::to_string).collect();
-                    let fix = crate::topology::suggest::closest(wanted, allowed.iter().map(|g| g.kind.as_str()))
-                        .map(str::to_owned);
+                    let fix =
+                        crate::suggest::closest(wanted, allowed.iter().map(|g| g.kind.as_str())).map(str::to_owned);
                     let group = r.group.as_ref().map_or("", |g| g.value.as_str());
                     let written = if allowed.iter().any(|a| a.kind == wanted) {
                         format!("{wanted} in group `{group}`")

@@ -48,8 +48,8 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
                 ParentResolution::SectionNotFound { parent, available } => {
                     let span = p.section_name.as_ref().map_or(name_span, |s| s.span);
                     let section = p.section_name.as_ref().map_or("", |s| s.value.as_str());
-                    let suggestion = crate::topology::suggest::closest(section, available.iter().map(String::as_str))
-                        .map(str::to_owned);
+                    let suggestion =
+                        crate::suggest::closest(section, available.iter().map(String::as_str)).map(str::to_owned);
                     let mut msg = format!("{} has no listener `{section}`", world.key(*parent));
                     if let Some(s) = &suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
@@ -178,7 +178,7 @@ fn gateway_classes(world: &World, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let names = world.objects_of(&gc).iter().map(|&c| world.object(c).name.value.as_str());
-        let suggestion = crate::topology::suggest::closest(&class.value, names).map(str::to_owned);
+        let suggestion = crate::suggest::closest(&class.value, names).map(str::to_owned);
         let mut msg = format!(
             "GatewayClass/{} does not exist in the workspace; declare it in `external` if the cluster provides it",
             class.value

@@ -187,7 +187,7 @@ fn unknown_strategy(world: &World, pid: ObjId, file: &Arc<str>, u: &crate::effec
     } else {
         format!("`{}` is not a strategy {kind_name} supports here; use {}", u.value, list(&supported))
     };
-    let fix = crate::topology::suggest::closest(&u.value, supported.iter().map(String::as_str)).map(str::to_owned);
+    let fix = crate::suggest::closest(&u.value, supported.iter().map(String::as_str)).map(str::to_owned);
     Diagnostic::new(file, u.span, Code::UnknownStrategy, msg).fix(fix)
 }
 
