@@ -356,7 +356,7 @@ fn patch_parts(
             units: rules.units,
             events: &mut f.events,
         }
-        .apply(&mut f.tree, &part.value, schema);
+        .apply(&mut f.tree, &part.value, schema.filter(|_| !inp.spec.json_merge));
     }
 }
 
@@ -471,7 +471,7 @@ mod tests {
         let strategy = parts.first().map_or(Strategy::AtomicDefaults, |p| p.strategy);
         let locks = !has_defaults && parts.iter().any(|p| p.strategy == Strategy::AtomicOverrides);
         let leaves = own_tree(ObjId(id), &parts, rules, None).leaf_count();
-        PolicySpec { parts, strategy, locks, unknown_strategy: None, leaves }
+        PolicySpec { parts, strategy, locks, unknown_strategy: None, leaves, json_merge: false }
     }
 
     fn run(rules: &Rules, specs: &[(u32, u32, &PolicySpec)]) -> (Value, Vec<Outcome>) {

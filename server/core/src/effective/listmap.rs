@@ -20,6 +20,9 @@ pub struct SchemaNode {
     items: Option<Box<SchemaNode>>,
     /// Keys of a list-map.
     pub list_keys: Option<Vec<String>>,
+    /// Kubernetes strategic merge patch order for this list: the patch's items first, in its
+    /// order, then the base's items it does not name (GEP-2649's listMapType appends instead).
+    pub patch_first: bool,
     /// A mapping replaced whole.
     pub atomic_map: bool,
 }
@@ -31,6 +34,30 @@ impl SchemaNode {
 
     pub fn items(&self) -> Option<&SchemaNode> {
         self.items.as_deref()
+    }
+
+    /// Adds what `other` knows where this node knows nothing.
+    fn join(&mut self, other: SchemaNode) {
+        for (k, v) in other.children {
+            match self.children.get_mut(&k) {
+                Some(mine) => mine.join(v),
+                None => {
+                    self.children.insert(k, v);
+                }
+            }
+        }
+        if self.any_key.is_none() {
+            self.any_key = other.any_key;
+        }
+        match (&mut self.items, other.items) {
+            (Some(mine), Some(theirs)) => mine.join(*theirs),
+            (None, theirs) => self.items = theirs,
+            _ => {}
+        }
+        if self.list_keys.is_none() {
+            self.list_keys = other.list_keys;
+        }
+        self.atomic_map |= other.atomic_map;
     }
 
     /// Whether anything below matters for merging (an index with nothing is dropped).
@@ -72,16 +99,49 @@ const WRAPPERS: &[&str] = &["defaults", "overrides", "default", "override"];
 /// The schema index of every policy kind that has a CRD in the workspace (kinds without one
 /// merge by the generic rules).
 pub fn schema_indexes(world: &World) -> HashMap<GroupKind, SchemaNode> {
-    let mut out = HashMap::new();
+    let mut out = strategic_merge_keys();
+    let mut seen = std::collections::HashSet::new();
     for id in world.ids() {
         let Body::Crd(crd) = &world.object(id).body else { continue };
         let gk = GroupKind::new(&crd.group, &crd.kind);
-        if world.catalog.get(&gk).is_none() || out.contains_key(&gk) {
+        if world.catalog.get(&gk).is_none() || seen.contains(&gk) {
             continue;
         }
         if let Some(idx) = crd_index(crd) {
-            out.insert(gk, idx);
+            // A CRD's facts join the built-in merge keys (which CRD schemas do not carry).
+            match out.get_mut(&gk) {
+                Some(known) => known.join(idx),
+                None => {
+                    out.insert(gk.clone(), idx);
+                }
+            }
         }
+        seen.insert(gk);
+    }
+    out
+}
+
+/// Envoy Gateway merges a route policy with `mergeType: StrategicMerge` onto its parent's
+/// as a Kubernetes strategic merge patch, whose list merge keys come from the Go types'
+/// `patchMergeKey` tags, not from the CRD schemas (envoyproxy/gateway `api/v1alpha1`:
+/// `backendtrafficpolicy_types.go` compression, compressor and httpUpgrade keyed by `type`;
+/// `ext_auth_types.go` contextExtensions keyed by `name`; merged in `internal/utils/merge.go`).
+fn strategic_merge_keys() -> HashMap<GroupKind, SchemaNode> {
+    const EG: &str = "gateway.envoyproxy.io";
+    let lists: &[(&str, &[&str], &str)] = &[
+        ("BackendTrafficPolicy", &["compression"], "type"),
+        ("BackendTrafficPolicy", &["compressor"], "type"),
+        ("BackendTrafficPolicy", &["httpUpgrade"], "type"),
+        ("SecurityPolicy", &["extAuth", "contextExtensions"], "name"),
+    ];
+    let mut out: HashMap<GroupKind, SchemaNode> = HashMap::new();
+    for (kind, path, key) in lists {
+        let mut n = out.entry(GroupKind::new(EG, kind)).or_default();
+        for p in *path {
+            n = n.children.entry((*p).to_owned()).or_default();
+        }
+        n.list_keys = Some(vec![(*key).to_owned()]);
+        n.patch_first = true;
     }
     out
 }

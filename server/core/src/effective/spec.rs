@@ -44,6 +44,9 @@ pub struct PolicySpec {
     pub unknown_strategy: Option<UnknownStrategy>,
     /// Leaves the policy contributes (for Enforced/PartiallyEnforced/Overridden).
     pub leaves: u32,
+    /// Envoy Gateway `mergeType: JSONMerge`: an RFC 7386 patch, lists replaced whole (a
+    /// `StrategicMerge` patch merges the lists the kind keys).
+    pub json_merge: bool,
 }
 
 pub fn extract(
@@ -127,7 +130,9 @@ pub fn extract(
     let strategy = parts.first().map_or(implicit_defaults, |p| p.strategy);
     let locks = !has_defaults && parts.iter().any(|p| p.strategy == Strategy::AtomicOverrides);
     let leaves = own_tree(policy, &parts, rules, schema).leaf_count();
-    PolicySpec { parts, strategy, locks, unknown_strategy: unknown, leaves }
+    let json_merge =
+        kind.semantics == Semantics::EnvoyGateway && spec.get(field).and_then(Node::as_str) == Some("JSONMerge");
+    PolicySpec { parts, strategy, locks, unknown_strategy: unknown, leaves, json_merge }
 }
 
 /// An `overrides` stanza with no strategy: AtomicOverrides, or PatchOverrides where the kind

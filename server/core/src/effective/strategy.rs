@@ -184,8 +184,7 @@ impl Patch<'_> {
             && matches!(entries[i].1, PVal::Items(..))
             && well_formed(items, keys)
         {
-            let item_schema = schema.and_then(SchemaNode::items);
-            self.items(&mut entries[i].1, items, keys, item_schema, path, ptr);
+            self.items(&mut entries[i].1, items, keys, schema, path, ptr);
             return;
         }
         let Some(new) = build(pv, self.src, self.units, schema, path) else { return };
@@ -206,17 +205,22 @@ impl Patch<'_> {
         }
     }
 
-    /// Merges list-map items by their keys: a matching item is patched, a new one appended.
+    /// Merges list-map items by their keys: a matching item is patched, a new one appended
+    /// (or, in strategic merge patch order, the patch's items first).
     fn items<'p>(
         &mut self,
         base: &mut PVal,
         patch: &'p [Value],
         keys: &[String],
-        schema: Option<&SchemaNode>,
+        list_schema: Option<&SchemaNode>,
         path: &mut Vec<&'p str>,
         ptr: &mut String,
     ) {
         let PVal::Items(items, _) = base else { return };
+        let schema = list_schema.and_then(SchemaNode::items);
+        let patch_first = list_schema.is_some_and(|s| s.patch_first);
+        // Where each patch item ended up, for the strategic merge patch order.
+        let mut named: Vec<usize> = Vec::new();
         path.push("*");
         for pv in patch {
             let Value::Object(m) = pv else { continue };
@@ -228,15 +232,25 @@ impl Patch<'_> {
                     ptr.push_str(&i.to_string());
                     self.map(&mut items[i], m, schema, path, ptr);
                     ptr.truncate(len);
+                    named.push(i);
                 }
                 None => {
                     if let Some(item) = build(pv, self.src, self.units, schema, path) {
                         items.push(item);
+                        named.push(items.len() - 1);
                     }
                 }
             }
         }
         path.pop();
+        if patch_first {
+            // The patch's items in its order, then the base's others.
+            let mut slots: Vec<Option<PVal>> = std::mem::take(items).into_iter().map(Some).collect();
+            let mut ordered: Vec<PVal> =
+                named.iter().filter_map(|&i| slots.get_mut(i).and_then(Option::take)).collect();
+            ordered.extend(slots.into_iter().flatten());
+            *items = ordered;
+        }
     }
 
     fn is_unit(&self, path: &[&str], schema: Option<&SchemaNode>) -> bool {

@@ -7,8 +7,9 @@
 //! others are rejected with `Accepted=False` (Envoy Gateway's policy concept page,
 //! "Conflict resolution"; its status reports `Conflicted`), not merged or overridden.
 //!
-//! StrategicMerge is applied as an RFC 7386 merge patch: Envoy Gateway's Go structs carry the
-//! list merge keys, which CRD schemas do not.
+//! StrategicMerge is a Kubernetes strategic merge patch: the lists Envoy Gateway's Go types
+//! key (`patchMergeKey`, which CRD schemas do not carry; `listmap::strategic_merge_keys`)
+//! merge item by item, the route's items first; JSONMerge is an RFC 7386 patch (lists replaced).
 
 use super::{Dictates, SameLevel};
 
