@@ -47,7 +47,23 @@ impl FakeApi {
 
     /// [`FakeApi::start`] with scripted watches (see [`Watches`]).
     pub fn start_watching(routes: Routes, flaky: &[&str], scripts: HashMap<String, Vec<Watch>>, hold: bool) -> FakeApi {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        FakeApi::serve_on(TcpListener::bind("127.0.0.1:0").unwrap(), routes, flaky, scripts, hold)
+    }
+
+    /// [`FakeApi::start`] on a given address, e.g. one nothing listened on before (a cluster
+    /// that comes back). Quiet watches.
+    pub fn start_at(addr: &str, routes: Routes) -> FakeApi {
+        let host = addr.trim_start_matches("http://");
+        FakeApi::serve_on(TcpListener::bind(host).unwrap(), routes, &[], HashMap::new(), true)
+    }
+
+    fn serve_on(
+        listener: TcpListener,
+        routes: Routes,
+        flaky: &[&str],
+        scripts: HashMap<String, Vec<Watch>>,
+        hold: bool,
+    ) -> FakeApi {
         let addr = format!("http://{}", listener.local_addr().unwrap());
         let requests: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
         let routes = Arc::new(Mutex::new(routes));

@@ -173,6 +173,7 @@ pub async fn reindex(shared: Arc<Shared>) {
     }
     let message = match job.await {
         Ok(built) => {
+            let cluster_failed = matches!(built.cluster, Some((false, _)));
             if let Some((ok, m)) = &built.cluster {
                 let typ = if *ok { MessageType::INFO } else { MessageType::WARNING };
                 tracing::info!(target: "policylens", "{m}");
@@ -185,6 +186,11 @@ pub async fn reindex(shared: Arc<Shared>) {
             shared.lock().install(built.ws, built.disk, built.config_path, built.excludes);
             if let Some((opts, snap)) = built.watch_from {
                 crate::cluster::follow(&shared, generation, &opts, &snap);
+            }
+            if cluster_failed {
+                crate::cluster::retry_later(&shared, generation);
+            } else {
+                shared.cluster_retries.store(0, std::sync::atomic::Ordering::Relaxed);
             }
             let ms = start.elapsed().as_millis();
             tracing::info!(

@@ -250,6 +250,8 @@ pub struct Shared {
     /// The live cluster's watch (`cluster.rs`), and its generation: bumped when it stops.
     pub cluster_watch: Mutex<Option<policylens_cluster::Watcher>>,
     pub cluster_generation: std::sync::atomic::AtomicU64,
+    /// Failed cluster reads in a row (the retry backs off with them).
+    pub cluster_retries: std::sync::atomic::AtomicU32,
 }
 
 impl Shared {
@@ -267,6 +269,7 @@ impl Shared {
             pushed: tokio::sync::Mutex::new(HashMap::new()),
             cluster_watch: Mutex::new(None),
             cluster_generation: std::sync::atomic::AtomicU64::new(0),
+            cluster_retries: std::sync::atomic::AtomicU32::new(0),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The language server with `policylens.cluster.enabled`: the loopback API server's objects
 //! complete the workspace, a message says what is connected and what was skipped, the cluster
 //! is followed as it changes (watch events, `410 Gone` and a relist), and an unreachable
-//! cluster leaves the workspace features running.
+//! cluster leaves the workspace features running and is connected once it comes back.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -62,6 +62,18 @@ fn an_unreachable_cluster_leaves_the_files_analysed() {
     assert!(text.ends_with("; analysing the workspace files alone"), "{text}");
     s.open_disk("route.yaml");
     assert_eq!(codes(&s.pull("route.yaml", None)), ["parent-not-found", "backend-not-found"]);
+
+    // The cluster comes back: the server tries again by itself and connects.
+    let api = FakeApi::start_at(&addr, cluster());
+    let shown = s.wait_for(|m| m["method"] == "window/showMessage" && m["params"]["type"] == 3);
+    let text = shown["params"]["message"].as_str().unwrap();
+    assert!(text.starts_with(&format!("policylens: cluster `fake` at {addr}/: 6 objects, watched")), "{text}");
+    let start = Instant::now();
+    while !codes(&s.pull("route.yaml", None)).is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(20), "the cluster's Gateway and Service never arrived");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(api.requests().iter().all(|(m, p)| m == "GET" && !p.contains("secrets")));
 }
 
 const POLICIES: &str = "/apis/gateway.envoyproxy.io/v1alpha1/backendtrafficpolicies";
