@@ -163,8 +163,7 @@ async fn read_async(opts: &Options) -> Result<Snapshot, String> {
     let lists = futures_util::future::join_all(wanted.iter().map(|&ar| {
         let (context, client) = (&context, &client);
         async move {
-            let (items, resource_version) = list_once(client, ar).await?;
-            let objects: Vec<ClusterObject> = items.into_iter().filter_map(|o| to_text(context, ar, o)).collect();
+            let (objects, resource_version) = list_raw(client, ar, context).await?;
             let paths = objects.iter().map(|o| o.path.clone()).collect();
             Ok::<_, String>((objects, Listed { ar: ar.clone(), resource_version, paths }))
         }
@@ -212,6 +211,89 @@ async fn list_once(client: &Client, ar: &ApiResource) -> Result<(Vec<DynamicObje
         }
     }
     Err(format!("{}: skipped", plural(ar)))
+}
+
+/// A list as the API server wrote it: the items stay JSON text, not decoded.
+#[derive(serde::Deserialize)]
+struct RawList<'a> {
+    #[serde(default)]
+    metadata: RawListMeta,
+    #[serde(borrow, default)]
+    items: Vec<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct RawListMeta {
+    #[serde(default)]
+    resource_version: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawItem {
+    metadata: RawItemMeta,
+    /// Set on custom resources' items; built-in kinds' items leave both out.
+    api_version: Option<serde::de::IgnoredAny>,
+    kind: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawItemMeta {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    namespace: Option<String>,
+}
+
+/// [`list_once`] for the one-shot read: each item's JSON text is kept as the server sent it,
+/// with `apiVersion` and `kind` put in front, instead of being decoded into a
+/// `DynamicObject` and written out again (most of what reading a cluster cost).
+async fn list_raw(client: &Client, ar: &ApiResource, context: &str) -> Result<(Vec<ClusterObject>, String), String> {
+    use kube::Resource;
+    let url = DynamicObject::url_path(ar, None);
+    let mut delay = Duration::from_millis(200);
+    let mut attempt = 0;
+    let text = loop {
+        let request = kube::core::Request::new(url.clone())
+            .list(&ListParams::default())
+            .map_err(|e| format!("{}: {e}", plural(ar)))?;
+        match client.request_text(request).await {
+            Ok(text) => break text,
+            Err(kube::Error::Api(e)) if e.code == 401 || e.code == 403 => {
+                return Err(format!("{}: not allowed to list ({}); skipped", plural(ar), e.code));
+            }
+            Err(_) if attempt < RETRIES => {
+                attempt += 1;
+                tokio::time::sleep(delay + jitter()).await;
+                delay *= 2;
+            }
+            Err(e) => return Err(format!("{}: {e}; skipped after {} tries", plural(ar), RETRIES + 1)),
+        }
+    };
+    let list: RawList<'_> = serde_json::from_str(&text).map_err(|e| format!("{}: not a list: {e}", plural(ar)))?;
+    let api_version = format!("\"apiVersion\":{},", serde_json::Value::from(ar.api_version.as_str()));
+    let kind = format!("\"kind\":{},", serde_json::Value::from(ar.kind.as_str()));
+    let mut objects = Vec::with_capacity(list.items.len());
+    for item in list.items {
+        let raw = item.get();
+        let (Ok(meta), Some(rest)) = (serde_json::from_str::<RawItem>(raw), raw.trim_start().strip_prefix('{')) else {
+            continue;
+        };
+        let ns = meta.metadata.namespace.as_deref().unwrap_or("_");
+        let path = path_of(context, ar, ns, &meta.metadata.name);
+        let mut text = String::with_capacity(raw.len() + api_version.len() + kind.len() + 1);
+        text.push('{');
+        if meta.api_version.is_none() {
+            text.push_str(&api_version);
+        }
+        if meta.kind.is_none() {
+            text.push_str(&kind);
+        }
+        text.push_str(rest);
+        objects.push(ClusterObject { path, text });
+    }
+    Ok((objects, list.metadata.resource_version))
 }
 
 /// Up to 100 ms from the clock: no two clients retry in lockstep.
