@@ -73,6 +73,9 @@ impl FakeApi {
         let (log, served) = (requests.clone(), routes.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                // As the API server does: without it, a response written as head then body
+                // waits out the client's delayed ACK (40 ms a request on Linux).
+                let _ = stream.set_nodelay(true);
                 let (routes, log, flaky, watches) = (served.clone(), log.clone(), flaky.clone(), watches.clone());
                 std::thread::spawn(move || serve(stream, &routes, &log, &flaky, &watches));
             }

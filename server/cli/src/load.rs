@@ -12,6 +12,8 @@ use crate::Common;
 pub struct Loaded {
     pub snapshot: Snapshot,
     pub load_ms: f64,
+    /// Of `load_ms`, the time spent reading the cluster (`--cluster`), `None` without it.
+    pub cluster_ms: Option<f64>,
     /// The files whose diagnostics are reported (`check FILE...`); `None`: all.
     pub report_only: Option<BTreeSet<String>>,
 }
@@ -50,10 +52,13 @@ pub fn load(common: &Common) -> Result<Loaded, String> {
     for w in &loaded.warnings {
         eprintln!("policylens: warning: {w}");
     }
+    let mut cluster_ms = None;
     if common.cluster {
+        let cluster_start = Instant::now();
         let opts =
             policylens_cluster::Options { kubeconfig: common.kubeconfig.clone(), context: common.kube_context.clone() };
         let snap = policylens_cluster::read(&opts)?;
+        cluster_ms = Some(cluster_start.elapsed().as_secs_f64() * 1000.0);
         for w in &snap.warnings {
             eprintln!("policylens: warning: cluster {}: {w}", snap.server);
         }
@@ -61,7 +66,12 @@ pub fn load(common: &Common) -> Result<Loaded, String> {
         loaded.workspace.set_files_with_origin(objects, policylens_core::workspace::Origin::Cluster);
     }
     let snapshot = loaded.workspace.snapshot();
-    Ok(Loaded { snapshot, load_ms: start.elapsed().as_secs_f64() * 1000.0, report_only: loaded.report_only })
+    Ok(Loaded {
+        snapshot,
+        load_ms: start.elapsed().as_secs_f64() * 1000.0,
+        cluster_ms,
+        report_only: loaded.report_only,
+    })
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).

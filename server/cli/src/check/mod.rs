@@ -29,6 +29,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let loaded = load::load(&args.common)?;
     let snap = &loaded.snapshot;
     let load_ms = loaded.load_ms;
+    let of_it_cluster = loaded.cluster_ms.map_or(String::new(), |ms| format!(" (of it cluster read {ms:.1})"));
     let heap_files = crate::heap::live();
     let analysis_start = Instant::now();
     // Forced one by one so --stats can say where the time and memory go.
@@ -65,8 +66,9 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
     if args.common.stats {
         eprintln!(
-            "stats: load+parse {:.1} ms, analysis {:.1} ms (world {:.1}, effective {:.1}, diagnostics {:.1}), total {:.1} ms, peak RSS {} KiB",
+            "stats: load+parse {:.1} ms{}, analysis {:.1} ms (world {:.1}, effective {:.1}, diagnostics {:.1}), total {:.1} ms, peak RSS {} KiB",
             load_ms,
+            of_it_cluster,
             analysis_ms,
             world_ms,
             effective_ms,
