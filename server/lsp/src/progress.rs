@@ -66,9 +66,26 @@ impl Progress {
         .await;
     }
 
+    /// A step without a count (the cluster read), keeping the last percentage.
+    pub async fn say(&self, message: String) {
+        self.send(WorkDoneProgress::Report(WorkDoneProgressReport {
+            cancellable: Some(false),
+            message: Some(message),
+            percentage: None,
+        }))
+        .await;
+    }
+
     pub async fn end(self, message: String) {
         self.send(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message) })).await;
     }
+}
+
+/// What indexing tells the progress as it goes.
+enum Step {
+    Files(usize, usize),
+    /// The files are read; the cluster (this context, or the current one) is being read.
+    Cluster(Option<String>),
 }
 
 /// What a walk of the roots produced, before it replaces the server's workspace.
@@ -76,6 +93,8 @@ struct Built {
     ws: Workspace,
     /// What the cluster read said, for the user: connected (and what was skipped), or why not.
     cluster: Option<(bool, String)>,
+    /// How many objects the cluster read brought.
+    cluster_objects: Option<usize>,
     /// The cluster read, to watch from.
     watch_from: Option<(policylens_cluster::Options, policylens_cluster::Snapshot)>,
     disk: HashSet<Arc<str>>,
@@ -87,14 +106,16 @@ fn build(
     roots: Vec<PathBuf>,
     config_path: Option<PathBuf>,
     cluster: crate::config::ClusterSettings,
-    progress: mpsc::UnboundedSender<(usize, usize)>,
+    progress: mpsc::UnboundedSender<Step>,
 ) -> Built {
-    let mut built = build_files(roots, config_path, progress);
+    let mut built = build_files(roots, config_path, &progress);
     if cluster.enabled {
         let opts = policylens_cluster::Options {
             kubeconfig: cluster.kubeconfig.map(PathBuf::from),
             context: cluster.context.filter(|c| !c.is_empty()),
         };
+        // A cluster read can take seconds (discovery, then every kind's list): say so.
+        let _ = progress.send(Step::Cluster(opts.context.clone()));
         built.cluster = Some(match policylens_cluster::read(&opts) {
             Ok(mut snap) => {
                 let n = snap.objects.len();
@@ -105,6 +126,7 @@ fn build(
                     m.push_str(&format!("; {}", snap.warnings.join("; ")));
                 }
                 built.watch_from = Some((opts, snap));
+                built.cluster_objects = Some(n);
                 (true, m)
             }
             // The files are still analysed; the next re-index tries again.
@@ -114,11 +136,7 @@ fn build(
     built
 }
 
-fn build_files(
-    roots: Vec<PathBuf>,
-    config_path: Option<PathBuf>,
-    progress: mpsc::UnboundedSender<(usize, usize)>,
-) -> Built {
+fn build_files(roots: Vec<PathBuf>, config_path: Option<PathBuf>, progress: &mpsc::UnboundedSender<Step>) -> Built {
     // The one loader the CLI uses: same config lookup, walk, excludes and context.
     let req = policylens_loader::Request {
         paths: roots.clone(),
@@ -128,7 +146,7 @@ fn build_files(
         ..Default::default()
     };
     let loaded = policylens_loader::load(&req, &mut |done, total| {
-        let _ = progress.send((done, total));
+        let _ = progress.send(Step::Files(done, total));
     });
     match loaded {
         Ok(l) => {
@@ -137,13 +155,22 @@ fn build_files(
             }
             let excludes = Excludes::new(&l.workspace.config().config, l.config_path.as_deref());
             let disk = l.disk.iter().map(|p| Arc::from(p.as_str())).collect();
-            Built { ws: l.workspace, cluster: None, watch_from: None, disk, config_path: l.config_path, excludes }
+            Built {
+                ws: l.workspace,
+                cluster: None,
+                cluster_objects: None,
+                watch_from: None,
+                disk,
+                config_path: l.config_path,
+                excludes,
+            }
         }
         Err(e) => {
             tracing::warn!(target: "policylens", "{e}");
             Built {
                 ws: Workspace::new(),
                 cluster: None,
+                cluster_objects: None,
                 watch_from: None,
                 disk: HashSet::new(),
                 config_path,
@@ -168,8 +195,14 @@ pub async fn reindex(shared: Arc<Shared>) {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cluster = settings.cluster.clone();
     let job = tokio::task::spawn_blocking(move || build(roots, config_path, cluster, tx));
-    while let Some((done, total)) = rx.recv().await {
-        progress.report(done, total).await;
+    while let Some(step) = rx.recv().await {
+        match step {
+            Step::Files(done, total) => progress.report(done, total).await,
+            Step::Cluster(context) => {
+                let which = context.map_or("the current context".to_owned(), |c| format!("`{c}`"));
+                progress.say(format!("reading the cluster ({which})")).await;
+            }
+        }
     }
     let message = match job.await {
         Ok(built) => {
@@ -180,6 +213,7 @@ pub async fn reindex(shared: Arc<Shared>) {
                 shared.client.show_message(typ, format!("policylens: {m}")).await;
             }
             let files = built.disk.len();
+            let cluster_objects = built.cluster_objects;
             let config = built.config_path.as_deref().map(|p| p.display().to_string());
             // The previous watch stops before the workspace it fed is replaced.
             let generation = crate::cluster::stop(&shared);
@@ -198,7 +232,11 @@ pub async fn reindex(shared: Arc<Shared>) {
                 "indexed {files} files in {ms} ms (config: {})",
                 config.as_deref().unwrap_or("none")
             );
-            format!("{files} files")
+            let files = if files == 1 { "1 file".to_owned() } else { format!("{files} files") };
+            match cluster_objects {
+                Some(n) => format!("{files}, {n} cluster objects"),
+                None => files,
+            }
         }
         Err(e) => {
             let msg = if e.is_panic() { panic_message(e.into_panic()) } else { e.to_string() };

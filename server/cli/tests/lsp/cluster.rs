@@ -35,6 +35,22 @@ fn the_cluster_completes_the_workspace_and_says_so() {
             api.addr
         )
     );
+    // The progress says when the files are read and the cluster is being read, and what came.
+    let progress: Vec<Value> = s
+        .wire
+        .iter()
+        .filter(|m| m["method"] == "$/progress")
+        .map(|m| m["params"]["value"].clone())
+        .filter(|v| v["kind"] != "report" || v["percentage"].is_null())
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            json!({"kind": "begin", "title": "policylens: indexing", "cancellable": false, "percentage": 0}),
+            json!({"kind": "report", "cancellable": false, "message": "reading the cluster (the current context)"}),
+            json!({"kind": "end", "message": "1 file, 6 cluster objects"}),
+        ]
+    );
     s.open_disk("route.yaml");
     assert_eq!(codes(&s.pull("route.yaml", None)), Vec::<String>::new());
     // Hover on the parentRef: the Gateway from the cluster.
