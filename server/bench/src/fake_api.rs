@@ -36,6 +36,7 @@ pub struct FakeApi {
     pub addr: String,
     requests: Arc<Mutex<Vec<(String, String)>>>,
     routes: Arc<Mutex<Routes>>,
+    stalls: Arc<Mutex<HashMap<String, Vec<u64>>>>,
 }
 
 impl FakeApi {
@@ -70,21 +71,29 @@ impl FakeApi {
         let flaky: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(flaky.iter().map(|s| s.to_string()).collect()));
         let scripts = scripts.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
         let watches = Arc::new(Mutex::new(Watches { scripts, hold }));
-        let (log, served) = (requests.clone(), routes.clone());
+        let stalls: Arc<Mutex<HashMap<String, Vec<u64>>>> = Arc::default();
+        let (log, served, stalled) = (requests.clone(), routes.clone(), stalls.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 // As the API server does: without it, a response written as head then body
                 // waits out the client's delayed ACK (40 ms a request on Linux).
                 let _ = stream.set_nodelay(true);
                 let (routes, log, flaky, watches) = (served.clone(), log.clone(), flaky.clone(), watches.clone());
-                std::thread::spawn(move || serve(stream, &routes, &log, &flaky, &watches));
+                let stalls = stalled.clone();
+                std::thread::spawn(move || serve(stream, &routes, &log, &flaky, &watches, &stalls));
             }
         });
-        FakeApi { addr, requests, routes }
+        FakeApi { addr, requests, routes, stalls }
     }
 
     pub fn requests(&self) -> Vec<(String, String)> {
         self.requests.lock().unwrap().clone()
+    }
+
+    /// The next requests of a path (list or get, not watch) wait these many milliseconds each
+    /// before the answer: a slow or stuck API server.
+    pub fn stall(&self, path: &str, delays_ms: &[u64]) {
+        self.stalls.lock().unwrap().insert(path.to_owned(), delays_ms.to_vec());
     }
 
     /// Changes what a path answers from now on (a list after a change in the cluster).
@@ -116,6 +125,7 @@ fn serve(
     log: &Mutex<Vec<(String, String)>>,
     flaky: &Mutex<Vec<String>>,
     watches: &Mutex<Watches>,
+    stalls: &Mutex<HashMap<String, Vec<u64>>>,
 ) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut out = stream;
@@ -213,6 +223,10 @@ fn serve(
                 events.push(json!({"type": "BOOKMARK", "object": {"kind": value["kind"].as_str().unwrap_or("").trim_end_matches("List"), "apiVersion": value["apiVersion"], "metadata": {"resourceVersion": "4713"}}}));
             }
             return write_events(&mut out, &events, 0);
+        }
+        let stall = stalls.lock().unwrap().get_mut(&path).and_then(|d| (!d.is_empty()).then(|| d.remove(0)));
+        if let Some(ms) = stall {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
         }
         let text = value.to_string();
         let reason = match status {

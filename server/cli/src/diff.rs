@@ -129,8 +129,11 @@ pub struct Report {
 pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
     let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
     let cluster = if args.base == "cluster" || args.head.as_deref() == Some("cluster") {
-        let opts =
-            policylens_cluster::Options { kubeconfig: args.kubeconfig.clone(), context: args.kube_context.clone() };
+        let opts = policylens_cluster::Options {
+            kubeconfig: args.kubeconfig.clone(),
+            context: args.kube_context.clone(),
+            request_timeout: args.request_timeout,
+        };
         let snap = policylens_cluster::read(&opts)?;
         for w in &snap.warnings {
             eprintln!("policylens: warning: cluster {}: {w}", snap.server);

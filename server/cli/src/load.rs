@@ -55,8 +55,11 @@ pub fn load(common: &Common) -> Result<Loaded, String> {
     let mut cluster_ms = None;
     if common.cluster {
         let cluster_start = Instant::now();
-        let opts =
-            policylens_cluster::Options { kubeconfig: common.kubeconfig.clone(), context: common.kube_context.clone() };
+        let opts = policylens_cluster::Options {
+            kubeconfig: common.kubeconfig.clone(),
+            context: common.kube_context.clone(),
+            request_timeout: common.request_timeout,
+        };
         let snap = policylens_cluster::read(&opts)?;
         cluster_ms = Some(cluster_start.elapsed().as_secs_f64() * 1000.0);
         for w in &snap.warnings {

@@ -70,6 +70,10 @@ struct DiffArgs {
     /// The kubeconfig context for a `cluster` side (default: its current context).
     #[arg(long)]
     kube_context: Option<String>,
+    /// How long one request to the cluster may take before it is tried again: `30s`, `500ms`,
+    /// `2m` (default 30s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    request_timeout: Option<std::time::Duration>,
 }
 
 #[derive(clap::Args)]
@@ -116,6 +120,10 @@ struct Common {
     /// The kubeconfig context for --cluster (default: its current context).
     #[arg(long, value_name = "NAME")]
     kube_context: Option<String>,
+    /// How long one request to the cluster may take before it is tried again: `30s`, `500ms`,
+    /// `2m` (default 30s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    request_timeout: Option<std::time::Duration>,
     /// Print timing and memory figures to stderr.
     #[arg(long)]
     stats: bool,
@@ -287,4 +295,22 @@ fn targets(args: TargetsArgs) -> Result<ExitCode, String> {
     }
     std::io::stdout().lock().write_all(out.as_bytes()).map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A duration as kubectl's `--request-timeout` takes it: a number with `ms`, `s`, `m` or `h`, or
+/// a bare number of seconds.
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => text.split_at(i),
+        None => (text, "s"),
+    };
+    let n: f64 = number.parse().map_err(|_| format!("`{text}` is not a duration such as 30s, 500ms or 2m"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("`{text}`: the unit must be ms, s, m or h")),
+    };
+    std::time::Duration::try_from_secs_f64(secs).map_err(|_| format!("`{text}` is not a duration"))
 }

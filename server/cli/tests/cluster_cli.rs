@@ -261,6 +261,37 @@ fn a_cluster_of_the_demo_explains_as_its_files() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A slow list is waited for; a stuck one is given up after `--request-timeout` and asked again,
+/// and the answer is the same as from a prompt server.
+#[test]
+fn slow_and_stuck_lists() {
+    let api = FakeApi::start(cluster(), &[]);
+    let dir = temp("slow");
+    let kc = kubeconfig(&dir, &api.addr);
+    let ws = files(&dir);
+    let kc = kc.to_str().unwrap();
+    let services = "/api/v1/services";
+    let gateways = "/apis/gateway.networking.k8s.io/v1/gateways";
+    // Services answer after 1.5 s (within the timeout); Gateways hang past it once.
+    api.stall(services, &[1500]);
+    api.stall(gateways, &[20_000]);
+    let started = std::time::Instant::now();
+    let (code, out, err) =
+        run(&ws, &["check", "--format", "json", "--cluster", "--kubeconfig", kc, "--request-timeout", "3s", "."]);
+    let took = started.elapsed();
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["diagnostics"], json!([]));
+    let asked = |p: &str| api.requests().iter().filter(|(_, r)| r.split('?').next() == Some(p)).count();
+    assert_eq!((asked(services), asked(gateways)), (1, 2), "the stuck list was asked again, the slow one not");
+    // Not the 20 s the stuck answer would have taken.
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+
+    let (code, _, err) = run(&ws, &["check", "--cluster", "--kubeconfig", kc, "--request-timeout", "soon", "."]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`soon` is not a duration such as 30s, 500ms or 2m"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn an_unreachable_cluster_is_a_usage_error_naming_the_server() {
     // A port nothing listens on.

@@ -29,6 +29,9 @@ pub struct Options {
     pub kubeconfig: Option<PathBuf>,
     /// A context of the kubeconfig (default: its current context).
     pub context: Option<String>,
+    /// How long one request of the read may wait for the server's answer before it is tried
+    /// again (default 30 s). Watches are not bounded by it.
+    pub request_timeout: Option<Duration>,
 }
 
 /// One object read from the cluster.
@@ -115,7 +118,7 @@ async fn config(opts: &Options) -> Result<(Config, String), String> {
 async fn read_async(opts: &Options) -> Result<Snapshot, String> {
     let (mut config, context) = config(opts).await?;
     config.connect_timeout = Some(Duration::from_secs(5));
-    config.read_timeout = Some(Duration::from_secs(30));
+    config.read_timeout = Some(opts.request_timeout.unwrap_or(Duration::from_secs(30)));
     let server = config.cluster_url.to_string();
     let client = Client::try_from(config).map_err(|e| format!("{server}: {e}"))?;
     let discovery =

@@ -113,6 +113,7 @@ fn build(
         let opts = policylens_cluster::Options {
             kubeconfig: cluster.kubeconfig.map(PathBuf::from),
             context: cluster.context.filter(|c| !c.is_empty()),
+            request_timeout: None,
         };
         // A cluster read can take seconds (discovery, then every kind's list): say so.
         let _ = progress.send(Step::Cluster(opts.context.clone()));
