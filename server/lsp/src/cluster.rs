@@ -1,9 +1,9 @@
 //! Following the live cluster: the changes a watch reports are applied to the workspace in
-//! the order they come, each like an edit, so diagnostics and requests see them.
+//! the order they come, each like an edit, so diagnostics and requests see them. Reading it
+//! (and trying again when it cannot be reached) is part of indexing (`index.rs`).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use policylens_cluster::Change;
 use policylens_core::workspace::Origin;
@@ -48,23 +48,6 @@ pub fn follow(
                 }
             }
             shared.changed();
-        }
-    });
-}
-
-/// After a failed cluster read, indexes again later (2 s, doubling to 5 min) unless another
-/// index came first: the editor keeps serving the files meanwhile, and connects once the
-/// cluster is back.
-pub fn retry_later(shared: &Arc<Shared>, generation: u64) {
-    let attempt = shared.cluster_retries.fetch_add(1, Ordering::Relaxed).min(8);
-    let delay = Duration::from_secs(2u64 << attempt).min(Duration::from_secs(300));
-    tracing::info!(target: "policylens", "cluster: trying again in {} s", delay.as_secs());
-    let shared = shared.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(delay).await;
-        let current = shared.cluster_generation.load(Ordering::SeqCst) == generation;
-        if current && !shared.shutdown.load(Ordering::Relaxed) {
-            Box::pin(crate::progress::reindex(shared)).await;
         }
     });
 }

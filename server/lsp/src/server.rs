@@ -16,7 +16,7 @@ use tower_lsp_server::{Client, ClientSocket, LanguageServer, LspService};
 
 use crate::config::Settings;
 use crate::handlers::{self, custom, run};
-use crate::progress::reindex;
+use crate::index::reindex;
 use crate::state::{Caps, Shared, State};
 use crate::{from_proto, to_proto};
 

@@ -1,10 +1,11 @@
-//! Indexing the workspace folders from disk, with `$/progress` (files read / total).
+//! Indexing: the workspace folders read from disk by the shared loader, and the live cluster
+//! when enabled, with `$/progress` (files read / total, then the cluster).
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use policylens_core::workspace::Workspace;
 use tokio::sync::mpsc;
@@ -223,7 +224,7 @@ pub async fn reindex(shared: Arc<Shared>) {
                 crate::cluster::follow(&shared, generation, &opts, &snap);
             }
             if cluster_failed {
-                crate::cluster::retry_later(&shared, generation);
+                retry_later(&shared, generation);
             } else {
                 shared.cluster_retries.store(0, std::sync::atomic::Ordering::Relaxed);
             }
@@ -248,4 +249,21 @@ pub async fn reindex(shared: Arc<Shared>) {
     progress.end(message).await;
     shared.indexed.send_replace(true);
     shared.changed();
+}
+
+/// After a failed cluster read, indexes again later (2 s, doubling to 5 min) unless another
+/// index came first: the editor keeps serving the files meanwhile, and connects once the
+/// cluster is back.
+fn retry_later(shared: &Arc<Shared>, generation: u64) {
+    let attempt = shared.cluster_retries.fetch_add(1, Ordering::Relaxed).min(8);
+    let delay = Duration::from_secs(2u64 << attempt).min(Duration::from_secs(300));
+    tracing::info!(target: "policylens", "cluster: trying again in {} s", delay.as_secs());
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(delay).await;
+        let current = shared.cluster_generation.load(Ordering::SeqCst) == generation;
+        if current && !shared.shutdown.load(Ordering::Relaxed) {
+            Box::pin(reindex(shared)).await;
+        }
+    });
 }
