@@ -90,7 +90,7 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
 
 /// The node of every definition of the target's object (the same section of each), labelled
 /// by file; virtual and namespace targets have one, unlabelled.
-fn instance_nodes(world: &policylens_core::workspace::World, node: NodeId) -> Vec<(String, NodeId)> {
+fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Vec<(String, NodeId)> {
     let t = &world.topology;
     let Some(obj) = t.node_object(node) else { return vec![(String::new(), node)] };
     let section = t.node_key(world, node).section;

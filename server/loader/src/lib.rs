@@ -124,9 +124,9 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(format!("{}: no input (read nothing)", f.display()));
         }
-        match policylens_core::workspace::loader::decode(bytes) {
-            policylens_core::workspace::loader::FileContent::Text(t) => ws.set_file(&shown(f), t),
-            policylens_core::workspace::loader::FileContent::Unreadable(why) => ws.set_unreadable(&shown(f), &why),
+        match policylens_core::source::decode(bytes) {
+            policylens_core::source::FileContent::Text(t) => ws.set_file(&shown(f), t),
+            policylens_core::source::FileContent::Unreadable(why) => ws.set_unreadable(&shown(f), &why),
         }
     }
     let manifests: Vec<(String, PathBuf)> = files.iter().map(|f| (shown(f), f.clone())).collect();
@@ -278,9 +278,9 @@ pub fn load_git(dir: &Path, rev: &str) -> Result<Loaded, String> {
         if path == CONFIG_FILE || excludes.is_excluded(&top.join(path)) {
             continue;
         }
-        match policylens_core::workspace::loader::decode(bytes) {
-            policylens_core::workspace::loader::FileContent::Text(t) => ws.set_file(path, t),
-            policylens_core::workspace::loader::FileContent::Unreadable(why) => ws.set_unreadable(path, &why),
+        match policylens_core::source::decode(bytes) {
+            policylens_core::source::FileContent::Text(t) => ws.set_file(path, t),
+            policylens_core::source::FileContent::Unreadable(why) => ws.set_unreadable(path, &why),
         }
         disk.push(path.clone());
     }

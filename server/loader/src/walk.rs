@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use policylens_core::workspace::loader::{FileContent, read};
+use policylens_core::source::{FileContent, read};
 
 pub const CONFIG_FILE: &str = ".policylens.yaml";
 

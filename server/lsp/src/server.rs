@@ -378,7 +378,7 @@ impl LanguageServer for Backend {
                     let p = std::path::Path::new(&*path);
                     let content = (typ != FileChangeType::DELETED
                         && crate::config::is_discoverable(p, &roots, &excludes))
-                    .then(|| policylens_core::workspace::loader::read(p).ok())
+                    .then(|| policylens_core::source::read(p).ok())
                     .flatten();
                     (path, content)
                 })
@@ -393,7 +393,7 @@ impl LanguageServer for Backend {
                 if st.is_open(&path) {
                     continue;
                 }
-                use policylens_core::workspace::loader::FileContent;
+                use policylens_core::source::FileContent;
                 match content {
                     Some(FileContent::Text(t)) => st.ws.set_file_on_disk(&path, std::path::Path::new(&*path), &t),
                     Some(FileContent::Unreadable(r)) => st.ws.set_unreadable(&path, &r),

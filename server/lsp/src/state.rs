@@ -223,8 +223,8 @@ impl State {
 
 /// A file's text, or `None` when it is gone or not text.
 pub fn read_text(path: &Path) -> Option<String> {
-    match policylens_core::workspace::loader::read(path) {
-        Ok(policylens_core::workspace::loader::FileContent::Text(t)) => Some(t),
+    match policylens_core::source::read(path) {
+        Ok(policylens_core::source::FileContent::Text(t)) => Some(t),
         _ => None,
     }
 }

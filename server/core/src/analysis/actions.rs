@@ -11,8 +11,9 @@ use super::refs::{RefKind, objects_in, sites};
 use super::{CodeAction, CodeActionKind, TextEdit};
 use crate::model::{Body, GATEWAY_GROUP, GroupKind};
 use crate::syntax::Span;
+use crate::topology::Linked;
 use crate::topology::section_names;
-use crate::workspace::{Snapshot, World};
+use crate::workspace::Snapshot;
 
 /// Extra choices offered beyond the diagnostic's own suggestion, at most.
 const MAX_CHOICES: usize = 20;
@@ -73,7 +74,7 @@ fn replace(path: &Arc<str>, text: &str, d: &Diagnostic, with: &str, preferred: b
 /// Every existing value the diagnosed field could take: the sections of the target for a
 /// missing section, the Gateways of the namespace for a missing parent, the Service's ports
 /// for a missing port.
-fn choices(world: &World, file: &str, d: &Diagnostic) -> Vec<String> {
+fn choices(world: &Linked, file: &str, d: &Diagnostic) -> Vec<String> {
     if !matches!(d.code, Code::SectionNotFound | Code::ParentNotFound | Code::BackendNotFound) {
         return Vec::new();
     }

@@ -19,7 +19,9 @@ use super::refs::{RefKind, objects_in};
 use crate::catalog::PolicyKind;
 use crate::model::{GroupKind, RouteKind, normalize_group};
 use crate::syntax::Node;
-use crate::workspace::{ObjId, Snapshot, World};
+use crate::topology::Linked;
+use crate::workspace::Snapshot;
+use crate::world::ObjId;
 
 pub fn completions(snap: &Snapshot, file: &str, offset: u32) -> Vec<CompletionItem> {
     completions_in(snap, snap.world(), file, offset)
@@ -27,7 +29,7 @@ pub fn completions(snap: &Snapshot, file: &str, offset: u32) -> Vec<CompletionIt
 
 /// Completion with `world` answering what names refer to: the snapshot's, or the file's
 /// partial world (`analysis::near`).
-pub(super) fn completions_in(snap: &Snapshot, world: &World, file: &str, offset: u32) -> Vec<CompletionItem> {
+pub(super) fn completions_in(snap: &Snapshot, world: &Linked, file: &str, offset: u32) -> Vec<CompletionItem> {
     let Some(src) = snap.file(file) else { return Vec::new() };
     let cursor = Cursor::at(src.text(), offset);
     let Some(doc) = DocObject::read(world, file, &cursor) else { return Vec::new() };
@@ -54,7 +56,7 @@ pub(super) fn completions_in(snap: &Snapshot, world: &World, file: &str, offset:
 
 /// Everything a completion provider reads.
 pub(super) struct Ctx<'a> {
-    pub world: &'a World,
+    pub world: &'a Linked,
     pub file: &'a str,
     pub text: &'a str,
     pub cursor: &'a Cursor,
@@ -74,7 +76,7 @@ pub(super) struct DocObject {
 }
 
 impl DocObject {
-    fn read(world: &World, file: &str, cursor: &Cursor) -> Option<DocObject> {
+    fn read(world: &Linked, file: &str, cursor: &Cursor) -> Option<DocObject> {
         let mut root = cursor.root()?;
         let mut base = 0;
         let list_kind = root.get("kind").and_then(Node::as_str).is_some_and(|k| k.ends_with("List"));

@@ -42,7 +42,7 @@ pub(crate) fn parse(fixture: &str) -> Fixture {
             workspace.set_config(Some(&path), &text);
         } else if path.starts_with("cluster://") {
             // As the live-cluster reader names what it read.
-            workspace.set_file_with_origin(&path, text, crate::workspace::Origin::Cluster);
+            workspace.set_file_with_origin(&path, text, crate::source::Origin::Cluster);
         } else {
             workspace.set_file(&path, text);
         }

@@ -4,14 +4,14 @@
 
 mod policy;
 
-pub(crate) use policy::untargeted_scope;
 mod target;
 mod yaml;
 
 use super::Hover;
 use super::refs::{RefSite, declaration_at, site_at};
 use super::summary::{object_summary, plural, section_noun, section_summary};
-use crate::workspace::{Snapshot, World};
+use crate::topology::Linked;
+use crate::workspace::Snapshot;
 
 pub fn hover(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
     let world = snap.world();
@@ -36,13 +36,13 @@ fn declaration(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
 
 /// Hover on the reference at `offset` in `world` (the snapshot's or the file's partial
 /// world); `None` when there is none.
-pub(super) fn on_reference(world: &World, file: &str, offset: u32) -> Option<Hover> {
+pub(super) fn on_reference(world: &Linked, file: &str, offset: u32) -> Option<Hover> {
     site_at(world, file, offset).map(|site| reference(world, &site, offset))
 }
 
 /// `Gateway infra/edge · 2 listeners · class eg`, `listener https of Gateway infra/edge ·
 /// HTTPS :443`, or what is wrong: `Service shop/cartt · not found; did you mean `cart`?`.
-fn reference(world: &World, site: &RefSite<'_>, offset: u32) -> Hover {
+fn reference(world: &Linked, site: &RefSite<'_>, offset: u32) -> Hover {
     let span = [site.name_span, site.section_span, site.port_span]
         .into_iter()
         .flatten()
@@ -72,7 +72,7 @@ fn reference(world: &World, site: &RefSite<'_>, offset: u32) -> Hover {
 
 /// Whether a reference, as written (`Gateway infra/edge`), names an object the config
 /// declares external.
-fn is_external(world: &World, written: &str) -> bool {
+fn is_external(world: &Linked, written: &str) -> bool {
     world.externals().any(|k| {
         let name = match &k.namespace {
             Some(ns) => format!("{} {ns}/{}", k.gk.kind, k.name),
@@ -83,7 +83,7 @@ fn is_external(world: &World, written: &str) -> bool {
 }
 
 /// For an identity defined more than once, where each definition is.
-fn instances(world: &World, id: crate::workspace::ObjId) -> String {
+fn instances(world: &Linked, id: crate::world::ObjId) -> String {
     let all = world.instances(id);
     if all.len() < 2 {
         return String::new();

@@ -10,8 +10,10 @@ use super::{CodeLens, Location};
 use crate::catalog::PolicyClass;
 use crate::model::Body;
 use crate::syntax::Span;
+use crate::topology::Linked;
 use crate::topology::{Node, NodeId};
-use crate::workspace::{ObjId, Snapshot, World};
+use crate::workspace::Snapshot;
+use crate::world::ObjId;
 
 pub fn code_lenses(snap: &Snapshot, file: &str) -> Vec<CodeLens> {
     let world = snap.world();
@@ -37,12 +39,12 @@ pub fn code_lenses(snap: &Snapshot, file: &str) -> Vec<CodeLens> {
     out
 }
 
-fn name_location(world: &World, id: ObjId) -> Location {
+fn name_location(world: &Linked, id: ObjId) -> Location {
     Location { file: world.file_of(id).path.clone(), span: world.object(id).name.span }
 }
 
 /// Objects of the kinds policies target, and anything some policy targets.
-fn is_target(world: &World, id: ObjId) -> bool {
+fn is_target(world: &Linked, id: ObjId) -> bool {
     match world.object(id).body {
         Body::GatewayClass(_) | Body::Gateway(_) | Body::ListenerSet(_) | Body::Route(_) | Body::Service(_) => true,
         Body::Namespace => true,
@@ -56,7 +58,7 @@ fn is_target(world: &World, id: ObjId) -> bool {
 /// Policies attached to the object or one of its sections, plus Inherited policies attached
 /// above it (its ancestors, and the Namespaces they live in). A Direct policy affects only
 /// what it targets, so one attached above does not count.
-fn reaching(world: &World, id: ObjId) -> Vec<ObjId> {
+fn reaching(world: &Linked, id: ObjId) -> Vec<ObjId> {
     let t = &world.topology;
     let node = t.object_node(id);
     let mut own: Vec<NodeId> = vec![node];
@@ -101,7 +103,7 @@ fn reaching(world: &World, id: ObjId) -> Vec<ObjId> {
 
 /// The routes and backends at or below a policy's targets (a Namespace target: every object in
 /// the namespace, and what is below them).
-fn affected(world: &World, pid: ObjId) -> (Vec<ObjId>, Vec<ObjId>) {
+fn affected(world: &Linked, pid: ObjId) -> (Vec<ObjId>, Vec<ObjId>) {
     let t = &world.topology;
     let Some(res) = t.policies.get(&pid) else { return (Vec::new(), Vec::new()) };
     let mut start: Vec<NodeId> = Vec::new();

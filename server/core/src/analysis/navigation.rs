@@ -3,7 +3,8 @@
 
 use super::Location;
 use super::refs::{Target, declaration, site_at, target_at, usages};
-use crate::workspace::{Snapshot, World};
+use crate::topology::Linked;
+use crate::workspace::Snapshot;
 
 /// On any field of a targetRef, parentRef or backendRef (or a `gatewayClassName`): where its
 /// target is declared: the object's `metadata.name`, or the exact listener, rule or port when
@@ -13,7 +14,7 @@ pub fn definition(snap: &Snapshot, file: &str, offset: u32) -> Vec<Location> {
 }
 
 /// [`definition`] in `world`: the snapshot's or the file's partial world.
-pub(super) fn definition_in(world: &World, file: &str, offset: u32) -> Vec<Location> {
+pub(super) fn definition_in(world: &Linked, file: &str, offset: u32) -> Vec<Location> {
     let Some(site) = site_at(world, file, offset) else { return Vec::new() };
     let Some(obj) = site.object else { return Vec::new() };
     let targets: Vec<Target> = if site.sections.is_empty() {

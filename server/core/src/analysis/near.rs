@@ -11,13 +11,14 @@
 use super::hover::on_reference;
 use super::refs::declaration_at;
 use super::{CompletionItem, Hover, Location, completion, navigation};
-use crate::workspace::{Snapshot, World};
+use crate::topology::Linked;
+use crate::workspace::Snapshot;
 use std::sync::Arc;
 
 /// The file's partial world, when it answers: `base` is given, the snapshot's own world is
 /// not computed yet (then it answers at once), and the edit left the workspace-wide facts
 /// alone.
-fn near(snap: &Snapshot, base: Option<&Snapshot>, file: &str) -> Option<Arc<World>> {
+fn near(snap: &Snapshot, base: Option<&Snapshot>, file: &str) -> Option<Arc<Linked>> {
     let base = base?;
     if snap.world_ready() || snap.same(base) {
         return None;

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use crate::model::{Body, GATEWAY_GROUP, GroupKind, RefFields};
 use crate::syntax::Span;
+use crate::topology::Linked;
 use crate::topology::{BackendResolution, Node, NodeId, ParentResolution, RefProblem, TargetResolution};
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
 
 /// Something a name can denote: an object, or one of its sections (listener, rule, port; the
 /// index is into the object's listeners, rules or ports, as in [`Node::Section`]).
@@ -24,7 +25,7 @@ impl Target {
     }
 
     /// The DAG node of the target, if it has one.
-    pub fn node(self, world: &World) -> Option<NodeId> {
+    pub fn node(self, world: &Linked) -> Option<NodeId> {
         let t = &world.topology;
         match self.section {
             None => Some(t.object_node(self.obj)),
@@ -95,12 +96,12 @@ impl RefSite<'_> {
 }
 
 /// Every object of `file`, in order.
-pub(crate) fn objects_in(world: &World, file: &str) -> Vec<ObjId> {
+pub(crate) fn objects_in(world: &Linked, file: &str) -> Vec<ObjId> {
     world.objects_of_file(file).collect()
 }
 
 /// Every reference written in `owner`.
-pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
+pub(crate) fn sites(world: &Linked, owner: ObjId) -> Vec<RefSite<'_>> {
     let t = &world.topology;
     let mut out = Vec::new();
     let obj = world.object(owner);
@@ -217,7 +218,7 @@ pub(crate) fn sites(world: &World, owner: ObjId) -> Vec<RefSite<'_>> {
     out
 }
 
-fn parent_site(world: &World, s: &mut RefSite<'_>, p: &RefFields, res: &ParentResolution, own_ns: &str) {
+fn parent_site(world: &Linked, s: &mut RefSite<'_>, p: &RefFields, res: &ParentResolution, own_ns: &str) {
     let t = &world.topology;
     match res {
         ParentResolution::Attached { parent, nodes } => {
@@ -283,7 +284,7 @@ fn written(kind: RefKind, f: &RefFields, own_ns: &str) -> String {
     }
 }
 
-fn listeners(world: &World, id: ObjId) -> Vec<&str> {
+fn listeners(world: &Linked, id: ObjId) -> Vec<&str> {
     match &world.object(id).body {
         Body::Gateway(g) => g.listeners.iter().map(|l| l.name.value.as_str()).collect(),
         Body::ListenerSet(ls) => ls.listeners.iter().map(|l| l.name.value.as_str()).collect(),
@@ -300,7 +301,7 @@ fn not_found(what: &str, suggestion: Option<&str>) -> String {
 }
 
 /// A short account of why a policy's ref resolves to nothing.
-fn problem_text(world: &World, p: &RefProblem) -> String {
+fn problem_text(world: &Linked, p: &RefProblem) -> String {
     match p {
         RefProblem::Invalid(vs) => {
             let first = vs.first().map_or("malformed", |v| v.message.as_str());
@@ -321,7 +322,7 @@ fn problem_text(world: &World, p: &RefProblem) -> String {
             s
         }
         RefProblem::SectionNotFound { target, section, suggestion, .. } => {
-            let noun = super::diagnostics::section_noun(world.object(*target).kind());
+            let noun = crate::model::section_noun(world.object(*target).kind());
             let mut s = format!("no {noun} `{section}`");
             if let Some(x) = suggestion {
                 s.push_str(&format!("; did you mean `{x}`?"));
@@ -332,7 +333,7 @@ fn problem_text(world: &World, p: &RefProblem) -> String {
 }
 
 /// The reference written at `offset` in `file`, if any.
-pub(crate) fn site_at<'w>(world: &'w World, file: &str, offset: u32) -> Option<RefSite<'w>> {
+pub(crate) fn site_at<'w>(world: &'w Linked, file: &str, offset: u32) -> Option<RefSite<'w>> {
     objects_in(world, file)
         .into_iter()
         .filter(|&id| world.object(id).span.contains_inclusive(offset))
@@ -341,7 +342,7 @@ pub(crate) fn site_at<'w>(world: &'w World, file: &str, offset: u32) -> Option<R
 }
 
 /// A section's declared name and the span of its whole item.
-pub(crate) fn section_decl(world: &World, obj: ObjId, i: u32) -> Option<(&str, Span, Span)> {
+pub(crate) fn section_decl(world: &Linked, obj: ObjId, i: u32) -> Option<(&str, Span, Span)> {
     let i = i as usize;
     match &world.object(obj).body {
         Body::Gateway(g) => g.listeners.get(i).map(|l| (l.name.value.as_str(), l.name.span, l.span)),
@@ -353,7 +354,7 @@ pub(crate) fn section_decl(world: &World, obj: ObjId, i: u32) -> Option<(&str, S
 }
 
 /// Indices of an object's sections (only named rules and ports are sections).
-pub(crate) fn section_indices(world: &World, obj: ObjId) -> Vec<u32> {
+pub(crate) fn section_indices(world: &Linked, obj: ObjId) -> Vec<u32> {
     let n = match &world.object(obj).body {
         Body::Gateway(g) => g.listeners.len(),
         Body::ListenerSet(ls) => ls.listeners.len(),
@@ -366,7 +367,7 @@ pub(crate) fn section_indices(world: &World, obj: ObjId) -> Vec<u32> {
 
 /// Where a target is declared: its `metadata.name`, or its section's name (the whole item when
 /// a port has no name).
-pub(crate) fn declaration(world: &World, target: Target) -> (Arc<str>, Span) {
+pub(crate) fn declaration(world: &Linked, target: Target) -> (Arc<str>, Span) {
     let file = world.file_of(target.obj).path.clone();
     let obj = world.object(target.obj);
     let span = match target.section {
@@ -384,7 +385,7 @@ pub(crate) fn declaration(world: &World, target: Target) -> (Arc<str>, Span) {
 
 /// The declaration at `offset`: an object's `kind` or `metadata.name`, or a section's name.
 /// Returns the target and the span of the name (or kind) under the cursor.
-pub(crate) fn declaration_at(world: &World, file: &str, offset: u32) -> Option<(Target, Span)> {
+pub(crate) fn declaration_at(world: &Linked, file: &str, offset: u32) -> Option<(Target, Span)> {
     for id in objects_in(world, file) {
         let obj = world.object(id);
         if !obj.span.contains_inclusive(offset) {
@@ -409,7 +410,7 @@ pub(crate) fn declaration_at(world: &World, file: &str, offset: u32) -> Option<(
 
 /// What the reference or declaration at `offset` denotes, with the span under the cursor. On a
 /// reference, the section when the cursor is on its `sectionName` (or `port`), else the object.
-pub(crate) fn target_at(world: &World, file: &str, offset: u32) -> Option<(Target, Span)> {
+pub(crate) fn target_at(world: &Linked, file: &str, offset: u32) -> Option<(Target, Span)> {
     if let Some(s) = site_at(world, file, offset) {
         let obj = s.object?;
         let on = |sp: Option<Span>| sp.filter(|x| x.contains_inclusive(offset));
@@ -431,7 +432,7 @@ pub(crate) struct Usage {
 }
 
 /// Every reference in the workspace that names `target`, sorted by file and position.
-pub(crate) fn usages(world: &World, target: Target) -> Vec<Usage> {
+pub(crate) fn usages(world: &Linked, target: Target) -> Vec<Usage> {
     let mut out = Vec::new();
     for &id in world.topology.referrers(target.obj) {
         for s in sites(world, id) {

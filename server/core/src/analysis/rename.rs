@@ -8,8 +8,9 @@ use super::scalar::{inner, replacement};
 use super::summary::{display_name, section_noun};
 use crate::model::Body;
 use crate::syntax::Span;
+use crate::topology::Linked;
 use crate::topology::{section_name, section_names};
-use crate::workspace::{Snapshot, World};
+use crate::workspace::Snapshot;
 
 /// The span and current text of the renameable name at `offset`: an object's `metadata.name`,
 /// a section's name, or a reference's `name` / `sectionName` (inside quotes, when quoted).
@@ -64,7 +65,7 @@ enum Renamed {
     Port,
 }
 
-fn renameable(world: &World, t: Target) -> Option<Renamed> {
+fn renameable(world: &Linked, t: Target) -> Option<Renamed> {
     let body = &world.object(t.obj).body;
     match (body, t.section) {
         (Body::Service(_), None) => Some(Renamed::Service),
@@ -77,7 +78,7 @@ fn renameable(world: &World, t: Target) -> Option<Renamed> {
     }
 }
 
-fn current_name(world: &World, t: Target) -> Option<String> {
+fn current_name(world: &Linked, t: Target) -> Option<String> {
     match t.section {
         None => Some(world.object(t.obj).name.value.to_string()),
         Some(i) => section_name(world, t.obj, i).map(str::to_owned),
@@ -130,7 +131,7 @@ fn validate(kind: Renamed, name: &str) -> Result<(), String> {
 
 /// Refuses a name that is already taken: by an object of the same kind in the same namespace,
 /// or by another section of the same object.
-fn check_free(world: &World, t: Target, kind: Renamed, name: &str) -> Result<(), String> {
+fn check_free(world: &Linked, t: Target, kind: Renamed, name: &str) -> Result<(), String> {
     let o = world.object(t.obj);
     match kind {
         Renamed::Service | Renamed::Object => {

@@ -4,7 +4,8 @@
 
 use super::refs::Target;
 use crate::model::Body;
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
+use crate::world::World;
 
 /// `1 listener`, `3 listeners`.
 pub(crate) fn plural(n: usize, noun: &str) -> String {
@@ -66,7 +67,7 @@ pub(crate) fn object_summary(world: &World, id: ObjId) -> String {
 
 /// What a section is called: listener, rule or port.
 pub(crate) fn section_noun(world: &World, id: ObjId) -> &'static str {
-    super::diagnostics::section_noun(world.object(id).kind())
+    crate::model::section_noun(world.object(id).kind())
 }
 
 /// `listener · HTTPS :443`, `rule · 2 backendRefs`, `port · 443`.
@@ -123,4 +124,23 @@ pub(crate) fn target_summary(world: &World, t: Target) -> String {
         None => object_summary(world, t.obj),
         Some(i) => section_summary(world, t.obj, i),
     }
+}
+
+/// What a policy of a target-optional kind (Istio's) applies to when it names no target.
+pub(crate) fn untargeted_scope(world: &crate::topology::Linked, pid: ObjId) -> Option<String> {
+    let kind = world.policy_kind(pid)?;
+    let res = world.topology.policies.get(&pid)?;
+    if !kind.target_optional || !res.refs.is_empty() || !res.selected.is_empty() {
+        return None;
+    }
+    let ns = world.namespace_of(pid).unwrap_or("default");
+    let selector = match &world.object(pid).body {
+        crate::model::Body::Other(o) => o.policy.workload_selector,
+        _ => false,
+    };
+    Some(if selector {
+        format!("Applies to the workloads its `selector` picks in namespace `{ns}` (no targetRef)")
+    } else {
+        format!("Applies to every workload in namespace `{ns}` (no targetRef or selector)")
+    })
 }

@@ -4,7 +4,9 @@
 use super::refs::{objects_in, section_decl, section_indices};
 use super::summary::{display_name, section_detail, section_noun};
 use super::{Symbol, SymbolKind};
-use crate::workspace::{ObjId, Snapshot, World};
+use crate::workspace::Snapshot;
+use crate::world::ObjId;
+use crate::world::World;
 
 /// Every object of `file`, in order, each with its sections.
 pub fn document_symbols(snap: &Snapshot, file: &str) -> Vec<Symbol> {

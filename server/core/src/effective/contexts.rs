@@ -20,8 +20,9 @@ use super::semantics::Rules;
 use super::spec::PolicySpec;
 use crate::catalog::{PolicyClass, PolicyKind};
 use crate::model::{Body, GroupKind};
+use crate::topology::Linked;
 use crate::topology::{BackendResolution, Node, NodeId, PathLimit, Topology};
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
 
 pub type Sig = Arc<[NodeId]>;
 
@@ -66,7 +67,7 @@ impl KindPlan {
     }
 
     /// Signature and displayed path (with Namespace levels) of one path.
-    pub fn path_signature(&self, world: &World, path: &[NodeId]) -> (Vec<NodeId>, Vec<NodeId>) {
+    pub fn path_signature(&self, world: &Linked, path: &[NodeId]) -> (Vec<NodeId>, Vec<NodeId>) {
         let t = &world.topology;
         if self.is_direct() {
             let target = path.last().copied();
@@ -91,7 +92,7 @@ impl KindPlan {
     }
 
     /// The Namespace node (with policies of the kind) of an object node's namespace.
-    fn namespace_above(&self, world: &World, n: NodeId) -> Option<NodeId> {
+    fn namespace_above(&self, world: &Linked, n: NodeId) -> Option<NodeId> {
         if self.namespaces.is_empty() {
             return None;
         }
@@ -121,7 +122,7 @@ impl KindPlan {
 /// Whether an object's node is itself an effective target when its kind is one: routes with
 /// an unnamed rule, Services with an unnamed port, objects without sections. Named sections
 /// are the effective targets otherwise.
-fn whole_object_counts(world: &World, o: ObjId) -> bool {
+fn whole_object_counts(world: &Linked, o: ObjId) -> bool {
     match &world.object(o).body {
         Body::Gateway(g) => g.listeners.is_empty(),
         Body::ListenerSet(ls) => ls.listeners.is_empty(),
@@ -141,7 +142,7 @@ pub fn sections_of(t: &Topology, o: ObjId) -> Vec<NodeId> {
 }
 
 /// Whether `n` is an effective target of an Inherited kind.
-pub fn is_effective(world: &World, kind: &PolicyKind, n: NodeId) -> bool {
+pub fn is_effective(world: &Linked, kind: &PolicyKind, n: NodeId) -> bool {
     let t = &world.topology;
     if kind.effective_targets.is_empty() && kind.effective_target.is_none() {
         return t.children(n).is_empty() && !matches!(t.node(n), Node::Namespace(_));
@@ -169,7 +170,7 @@ pub fn is_effective(world: &World, kind: &PolicyKind, n: NodeId) -> bool {
 
 /// Depth of a node's level in the hierarchy: GatewayClass 0, Gateway 1, listener 2, ListenerSet 2,
 /// its listeners 3, route 4, rule 5, backend 6, port 7.
-fn rank(world: &World, n: NodeId) -> u8 {
+fn rank(world: &Linked, n: NodeId) -> u8 {
     let of = |o: ObjId| match &world.object(o).body {
         Body::GatewayClass(_) => 0,
         Body::Gateway(_) => 1,
@@ -203,7 +204,7 @@ fn max_rank(kind: &PolicyKind) -> u8 {
 }
 
 /// The effective targets of a Direct policy attached at `n`.
-pub fn direct_effective(world: &World, n: NodeId) -> Vec<NodeId> {
+pub fn direct_effective(world: &Linked, n: NodeId) -> Vec<NodeId> {
     let t = &world.topology;
     match t.node(n) {
         Node::Object(o) => {
@@ -233,7 +234,7 @@ pub struct Folded {
 /// Folds signatures for one kind, extending a prefix's fold by the policies of the next
 /// nodes instead of starting over.
 pub struct Folder<'a> {
-    pub world: &'a World,
+    pub world: &'a Linked,
     pub plan: &'a KindPlan,
     pub specs: &'a HashMap<ObjId, PolicySpec>,
     pub schema: Option<&'a SchemaNode>,
@@ -245,7 +246,7 @@ pub struct Folder<'a> {
 
 impl<'a> Folder<'a> {
     pub fn new(
-        world: &'a World,
+        world: &'a Linked,
         plan: &'a KindPlan,
         specs: &'a HashMap<ObjId, PolicySpec>,
         schema: Option<&'a SchemaNode>,
@@ -349,7 +350,7 @@ const NO_CLASS: u16 = u16::MAX;
 const UNCLASSED: u16 = u16::MAX - 1;
 
 impl Classes {
-    fn new(world: &World) -> Classes {
+    fn new(world: &Linked) -> Classes {
         let t = &world.topology;
         let mut index: HashMap<(&str, &str, bool), u16> = HashMap::new();
         let mut table: Vec<(GroupKind, bool)> = Vec::new();
@@ -396,7 +397,7 @@ impl Classes {
         self.table.iter().map(|(gk, whole)| *whole && declared(gk)).collect()
     }
 
-    fn is_effective(&self, world: &World, kind: &PolicyKind, mask: &[bool], n: NodeId) -> bool {
+    fn is_effective(&self, world: &Linked, kind: &PolicyKind, mask: &[bool], n: NodeId) -> bool {
         if kind.effective_targets.is_empty() && kind.effective_target.is_none() {
             return is_effective(world, kind, n);
         }
@@ -457,7 +458,7 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    pub fn new(world: &World) -> Scratch {
+    pub fn new(world: &Linked) -> Scratch {
         let count = world.topology.node_count();
         let ids = (0..count as u32).map(NodeId);
         Scratch {
@@ -490,7 +491,7 @@ impl Scratch {
 
 struct Propagation<'a, 'f> {
     folder: &'a Folder<'f>,
-    world: &'a World,
+    world: &'a Linked,
     t: &'a Topology,
     plan: &'a KindPlan,
     limit: usize,
@@ -772,7 +773,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
 }
 
 /// A Service port section: the Service and the port number.
-pub fn service_port(world: &World, n: NodeId) -> Option<(ObjId, Option<i64>)> {
+pub fn service_port(world: &Linked, n: NodeId) -> Option<(ObjId, Option<i64>)> {
     match world.topology.node(n) {
         Node::Section(o, i) => match &world.object(o).body {
             Body::Service(s) => Some((o, s.ports.get(i as usize).and_then(|p| p.port))),
@@ -784,7 +785,7 @@ pub fn service_port(world: &World, n: NodeId) -> Option<(ObjId, Option<i64>)> {
 
 /// Whether the edge from `q` into Service `svc` carries `port` (a backendRef naming that port
 /// or none), as `Topology::paths_to` filters them. Parents that are not routes always pass.
-fn admits(world: &World, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
+fn admits(world: &Linked, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
     let t = &world.topology;
     let Some(want) = port else { return true };
     let (route, section) = match t.node(q) {

@@ -8,10 +8,10 @@ use super::fold::{Fate, Fold, Outcome, outcomes};
 use super::provenance::{Origin, leaf_rows};
 use super::status::origin_label;
 use super::{Context, EffectiveIndex, Explanation, KindExplanation, Loss, Provenance, shadow};
+use crate::topology::Linked;
 use crate::topology::{NodeId, PathLimit};
-use crate::workspace::World;
 
-pub fn explain(world: &World, index: &EffectiveIndex, target: NodeId, limit: PathLimit) -> Explanation {
+pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: PathLimit) -> Explanation {
     let t = &world.topology;
     let key = t.node_key(world, target);
     let (paths, truncated) = t.paths_to(world, target, limit);
@@ -90,7 +90,7 @@ pub fn explain(world: &World, index: &EffectiveIndex, target: NodeId, limit: Pat
 }
 
 /// A context without its path.
-fn context_body(world: &World, fold: &Fold, outs: &[Outcome]) -> Context {
+fn context_body(world: &Linked, fold: &Fold, outs: &[Outcome]) -> Context {
     let provenance = leaf_rows(&fold.tree)
         .into_iter()
         .map(|r| Provenance {

@@ -26,7 +26,7 @@ use super::semantics::{Dictates, Rules, SameLevel};
 use super::spec::PolicySpec;
 use super::strategy::{Displaced, Patch, Rule, overlaps, prune};
 use crate::catalog::Strategy;
-use crate::workspace::ObjId;
+use crate::world::ObjId;
 
 /// One policy in a context, in fold order.
 #[derive(Clone, Copy, Debug)]

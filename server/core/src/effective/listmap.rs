@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use crate::model::{Body, Crd, GroupKind};
 use crate::syntax::Node;
-use crate::workspace::World;
+use crate::world::World;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SchemaNode {

@@ -38,8 +38,9 @@ use serde::Serialize;
 
 use crate::catalog::Strategy;
 use crate::model::{Body, GroupKind};
+use crate::topology::Linked;
 use crate::topology::{Node, NodeId, PathLimit};
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
 
 use contexts::{Folder, KindPlan};
 use fold::Outcome;
@@ -132,11 +133,11 @@ pub struct EffectiveStats {
 }
 
 impl EffectiveIndex {
-    pub fn build(world: &World) -> EffectiveIndex {
+    pub fn build(world: &Linked) -> EffectiveIndex {
         Self::build_with(world, PathLimit::default())
     }
 
-    pub fn build_with(world: &World, limit: PathLimit) -> EffectiveIndex {
+    pub fn build_with(world: &Linked, limit: PathLimit) -> EffectiveIndex {
         let schemas = listmap::schema_indexes(world);
         let mut by_kind: HashMap<&GroupKind, Vec<ObjId>> = HashMap::new();
         for &pid in &world.policies {
@@ -237,7 +238,7 @@ impl EffectiveIndex {
     /// The specs of a kind's policies attached at `nodes`, made on demand (see `build_with`).
     pub(super) fn specs_at(
         &self,
-        world: &World,
+        world: &Linked,
         plan: &KindPlan,
         nodes: impl IntoIterator<Item = NodeId>,
     ) -> HashMap<ObjId, PolicySpec> {
@@ -260,19 +261,19 @@ impl EffectiveIndex {
     }
 
     /// `status --format json`.
-    pub fn report(&self, world: &World) -> StatusReport {
+    pub fn report(&self, world: &Linked) -> StatusReport {
         status::report(world, &self.statuses, self.truncated, false)
     }
 
     /// [`EffectiveIndex::report`] with the policies of context directories and the live
     /// cluster too: `diff` compares worlds where the cluster's policies are the subject.
-    pub fn report_every(&self, world: &World) -> StatusReport {
+    pub fn report_every(&self, world: &Linked) -> StatusReport {
         status::report(world, &self.statuses, self.truncated, true)
     }
 }
 
 /// A policy's spec proper, `None` for an object that is not a policy.
-fn extract_spec(world: &World, pid: ObjId, schema: Option<&SchemaNode>) -> Option<PolicySpec> {
+fn extract_spec(world: &Linked, pid: ObjId, schema: Option<&SchemaNode>) -> Option<PolicySpec> {
     let kind = world.policy_kind(pid)?;
     let node = match &world.object(pid).body {
         Body::Other(o) => o.policy.spec.as_ref().map(crate::syntax::PackedNode::unpack),
@@ -282,7 +283,7 @@ fn extract_spec(world: &World, pid: ObjId, schema: Option<&SchemaNode>) -> Optio
 }
 
 /// Objects of every namespace some policy targets.
-fn namespace_objects(world: &World, plans: &HashMap<GroupKind, KindPlan>) -> HashMap<Arc<str>, Vec<ObjId>> {
+fn namespace_objects(world: &Linked, plans: &HashMap<GroupKind, KindPlan>) -> HashMap<Arc<str>, Vec<ObjId>> {
     let wanted: HashMap<&str, &Arc<str>> =
         plans.values().flat_map(|p| p.namespaces.keys()).map(|k| (&**k, k)).collect();
     let mut out: HashMap<Arc<str>, Vec<ObjId>> = HashMap::new();

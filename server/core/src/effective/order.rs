@@ -5,7 +5,8 @@
 
 use std::cmp::Ordering;
 
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
+use crate::world::World;
 
 pub fn compare(world: &World, a: ObjId, b: ObjId) -> Ordering {
     let (oa, ob) = (world.object(a), world.object(b));

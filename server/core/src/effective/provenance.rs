@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::catalog::Strategy;
-use crate::workspace::ObjId;
+use crate::world::ObjId;
 
 /// Who supplied a leaf.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -14,8 +14,9 @@ use super::semantics::Rules;
 use super::strategy::{Patch, Rule};
 use crate::catalog::{PolicyKind, Strategy};
 use crate::syntax::{Node, ParsedFile, parse_file};
+use crate::topology::Linked;
 use crate::topology::{Node as TNode, NodeId};
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
 
 /// Objects as JSON, re-read from their file's text on demand (the model keeps only what it
 /// reasons about).
@@ -25,7 +26,7 @@ pub struct ObjectJson {
 }
 
 impl ObjectJson {
-    pub fn get(&mut self, world: &World, o: ObjId) -> Option<Value> {
+    pub fn get(&mut self, world: &Linked, o: ObjId) -> Option<Value> {
         let file = world.file_of(o);
         let obj = world.object(o);
         let parsed =
@@ -44,7 +45,7 @@ fn find_span(root: &Node, span: crate::syntax::Span) -> Option<&Node> {
 }
 
 /// The target's own values of the shadowed fields: (policy field pointer, value).
-pub fn target_values(world: &World, kind: &PolicyKind, target: NodeId, json: &mut ObjectJson) -> Vec<(String, Value)> {
+pub fn target_values(world: &Linked, kind: &PolicyKind, target: NodeId, json: &mut ObjectJson) -> Vec<(String, Value)> {
     if kind.shadows.is_empty() {
         return Vec::new();
     }
@@ -133,7 +134,7 @@ pub fn apply(
 }
 
 /// The object a target node belongs to.
-pub fn target_object(world: &World, target: NodeId) -> Option<ObjId> {
+pub fn target_object(world: &Linked, target: NodeId) -> Option<ObjId> {
     world.topology.node_object(target)
 }
 

@@ -14,7 +14,7 @@ use super::strategy::{Patch, Rule};
 use crate::catalog::{PolicyKind, Semantics, Stanza, Strategy};
 use crate::model::REF_FIELDS;
 use crate::syntax::{Node, Span};
-use crate::workspace::ObjId;
+use crate::world::ObjId;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Part {

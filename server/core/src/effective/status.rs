@@ -9,8 +9,9 @@ use serde::Serialize;
 use super::fold::{Fate, Outcome};
 use super::provenance::Origin;
 use super::spec::{PolicySpec, UnknownStrategy};
+use crate::topology::Linked;
 use crate::topology::{NodeId, RefProblem, TargetResolution};
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum Reason {
@@ -45,7 +46,7 @@ pub struct PolicyStatus {
 }
 
 /// Accepted=False reasons known before any fold: malformed, or nothing to attach to.
-pub(super) fn pre_reason(world: &World, pid: ObjId, spec: &PolicySpec) -> Option<Reason> {
+pub(super) fn pre_reason(world: &Linked, pid: ObjId, spec: &PolicySpec) -> Option<Reason> {
     let res = world.topology.policies.get(&pid)?;
     let rejected_ref = res.refs.iter().any(|r| {
         matches!(
@@ -234,7 +235,7 @@ pub struct AcceptedReport {
 
 /// Why a policy is not accepted, in words, from what its references resolved to and the
 /// conflicts it lost.
-fn why_not(world: &World, pid: ObjId, s: &PolicyStatus) -> Option<String> {
+fn why_not(world: &Linked, pid: ObjId, s: &PolicyStatus) -> Option<String> {
     use crate::topology::{RefProblem, TargetResolution};
     let t = &world.topology;
     let res = t.policies.get(&pid);
@@ -304,18 +305,18 @@ fn why_not(world: &World, pid: ObjId, s: &PolicyStatus) -> Option<String> {
 
 /// A policy's Accepted condition as reported (`status`, `graph`): the reason and, when not
 /// accepted, why in words.
-pub fn accepted_report(world: &World, pid: ObjId, s: &PolicyStatus) -> AcceptedReport {
+pub fn accepted_report(world: &Linked, pid: ObjId, s: &PolicyStatus) -> AcceptedReport {
     AcceptedReport { status: s.accepted, reason: s.reason, message: why_not(world, pid, s) }
 }
 
-pub fn origin_label(world: &World, o: Origin) -> String {
+pub fn origin_label(world: &Linked, o: Origin) -> String {
     match o {
         Origin::Policy(id) | Origin::Target(id) => world.key(id).to_string(),
     }
 }
 
 pub(super) fn report(
-    world: &World,
+    world: &Linked,
     statuses: &HashMap<ObjId, PolicyStatus>,
     truncated: bool,
     every_origin: bool,
@@ -325,7 +326,7 @@ pub(super) fn report(
         .policies
         .iter()
         // Context and cluster objects take part but are not reported on (but in `diff`).
-        .filter(|&&pid| every_origin || world.file_of(pid).origin == crate::workspace::Origin::Workspace)
+        .filter(|&&pid| every_origin || world.file_of(pid).origin == crate::source::Origin::Workspace)
         .filter_map(|&pid| {
             let s = statuses.get(&pid)?;
             let file = world.file_of(pid);

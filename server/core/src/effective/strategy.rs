@@ -466,7 +466,7 @@ mod tests {
     use super::*;
     use crate::catalog::Strategy;
     use crate::effective::provenance::leaf_rows;
-    use crate::workspace::ObjId;
+    use crate::world::ObjId;
     use serde_json::json;
 
     fn src(n: u32, strong: bool) -> Src {

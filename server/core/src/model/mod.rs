@@ -370,3 +370,13 @@ pub struct TargetSelector {
     pub namespaces: Option<FromNamespaces>,
     pub span: Span,
 }
+
+/// What a section of a kind is called in messages.
+pub fn section_noun(kind: &str) -> &'static str {
+    match kind {
+        "Gateway" | "ListenerSet" | "XListenerSet" => "listener",
+        "Service" => "port",
+        k if k.ends_with("Route") => "rule",
+        _ => "section",
+    }
+}

@@ -6,7 +6,7 @@ use crate::model::{
     Body, FromNamespaces, GATEWAY_GROUP, GroupKind, Listener, ListenerSet, ParentRef, Route, normalize_group,
 };
 use crate::suggest;
-use crate::workspace::{ObjId, World};
+use crate::world::{ObjId, World};
 
 /// Resolves one parentRef of `route` (object `route_id`).
 pub(super) fn resolve_parent(

@@ -3,7 +3,7 @@
 use super::{BackendResolution, Topology};
 use crate::model::{BackendRef, Body, GATEWAY_GROUP, GroupKind, normalize_group};
 use crate::suggest;
-use crate::workspace::{ObjId, World};
+use crate::world::{ObjId, World};
 
 pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: &BackendRef) -> BackendResolution {
     if b.templated {

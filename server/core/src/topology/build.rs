@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::adjacency::Adjacency;
 use super::{Node, NodeId, ParentResolution, Topology, attach, backends, targets};
 use crate::model::{Body, GroupKind};
-use crate::workspace::{ObjId, World};
+use crate::world::{ObjId, World};
 
 pub(super) fn build(world: &World) -> Topology {
     let mut b = Builder { t: Topology::default(), edges: HashSet::new(), edge_list: Vec::new(), referrers: Vec::new() };

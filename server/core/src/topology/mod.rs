@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::{GroupKind, ObjectKey};
-use crate::workspace::{ObjId, World};
+use crate::world::{ObjId, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
@@ -155,6 +155,38 @@ impl PolicyResolutions {
         debug_assert!(self.ids.last().is_none_or(|&last| last < policy));
         self.ids.push(policy);
         self.items.push(res);
+    }
+}
+
+/// A world and the topology built on it: what effective policies and analysis read. Reads as
+/// its world through `Deref`.
+#[derive(Debug)]
+pub struct Linked {
+    /// Shared with partial worlds cut from this one (they ask it workspace-wide questions).
+    pub world: Arc<World>,
+    pub topology: Topology,
+}
+
+impl Linked {
+    pub fn build(world: World) -> Linked {
+        let topology = Topology::build(&world);
+        Linked { world: Arc::new(world), topology }
+    }
+}
+
+impl Linked {
+    /// The world alone, with an empty topology: what a base snapshot keeps (see
+    /// `Snapshot::as_base`).
+    pub fn without_topology(&self) -> Linked {
+        Linked { world: Arc::new(self.world.detached()), topology: Topology::default() }
+    }
+}
+
+impl std::ops::Deref for Linked {
+    type Target = World;
+
+    fn deref(&self) -> &World {
+        &self.world
     }
 }
 

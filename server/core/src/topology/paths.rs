@@ -2,7 +2,7 @@
 
 use super::{Node, NodeId, Topology};
 use crate::model::Body;
-use crate::workspace::World;
+use crate::world::World;
 
 /// The most paths one query enumerates; beyond it the answer is marked truncated.
 #[derive(Clone, Copy, Debug)]

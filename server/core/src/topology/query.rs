@@ -3,7 +3,7 @@
 use super::{NodeId, Topology};
 use crate::model::ObjectKey;
 use crate::suggest;
-use crate::workspace::World;
+use crate::world::World;
 
 /// Kinds written without a group that live in the core group.
 pub use crate::model::is_core_kind;

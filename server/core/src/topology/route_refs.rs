@@ -3,7 +3,7 @@
 //! per rule cost more than the results they held.
 
 use super::{BackendResolution, ParentResolution};
-use crate::workspace::ObjId;
+use crate::world::ObjId;
 
 #[derive(Debug, Default)]
 pub(super) struct RouteRefs {

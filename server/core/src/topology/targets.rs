@@ -9,7 +9,7 @@ use crate::model::{
 };
 use crate::suggest;
 use crate::syntax::Span;
-use crate::workspace::{ObjId, World};
+use crate::world::{ObjId, World};
 
 /// Why a target reference does not resolve.
 #[derive(Clone, Debug, PartialEq)]

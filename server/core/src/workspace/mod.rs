@@ -4,24 +4,19 @@
 //! topology, diagnostics) is computed lazily, once per snapshot, and shared by every request
 //! that reads the snapshot.
 
-mod file;
-mod key_index;
-pub mod loader;
 mod partial;
-mod suppress;
-mod world;
 
-pub use file::{Origin, SourceFile};
-pub use suppress::{Suppression, SuppressionScope};
-pub use world::{ObjId, World};
+pub use crate::source::{Origin, SourceFile, Suppression, SuppressionScope};
+pub use crate::world::{ObjId, World};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::analysis::diagnostics::{self, Diagnostic};
 use crate::catalog::{Config, ConfigError, load_config};
+use crate::diagnostic::{Diagnostic, Suppressed};
 use crate::effective::EffectiveIndex;
+use crate::topology::Linked;
 
 /// The workspace config in force, with the file it came from.
 #[derive(Clone, Debug, Default)]
@@ -92,7 +87,7 @@ impl Workspace {
         files: Vec<(String, PathBuf)>,
         origin: Origin,
     ) -> Vec<(PathBuf, std::io::Error)> {
-        let (read, failed): (Vec<_>, Vec<_>) = file::read_all(files).into_iter().partition(Result::is_ok);
+        let (read, failed): (Vec<_>, Vec<_>) = crate::source::read_all(files).into_iter().partition(Result::is_ok);
         self.insert(read.into_iter().flatten().map(|f| f.with_origin(origin)));
         failed.into_iter().filter_map(Result::err).collect()
     }
@@ -175,7 +170,7 @@ pub struct Snapshot {
 struct SnapshotInner {
     files: Arc<BTreeMap<Arc<str>, Arc<SourceFile>>>,
     config: Arc<ConfigState>,
-    world: OnceLock<Arc<World>>,
+    world: OnceLock<Arc<Linked>>,
     effective: OnceLock<Arc<EffectiveIndex>>,
     diagnostics: OnceLock<Arc<Reported>>,
     /// The last partial world cut for one file (`partial.rs`): a keystroke's diagnostics
@@ -183,11 +178,12 @@ struct SnapshotInner {
     near: Mutex<Option<partial::Near>>,
 }
 
-/// A snapshot's diagnostics as reported, and those ignore comments silenced.
+/// A snapshot's diagnostics as reported, and those ignore comments silenced: computed by
+/// `analysis::diagnostics` (which gives `Snapshot::diagnostics`), kept here.
 #[derive(Debug, Default)]
-struct Reported {
-    by_file: BTreeMap<Arc<str>, Vec<Diagnostic>>,
-    suppressed: Vec<diagnostics::Suppressed>,
+pub(crate) struct Reported {
+    pub by_file: BTreeMap<Arc<str>, Vec<Diagnostic>>,
+    pub suppressed: Vec<Suppressed>,
 }
 
 /// A computed value of one snapshot's cell, shared by another's.
@@ -205,14 +201,12 @@ impl Snapshot {
     }
 
     /// This snapshot as the base of later partial analyses (`diagnostics::local`): its
-    /// files, diagnostics (as far as computed) and a world without topology, and no
-    /// effective-policy index. Holding the whole analysis while the next state is analysed
-    /// would double the peak memory of a full analysis.
-    pub fn as_base(&self) -> Snapshot {
-        // Computed first: the detached world could not compute them.
-        let _ = self.diagnostics();
+    /// files, diagnostics (computed by the caller first: the detached world could not) and a
+    /// world without topology, and no effective-policy index. Holding the whole analysis while
+    /// the next state is analysed would double the peak memory of a full analysis.
+    pub(crate) fn detach_base(&self) -> Snapshot {
         let world = match self.inner.world.get() {
-            Some(w) => OnceLock::from(Arc::new(w.detached())),
+            Some(w) => OnceLock::from(Arc::new(w.without_topology())),
             None => OnceLock::new(),
         };
         Snapshot {
@@ -245,8 +239,8 @@ impl Snapshot {
 
     /// The files and diagnostics without the world and effective index they came from: all a
     /// report needs, so a batch run can free the analysis before it renders.
-    pub fn without_analysis(&self) -> Snapshot {
-        let _ = self.diagnostics();
+    /// (The diagnostics are computed by the caller first.)
+    pub(crate) fn detach_results(&self) -> Snapshot {
         Snapshot {
             inner: Arc::new(SnapshotInner {
                 files: self.inner.files.clone(),
@@ -280,10 +274,11 @@ impl Snapshot {
     }
 
     /// The semantic model: objects, catalog, topology.
-    pub fn world(&self) -> &Arc<World> {
-        self.inner
-            .world
-            .get_or_init(|| Arc::new(World::build(self.inner.files.values().cloned().collect(), &self.inner.config)))
+    pub fn world(&self) -> &Arc<Linked> {
+        self.inner.world.get_or_init(|| {
+            let files = self.inner.files.values().cloned().collect();
+            Arc::new(Linked::build(World::build(files, &self.inner.config.config)))
+        })
     }
 
     /// Whether [`Snapshot::world`] is computed already (then it answers at once).
@@ -297,24 +292,8 @@ impl Snapshot {
         self.inner.effective.get_or_init(|| Arc::new(EffectiveIndex::build(self.world())))
     }
 
-    /// Every diagnostic of the workspace, by file path (files without any are absent).
-    pub fn diagnostics(&self) -> &BTreeMap<Arc<str>, Vec<Diagnostic>> {
-        &self.reported().by_file
-    }
-
-    /// The diagnostics that `# policylens: ignore[...]` comments silenced.
-    pub fn suppressed(&self) -> &[diagnostics::Suppressed] {
-        &self.reported().suppressed
-    }
-
-    fn reported(&self) -> &Reported {
-        self.inner.diagnostics.get_or_init(|| {
-            let (by_file, suppressed) = diagnostics::compute(self);
-            Arc::new(Reported { by_file, suppressed })
-        })
-    }
-
-    pub fn diagnostics_for(&self, path: &str) -> &[Diagnostic] {
-        self.diagnostics().get(path).map(Vec::as_slice).unwrap_or(&[])
+    /// Where `analysis::diagnostics` keeps this snapshot's diagnostics once computed.
+    pub(crate) fn reported_cell(&self) -> &OnceLock<Arc<Reported>> {
+        &self.inner.diagnostics
     }
 }

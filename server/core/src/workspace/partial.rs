@@ -6,10 +6,11 @@
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
-use super::world::Outer;
-use super::{Snapshot, SourceFile, World};
+use super::{Snapshot, SourceFile};
 use crate::catalog::KindSource;
 use crate::model::{Body, FromNamespaces, Object};
+use crate::topology::Linked;
+use crate::world::{Outer, World};
 
 /// Beyond this many other changed files, a partial world is no cheaper than the full one.
 const MAX_CHANGED: usize = 32;
@@ -18,14 +19,14 @@ const MAX_CHANGED: usize = 32;
 #[derive(Debug)]
 pub(super) struct Near {
     path: Arc<str>,
-    base: Arc<World>,
-    world: Arc<World>,
+    base: Arc<Linked>,
+    world: Arc<Linked>,
 }
 
 impl Snapshot {
     /// [`Snapshot::partial_world`], kept for the next caller asking for the same file and
     /// base: the keystroke's diagnostics and the requests that follow it build it once.
-    pub(crate) fn near_world(&self, path: &str, base: &Snapshot) -> Option<Arc<World>> {
+    pub(crate) fn near_world(&self, path: &str, base: &Snapshot) -> Option<Arc<Linked>> {
         // Held while building, so a request racing the keystroke's diagnostics waits for
         // their world instead of building a second one.
         let mut near = self.inner.near.lock().unwrap_or_else(|e| e.into_inner());
@@ -41,7 +42,7 @@ impl Snapshot {
     /// `None` when the file reaches workspace-wide facts that only a full analysis settles:
     /// CRDs, policy kinds recognised from the workspace, selectors across namespaces, a
     /// changed config, or many changed files.
-    pub(crate) fn partial_world(&self, path: &str, base: &Snapshot) -> Option<World> {
+    pub(crate) fn partial_world(&self, path: &str, base: &Snapshot) -> Option<Linked> {
         let file = self.file(path)?;
         if !Arc::ptr_eq(&self.inner.config, &base.inner.config) {
             return None;
@@ -63,7 +64,8 @@ impl Snapshot {
         }
         let files: Vec<Arc<SourceFile>> = paths.iter().filter_map(|p| self.file(p).cloned()).collect();
         let held: HashSet<Arc<str>> = paths.into_iter().collect();
-        Some(World::partial(files, self.config(), Outer { world: outer.clone(), held }))
+        let world = World::partial(files, &self.config().config, Outer { world: outer.world.clone(), held });
+        Some(Linked::build(world))
     }
 }
 

@@ -8,7 +8,8 @@ use crate::analysis::{CompletionItem, CompletionKind};
 use crate::catalog::Semantics;
 use crate::model::{Body, GATEWAY_GROUP, GroupKind};
 use crate::topology::section_name;
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
+use crate::world::World;
 
 pub(super) fn ref_value(ctx: &Ctx<'_>, kind: RefKind, ref_path: &[Seg], field: &str) -> Vec<CompletionItem> {
     let fields = Fields::read(ctx.cursor.node(ref_path), field);
@@ -157,7 +158,7 @@ fn names(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
             continue;
         }
         for (w, id) in w.objects_of_everywhere(&gk) {
-            if std::ptr::eq(w, ctx.world) && Some(id) == ctx.doc.id {
+            if std::ptr::eq(w, &*ctx.world.world) && Some(id) == ctx.doc.id {
                 continue;
             }
             let o = w.object(id);

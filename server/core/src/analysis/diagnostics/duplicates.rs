@@ -5,10 +5,12 @@
 use std::collections::HashSet;
 
 use super::{Code, Diagnostic, Severity};
-use crate::workspace::{ObjId, Origin, World};
+use crate::source::Origin;
+use crate::topology::Linked;
+use crate::world::ObjId;
 
 /// With `only`, just the instances in that file.
-pub(super) fn check(world: &World, only: Option<&str>, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(world: &Linked, only: Option<&str>, out: &mut Vec<Diagnostic>) {
     let groups: Vec<Vec<ObjId>> = world
         .duplicate_groups()
         .into_iter()
@@ -64,7 +66,7 @@ pub(super) fn check(world: &World, only: Option<&str>, out: &mut Vec<Diagnostic>
     }
 }
 
-fn content_hash(world: &World, id: ObjId) -> Option<u32> {
+fn content_hash(world: &Linked, id: ObjId) -> Option<u32> {
     let f = world.file_of(id);
     let span = world.object(id).span;
     let pos = f.objects.iter().position(|x| x.span == span)?;
@@ -78,7 +80,7 @@ fn dir(path: &str) -> &str {
 
 /// Directory pairs (referrer's, target's) of every reference between files in different
 /// directories.
-fn crossings(world: &World) -> HashSet<(String, String)> {
+fn crossings(world: &Linked) -> HashSet<(String, String)> {
     world
         .topology
         .referrer_pairs()
@@ -90,7 +92,7 @@ fn crossings(world: &World) -> HashSet<(String, String)> {
 }
 
 /// Whether two instances live in sibling folders that no reference crosses.
-fn independent(world: &World, crossings: &HashSet<(String, String)>, a: ObjId, b: ObjId) -> bool {
+fn independent(world: &Linked, crossings: &HashSet<(String, String)>, a: ObjId, b: ObjId) -> bool {
     let (da, db) = (dir(&world.file_of(a).path), dir(&world.file_of(b).path));
     let common: Vec<&str> = da.split('/').zip(db.split('/')).take_while(|(x, y)| x == y).map(|(x, _)| x).collect();
     let depth = common.len();

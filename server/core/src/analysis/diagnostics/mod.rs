@@ -7,7 +7,8 @@ mod routes;
 mod status;
 mod suppress;
 
-pub use suppress::Suppressed;
+pub use crate::diagnostic::{Code, DOCS_URL, Diagnostic, Related, Severity, Suppressed};
+pub(crate) use crate::model::section_noun;
 #[cfg(test)]
 mod repo_tests;
 #[cfg(test)]
@@ -16,199 +17,46 @@ mod tests;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::source::SourceFile;
 use crate::syntax::{Span, TextEdit};
-use crate::workspace::{ObjId, Snapshot, SourceFile, World};
+use crate::workspace::{Reported, Snapshot};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Error,
-    Warning,
-    Information,
-    Hint,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Information => "information",
-            Severity::Hint => "hint",
-        }
-    }
-}
-
-macro_rules! codes {
-    ($($variant:ident = $name:literal, $severity:ident;)*) => {
-        /// Stable diagnostic codes; tools match on their string form.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum Code { $($variant,)* }
-
-        impl Code {
-            pub const ALL: &[Code] = &[$(Code::$variant,)*];
-
-            pub fn as_str(self) -> &'static str {
-                match self { $(Code::$variant => $name,)* }
-            }
-
-            pub fn severity(self) -> Severity {
-                match self { $(Code::$variant => Severity::$severity,)* }
-            }
-        }
-    };
-}
-
-codes! {
-    YamlSyntax = "yaml-syntax", Error;
-    TargetNotFound = "target-not-found", Error;
-    SectionNotFound = "section-not-found", Error;
-    TargetKindNotAllowed = "target-kind-not-allowed", Error;
-    CrossNamespaceTarget = "cross-namespace-target", Error;
-    InvalidTargetRef = "invalid-target-ref", Error;
-    TargetRefFields = "target-ref-fields", Error;
-    DuplicateTargetRef = "duplicate-target-ref", Warning;
-    Conflicted = "conflicted", Warning;
-    Overridden = "overridden", Warning;
-    PartiallyOverridden = "partially-overridden", Information;
-    UnknownStrategy = "unknown-strategy", Error;
-    AffectsNothing = "affects-nothing", Information;
-    ParentNotFound = "parent-not-found", Error;
-    RouteNotAllowed = "route-not-allowed", Warning;
-    BackendNotFound = "backend-not-found", Warning;
-    BackendNotPermitted = "backend-not-permitted", Error;
-    Config = "config", Error;
-    DuplicateObject = "duplicate-object", Warning;
-    UnusedSuppression = "unused-suppression", Information;
-    GatewayClassNotFound = "gateway-class-not-found", Warning;
-    RouteWithoutParent = "route-without-parent", Information;
-    InvalidSelector = "invalid-selector", Error;
-    SelectorMatchesNothing = "selector-matches-nothing", Warning;
-    StatusDisagrees = "status-disagrees", Warning;
-}
-
-impl Code {
-    /// A one-line description, for SARIF rule metadata and docs.
-    pub fn description(self) -> &'static str {
-        match self {
-            Code::YamlSyntax => "The YAML does not parse.",
-            Code::TargetNotFound => "A targetRef names no object in the workspace.",
-            Code::SectionNotFound => "A sectionName names no listener, rule or port of its target.",
-            Code::TargetKindNotAllowed => "The policy kind cannot target that kind.",
-            Code::CrossNamespaceTarget => {
-                "A ref crosses namespaces where the kind forbids it or no ReferenceGrant admits it."
-            }
-            Code::InvalidTargetRef => "A ref field breaks the Gateway API validation.",
-            Code::TargetRefFields => "targetRef/targetRefs are both set, missing, empty or too many.",
-            Code::DuplicateTargetRef => "The same ref appears twice in one policy.",
-            Code::Conflicted => "The policy lost a conflict with another policy of its kind.",
-            Code::Overridden => "Everything the policy sets is superseded everywhere.",
-            Code::PartiallyOverridden => "The policy is superseded in some contexts or fields.",
-            Code::UnknownStrategy => "A merge strategy the kind does not support.",
-            Code::AffectsNothing => "The policy is accepted but reaches no effective target.",
-            Code::ParentNotFound => "A route parentRef names no Gateway or listener.",
-            Code::RouteNotAllowed => "A parentRef matches but the listeners refuse the route.",
-            Code::BackendNotFound => "A backendRef names no Service (or port).",
-            Code::BackendNotPermitted => "A cross-namespace backendRef with no ReferenceGrant.",
-            Code::Config => "The .policylens.yaml config has an error.",
-            Code::DuplicateObject => "Another definition of the same object exists in the workspace.",
-            Code::UnusedSuppression => "An ignore comment that suppresses nothing.",
-            Code::GatewayClassNotFound => "A Gateway's gatewayClassName names no GatewayClass in the workspace.",
-            Code::RouteWithoutParent => "A route with no parentRefs attaches to nothing.",
-            Code::InvalidSelector => "A label selector with a bad operator or values.",
-            Code::SelectorMatchesNothing => "A targetSelectors entry selects no object.",
-            Code::StatusDisagrees => "The controller's reported Accepted differs from the computed one (--cluster).",
-        }
-    }
-}
-
-/// `docs/diagnostics.md`, one section per code: the one text behind `policylens explain-code`,
-/// SARIF rule help and the editors' links.
-const DOCS: &str = include_str!("../../../../../docs/diagnostics.md");
-
-/// Where the documentation of the codes is published (the repository's docs page).
-pub const DOCS_URL: &str = "https://github.com/policylens/policylens/blob/main/docs/diagnostics.md";
-
-impl Code {
-    /// The code's section of `docs/diagnostics.md` (heading line excluded), as Markdown.
-    pub fn help(self) -> &'static str {
-        let heading = format!("\n## {}\n", self.as_str());
-        let Some(start) = DOCS.find(&heading).map(|i| i + heading.len()) else { return "" };
-        let end = DOCS[start..].find("\n## ").map_or(DOCS.len(), |i| start + i);
-        DOCS[start..end].trim()
+impl Snapshot {
+    /// Every diagnostic of the workspace, by file path (files without any are absent).
+    pub fn diagnostics(&self) -> &BTreeMap<Arc<str>, Vec<Diagnostic>> {
+        &self.reported().by_file
     }
 
-    /// The link to the code's section.
-    pub fn help_uri(self) -> String {
-        format!("{DOCS_URL}#{}", self.as_str())
-    }
-}
-
-/// A location elsewhere that explains a diagnostic.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Related {
-    pub file: Arc<str>,
-    pub span: Span,
-    pub message: String,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Diagnostic {
-    pub file: Arc<str>,
-    pub span: Span,
-    pub severity: Severity,
-    pub code: Code,
-    pub message: String,
-    /// The §2.1 reference of the object the diagnostic is about.
-    pub object: Option<String>,
-    pub related: Vec<Related>,
-    /// Replacement texts for `span` that would fix it (closest names), best first.
-    pub fixes: Vec<String>,
-}
-
-impl Diagnostic {
-    pub fn new(file: &Arc<str>, span: Span, code: Code, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            file: file.clone(),
-            span,
-            severity: code.severity(),
-            code,
-            message: message.into(),
-            object: None,
-            related: Vec::new(),
-            fixes: Vec::new(),
-        }
+    /// The diagnostics that `# policylens: ignore[...]` comments silenced.
+    pub fn suppressed(&self) -> &[Suppressed] {
+        &self.reported().suppressed
     }
 
-    pub fn object(mut self, world: &World, id: ObjId) -> Diagnostic {
-        self.object = Some(world.key(id).to_string());
-        self
+    fn reported(&self) -> &Reported {
+        self.reported_cell().get_or_init(|| {
+            let (by_file, suppressed) = compute(self);
+            Arc::new(Reported { by_file, suppressed })
+        })
     }
 
-    pub fn related(mut self, file: &Arc<str>, span: Span, message: impl Into<String>) -> Diagnostic {
-        self.related.push(Related { file: file.clone(), span, message: message.into() });
-        self
+    pub fn diagnostics_for(&self, path: &str) -> &[Diagnostic] {
+        self.diagnostics().get(path).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    pub fn fix(mut self, replacement: Option<String>) -> Diagnostic {
-        self.fixes.extend(replacement);
-        self
+    /// This snapshot as the base of later partial analyses ([`local`]): its files and
+    /// diagnostics and a world without topology, and no effective-policy index. Holding the
+    /// whole analysis while the next state is analysed would double the peak memory of a full
+    /// analysis.
+    pub fn as_base(&self) -> Snapshot {
+        let _ = self.diagnostics();
+        self.detach_base()
     }
-}
 
-/// Every diagnostic of a snapshot, by file, each file's sorted by position.
-impl Code {
-    /// Codes that follow from the effective policies of the whole workspace; the others follow
-    /// from one file and the objects its references reach.
-    pub fn is_workspace_wide(self) -> bool {
-        matches!(
-            self,
-            Code::Conflicted
-                | Code::Overridden
-                | Code::PartiallyOverridden
-                | Code::UnknownStrategy
-                | Code::AffectsNothing
-                | Code::StatusDisagrees
-        )
+    /// The files and diagnostics without the world and effective index they came from: all a
+    /// report needs, so a batch run can free the analysis before it renders.
+    pub fn without_analysis(&self) -> Snapshot {
+        let _ = self.diagnostics();
+        self.detach_results()
     }
 }
 
@@ -373,16 +221,6 @@ fn syntax(f: &SourceFile, out: &mut Vec<Diagnostic>) {
     }
     for e in &f.syntax_errors {
         out.push(Diagnostic::new(&f.path, e.span, Code::YamlSyntax, e.message.clone()));
-    }
-}
-
-/// What a section of a kind is called in messages.
-pub(crate) fn section_noun(kind: &str) -> &'static str {
-    match kind {
-        "Gateway" | "ListenerSet" | "XListenerSet" => "listener",
-        "Service" => "port",
-        k if k.ends_with("Route") => "rule",
-        _ => "section",
     }
 }
 

@@ -3,10 +3,10 @@
 
 use super::{Code, Diagnostic, list, section_noun};
 use crate::model::{Body, GroupKind};
+use crate::topology::Linked;
 use crate::topology::{RefProblem, TargetResolution};
-use crate::workspace::World;
 
-pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
     let t = &world.topology;
     for &pid in &world.policies {
         let Some(res) = t.policies.get(&pid) else { continue };

@@ -2,10 +2,11 @@
 
 use super::{Code, Diagnostic, list, section_noun};
 use crate::model::{Body, GroupKind};
+use crate::topology::Linked;
 use crate::topology::{BackendResolution, ParentResolution};
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
 
-pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
     let t = &world.topology;
     gateway_classes(world, out);
     for rid in t.routes() {
@@ -142,7 +143,7 @@ pub(super) fn check(world: &World, out: &mut Vec<Diagnostic>) {
 }
 
 /// Points related information at the listeners that refused.
-fn with_listener_locations(world: &World, parent: ObjId, section: Option<&str>, mut d: Diagnostic) -> Diagnostic {
+fn with_listener_locations(world: &Linked, parent: ObjId, section: Option<&str>, mut d: Diagnostic) -> Diagnostic {
     let listeners = match &world.object(parent).body {
         Body::Gateway(g) => &g.listeners,
         Body::ListenerSet(ls) => &ls.listeners,
@@ -160,7 +161,7 @@ fn with_listener_locations(world: &World, parent: ObjId, section: Option<&str>, 
 /// `gateway-class-not-found`: a Gateway whose class is neither in the world nor declared
 /// external, in a workspace that keeps GatewayClasses. One that keeps none gets its classes
 /// from the cluster (the platform installs them), so nothing can be said there.
-fn gateway_classes(world: &World, out: &mut Vec<Diagnostic>) {
+fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
     let gc = GroupKind::new(crate::model::GATEWAY_GROUP, "GatewayClass");
     let gw = GroupKind::new(crate::model::GATEWAY_GROUP, "Gateway");
     if world.objects_of(&gc).is_empty() {

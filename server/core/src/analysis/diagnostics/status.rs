@@ -8,10 +8,11 @@ use super::{Code, Diagnostic, list};
 use crate::effective::{EffectiveIndex, Enforcement, Origin, PolicyStatus, Reason, origin_label};
 use crate::model::Body;
 use crate::syntax::Span;
+use crate::topology::Linked;
 use crate::topology::{NodeId, TargetResolution};
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
 
-pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnostic>) {
     for &pid in &world.policies {
         let Some(st) = eff.status(pid) else { continue };
         let file = &world.file_of(pid).path;
@@ -90,7 +91,7 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
             .policies
             .get(&pid)
             .is_some_and(|r| r.refs.iter().any(|x| matches!(x, TargetResolution::Virtual(_))));
-        let untargeted = crate::analysis::hover::untargeted_scope(world, pid).is_some();
+        let untargeted = crate::analysis::summary::untargeted_scope(world, pid).is_some();
         if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable && !untargeted {
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
@@ -99,7 +100,7 @@ pub(super) fn check(eff: &EffectiveIndex, world: &World, out: &mut Vec<Diagnosti
 
 /// `status-disagrees`: a controller's `Accepted` in the live cluster differs from the
 /// computed one.
-fn disagrees(world: &World, pid: ObjId, file: &Arc<str>, st: &PolicyStatus) -> Option<Diagnostic> {
+fn disagrees(world: &Linked, pid: ObjId, file: &Arc<str>, st: &PolicyStatus) -> Option<Diagnostic> {
     let reported = world.reported(pid)?;
     if crate::effective::agrees(reported, st.accepted) != Some(false) {
         return None;
@@ -125,7 +126,7 @@ fn disagrees(world: &World, pid: ObjId, file: &Arc<str>, st: &PolicyStatus) -> O
 const MAX_NAMED: usize = 8;
 
 /// `` `a`, `b` `` and, past [`MAX_NAMED`], "and N more".
-fn names(world: &World, origins: &[Origin]) -> String {
+fn names(world: &Linked, origins: &[Origin]) -> String {
     let shown: Vec<String> = origins
         .iter()
         .take(MAX_NAMED)
@@ -141,7 +142,7 @@ fn names(world: &World, origins: &[Origin]) -> String {
     s
 }
 
-fn related(world: &World, mut d: Diagnostic, origins: &[Origin]) -> Diagnostic {
+fn related(world: &Linked, mut d: Diagnostic, origins: &[Origin]) -> Diagnostic {
     for &o in origins.iter().take(MAX_NAMED) {
         let (Origin::Policy(id) | Origin::Target(id)) = o;
         let f = &world.file_of(id).path;
@@ -156,7 +157,7 @@ fn related(world: &World, mut d: Diagnostic, origins: &[Origin]) -> Diagnostic {
 
 /// The span of the policy's reference that attaches it to `node` (its `name` value), else the
 /// policy's `metadata.name`.
-fn ref_location(world: &World, pid: ObjId, node: NodeId) -> (Arc<str>, Span) {
+fn ref_location(world: &Linked, pid: ObjId, node: NodeId) -> (Arc<str>, Span) {
     let file = world.file_of(pid).path.clone();
     let obj = world.object(pid);
     if let (Body::Other(other), Some(res)) = (&obj.body, world.topology.policies.get(&pid)) {
@@ -169,11 +170,11 @@ fn ref_location(world: &World, pid: ObjId, node: NodeId) -> (Arc<str>, Span) {
     (file, obj.name.span)
 }
 
-fn templated(world: &World, pid: ObjId) -> bool {
+fn templated(world: &Linked, pid: ObjId) -> bool {
     world.topology.policies.get(&pid).is_some_and(|r| r.refs.iter().any(|x| matches!(x, TargetResolution::Templated)))
 }
 
-fn unknown_strategy(world: &World, pid: ObjId, file: &Arc<str>, u: &crate::effective::UnknownStrategy) -> Diagnostic {
+fn unknown_strategy(world: &Linked, pid: ObjId, file: &Arc<str>, u: &crate::effective::UnknownStrategy) -> Diagnostic {
     let kind = world.policy_kind(pid);
     let candidates = ["atomic", "patch", "merge", "StrategicMerge", "JSONMerge"];
     let supported: Vec<String> = candidates
@@ -191,7 +192,7 @@ fn unknown_strategy(world: &World, pid: ObjId, file: &Arc<str>, u: &crate::effec
     Diagnostic::new(file, u.span, Code::UnknownStrategy, msg).fix(fix)
 }
 
-fn affects_nothing(world: &World, pid: ObjId, file: &Arc<str>, _st: &PolicyStatus) -> Diagnostic {
+fn affects_nothing(world: &Linked, pid: ObjId, file: &Arc<str>, _st: &PolicyStatus) -> Diagnostic {
     let obj = world.object(pid);
     let span = match (&obj.body, world.topology.policies.get(&pid)) {
         (Body::Other(other), Some(res)) => other

@@ -1,17 +1,10 @@
 //! What is reported: the config's per-code severities, then `# policylens: ignore[...]`
 //! comments; ignore comments that silence nothing are reported themselves.
 
-use super::{Code, Diagnostic, Severity};
 use crate::catalog::Level;
-use crate::workspace::{ConfigState, SourceFile, SuppressionScope};
-
-/// A diagnostic an ignore comment silenced, with the comment.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Suppressed {
-    pub diagnostic: Diagnostic,
-    /// The comment's text, e.g. `# policylens: ignore[target-not-found]`.
-    pub justification: String,
-}
+use crate::diagnostic::{Code, Diagnostic, Severity, Suppressed};
+use crate::source::{SourceFile, SuppressionScope};
+use crate::workspace::ConfigState;
 
 /// Applies the config's severities and the file's ignore comments to its diagnostics. With
 /// `local` (one file analysed against an older full analysis), comments naming codes that

@@ -16,8 +16,9 @@ pub use mermaid::mermaid;
 use super::refs::{Target, declaration};
 use crate::effective::{AcceptedReport, EffectiveIndex, Enforcement, Reason, accepted_report};
 use crate::syntax::{PositionEncoding, Span};
+use crate::topology::Linked;
 use crate::topology::{Node, NodeId};
-use crate::workspace::{ObjId, World};
+use crate::world::ObjId;
 
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Graph {
@@ -116,7 +117,7 @@ pub struct GraphPolicy {
 
 /// Every drawn node, edge and policy of the world; with `focus`, only that node, its ancestors
 /// and descendants, the Namespace nodes of their namespaces, and the policies attached to them.
-pub fn build(world: &World, index: &EffectiveIndex, focus: Option<NodeId>) -> Graph {
+pub fn build(world: &Linked, index: &EffectiveIndex, focus: Option<NodeId>) -> Graph {
     let t = &world.topology;
     let mut nodes = drawn(world);
     if let Some(f) = focus {
@@ -186,7 +187,7 @@ pub fn build(world: &World, index: &EffectiveIndex, focus: Option<NodeId>) -> Gr
 /// Nodes worth drawing: every object of the hierarchy, its sections, and the Namespace and
 /// virtual nodes policies attach to. Objects outside the hierarchy (policies themselves,
 /// ReferenceGrants, CRDs...) are left out.
-fn drawn(world: &World) -> Vec<NodeId> {
+fn drawn(world: &Linked) -> Vec<NodeId> {
     let t = &world.topology;
     (0..t.node_count() as u32)
         .map(NodeId)
@@ -206,7 +207,7 @@ fn is_hierarchy_kind(kind: &str) -> bool {
 /// `focus`, everything above and below it, and the Namespace nodes of those objects (a
 /// Namespace policy reaches every object of its namespace without a DAG edge). Below a
 /// Service, only the ports that the rules above it use (as `explain`'s paths do).
-fn neighbourhood(world: &World, focus: NodeId) -> HashSet<NodeId> {
+fn neighbourhood(world: &Linked, focus: NodeId) -> HashSet<NodeId> {
     let t = &world.topology;
     let walk = |up: bool| {
         let mut seen = HashSet::new();
@@ -255,7 +256,7 @@ fn neighbourhood(world: &World, focus: NodeId) -> HashSet<NodeId> {
 }
 
 /// Stable ids: the key, and `key@file` for an object defined in several files.
-fn node_ids(world: &World, nodes: &[NodeId]) -> HashMap<NodeId, String> {
+fn node_ids(world: &Linked, nodes: &[NodeId]) -> HashMap<NodeId, String> {
     let t = &world.topology;
     let keys: Vec<String> = nodes.iter().map(|&n| t.node_key(world, n).to_string()).collect();
     let duplicated = duplicated_keys(keys.iter().cloned());
@@ -277,7 +278,7 @@ fn duplicated_keys(keys: impl Iterator<Item = String>) -> HashSet<String> {
     keys.filter(|k| !seen.insert(k.clone())).collect()
 }
 
-fn graph_node(world: &World, n: NodeId, id: String) -> GraphNode {
+fn graph_node(world: &Linked, n: NodeId, id: String) -> GraphNode {
     let t = &world.topology;
     let key = t.node_key(world, n);
     let (node_type, at) = match t.node(n) {
@@ -307,7 +308,7 @@ fn graph_node(world: &World, n: NodeId, id: String) -> GraphNode {
 }
 
 /// The file of object `o` and the 0-based line of `span` in it.
-fn place(world: &World, o: ObjId, span: Span) -> (String, u32) {
+fn place(world: &Linked, o: ObjId, span: Span) -> (String, u32) {
     let file = world.file_of(o);
     (file.path.to_string(), file.position(span.start, PositionEncoding::Utf16).line)
 }

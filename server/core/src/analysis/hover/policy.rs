@@ -2,9 +2,11 @@
 //! and how many objects it affects.
 
 use crate::analysis::refs::sites;
+use crate::analysis::summary::untargeted_scope;
 use crate::catalog::PolicyClass;
 use crate::effective::{Enforcement, Reason, origin_label};
-use crate::workspace::{ObjId, Snapshot};
+use crate::workspace::Snapshot;
+use crate::world::ObjId;
 
 /// Objects listed by name before the list is cut to a count.
 const MAX_LISTED: usize = 8;
@@ -105,31 +107,12 @@ fn reason(r: Reason) -> &'static str {
 }
 
 /// `ns/name`, or `name` for cluster-scoped objects.
-fn short_name(world: &crate::workspace::World, id: ObjId) -> String {
+fn short_name(world: &crate::topology::Linked, id: ObjId) -> String {
     let name = &world.object(id).name.value;
     match world.namespace_of(id) {
         Some(ns) => format!("{ns}/{name}"),
         None => name.to_string(),
     }
-}
-
-/// What a policy of a target-optional kind (Istio's) applies to when it names no target.
-pub(crate) fn untargeted_scope(world: &crate::workspace::World, pid: ObjId) -> Option<String> {
-    let kind = world.policy_kind(pid)?;
-    let res = world.topology.policies.get(&pid)?;
-    if !kind.target_optional || !res.refs.is_empty() || !res.selected.is_empty() {
-        return None;
-    }
-    let ns = world.namespace_of(pid).unwrap_or("default");
-    let selector = match &world.object(pid).body {
-        crate::model::Body::Other(o) => o.policy.workload_selector,
-        _ => false,
-    };
-    Some(if selector {
-        format!("Applies to the workloads its `selector` picks in namespace `{ns}` (no targetRef)")
-    } else {
-        format!("Applies to every workload in namespace `{ns}` (no targetRef or selector)")
-    })
 }
 
 /// What the controllers wrote in the live cluster, beside the computed status: `controller

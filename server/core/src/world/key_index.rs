@@ -5,7 +5,7 @@
 //! array took ~17 dependent probes at 100k objects, the last several of them cache misses, and
 //! made reference resolution grow faster than the workspace.
 
-use super::world::ObjId;
+use super::ObjId;
 
 #[derive(Clone, Debug)]
 pub(crate) struct KeyIndex {

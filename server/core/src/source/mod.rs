@@ -8,8 +8,12 @@ use std::hash::{DefaultHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use super::loader::{self, FileContent};
-use super::suppress::Suppression;
+mod read;
+mod suppress;
+
+pub use read::{FileContent, decode, read};
+pub use suppress::{Suppression, SuppressionScope};
+
 use crate::model::{Object, extract_objects};
 use crate::syntax::{LineIndex, Position, PositionEncoding, Span, SyntaxError, parse_file};
 
@@ -77,7 +81,7 @@ impl SourceFile {
 
     /// Reads and parses `disk`, keeping no text (see [`SourceFile::parse_on_disk`]).
     pub fn read(path: Arc<str>, disk: &Path) -> std::io::Result<SourceFile> {
-        Ok(match loader::read(disk)? {
+        Ok(match read(disk)? {
             FileContent::Text(t) => SourceFile::parse_on_disk(path, disk, &t),
             FileContent::Unreadable(reason) => SourceFile::unreadable(path, &reason),
         })
@@ -97,7 +101,7 @@ impl SourceFile {
             syntax_errors,
             objects,
             content_hashes,
-            suppressions: super::suppress::scan(text).into(),
+            suppressions: suppress::scan(text).into(),
             ..SourceFile::empty(path)
         }
     }
@@ -147,7 +151,7 @@ impl SourceFile {
         match &self.text {
             Text::Held(t) => Some(t.clone()),
             Text::OnDisk { cache, .. } if cache.get().is_some() => cache.get().cloned().flatten(),
-            Text::OnDisk { disk, len, hash: h, .. } => match loader::read(disk).ok()? {
+            Text::OnDisk { disk, len, hash: h, .. } => match read(disk).ok()? {
                 FileContent::Text(t) if t.len() == *len as usize && hash(&t) == *h => Some(t.into()),
                 _ => None,
             },

@@ -1,14 +1,17 @@
-//! The semantic model of one snapshot: every object with its effective namespace, the
-//! catalog of policy kinds, the policies, and the topology.
+//! The world of one snapshot: every object (each instance of an identity) with its effective
+//! namespace, the catalog of policy kinds, the policies, and the indexes that find an object by
+//! identity from where a reference is written. The topology is built on it, one layer up.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::key_index::KeyIndex;
-use super::{ConfigState, Origin, SourceFile};
-use crate::catalog::{Catalog, PolicyKind, build_catalog};
+mod key_index;
+
+use key_index::KeyIndex;
+
+use crate::catalog::{Catalog, Config, PolicyKind, build_catalog};
 use crate::model::{Body, CrdScope, GroupKind, Object, ObjectKey, Str};
-use crate::topology::Topology;
+use crate::source::{Origin, SourceFile};
 
 /// An object's index in [`World`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,8 +51,7 @@ const WELL_KNOWN: &[(&str, &str)] = &[
     ("", "Service"),
 ];
 
-/// The semantic model: its objects and indexes ([`WorldCore`], read through `Deref`) and the
-/// topology built on them.
+/// The world: its objects and indexes ([`WorldCore`], read through `Deref`).
 #[derive(Debug)]
 pub struct World {
     /// Shared with the detached copy a language server keeps as its base, so that copy costs
@@ -57,10 +59,9 @@ pub struct World {
     core: Arc<WorldCore>,
     /// Set for a partial world: the full world it was cut from.
     outer: Option<Outer>,
-    pub topology: Topology,
 }
 
-/// A world's objects and indexes: everything but the topology.
+/// A world's objects and indexes.
 #[derive(Debug)]
 pub struct WorldCore {
     pub files: Vec<Arc<SourceFile>>,
@@ -135,19 +136,19 @@ impl Outer {
 }
 
 impl World {
-    pub fn build(files: Vec<Arc<SourceFile>>, config: &ConfigState) -> World {
+    pub fn build(files: Vec<Arc<SourceFile>>, config: &Config) -> World {
         World::assemble(files, config, None)
     }
 
     /// A world of a few files cut from `outer`, whose catalog and workspace-wide facts (the
     /// namespaces and kinds that exist, namespace labels, same-named objects elsewhere) it
     /// borrows. Only valid while the files' policy kinds and CRDs are the outer world's.
-    pub(crate) fn partial(files: Vec<Arc<SourceFile>>, config: &ConfigState, outer: Outer) -> World {
+    pub(crate) fn partial(files: Vec<Arc<SourceFile>>, config: &Config, outer: Outer) -> World {
         World::assemble(files, config, Some(outer))
     }
 
-    fn assemble(files: Vec<Arc<SourceFile>>, config: &ConfigState, outer: Option<Outer>) -> World {
-        let default_namespace: Arc<str> = config.config.default_namespace.as_deref().unwrap_or("default").into();
+    fn assemble(files: Vec<Arc<SourceFile>>, config: &Config, outer: Option<Outer>) -> World {
+        let default_namespace: Arc<str> = config.default_namespace.as_deref().unwrap_or("default").into();
         let mut cluster_scoped: HashSet<GroupKind> = CLUSTER_SCOPED.iter().map(|(g, k)| GroupKind::new(g, k)).collect();
         let mut crd_kinds = HashSet::new();
         let outer_crds = outer.iter().flat_map(|o| {
@@ -190,7 +191,7 @@ impl World {
 
         let catalog = match &outer {
             Some(o) => o.world.catalog.clone(),
-            None => build_catalog(&config.config, locs.iter().map(obj)),
+            None => build_catalog(config, locs.iter().map(obj)),
         };
         let mut files_by_namespace: HashMap<Arc<str>, Vec<u32>> = HashMap::new();
         let mut namespaces: Vec<u32> = Vec::with_capacity(locs.len());
@@ -286,23 +287,20 @@ impl World {
             file_worlds,
             world_names,
             externals: config
-                .config
                 .external
                 .iter()
                 .filter_map(|e| ObjectKey::parse(e, crate::model::is_core_kind))
                 .map(|k| k.object())
                 .collect(),
         };
-        let mut world = World { core: Arc::new(core), outer, topology: Topology::default() };
-        world.topology = Topology::build(&world);
-        world
+        World { core: Arc::new(core), outer }
     }
 
-    /// This world's objects and indexes (shared, not copied) without its topology: all a
-    /// partial world asks of the world it is cut from (which namespaces, kinds and objects
-    /// exist where). Only valid as a partial world's outer world.
-    pub(crate) fn detached(&self) -> World {
-        World { core: Arc::clone(&self.core), outer: None, topology: Topology::default() }
+    /// This world's objects and indexes (shared, not copied): all a partial world asks of the
+    /// world it is cut from (which namespaces, kinds and objects exist where). Only valid as a
+    /// partial world's outer world.
+    pub fn detached(&self) -> World {
+        World { core: Arc::clone(&self.core), outer: None }
     }
 
     pub fn object_count(&self) -> usize {
@@ -621,8 +619,8 @@ fn is_kind(o: &Object, gk: &GroupKind) -> bool {
 }
 
 /// Each file's explicit world (config `worlds`), and the worlds' folders.
-fn split_worlds(files: &[Arc<SourceFile>], config: &ConfigState) -> (Vec<u32>, Vec<Arc<str>>) {
-    let matcher = config.config.world_matcher();
+fn split_worlds(files: &[Arc<SourceFile>], config: &Config) -> (Vec<u32>, Vec<Arc<str>>) {
+    let matcher = config.world_matcher();
     if matcher.is_empty() {
         return (Vec::new(), Vec::new());
     }
