@@ -130,8 +130,12 @@ fn render_context(out: &mut String, c: &Context, st: Style) {
     if c.provenance.is_empty() {
         let _ = writeln!(out, "    {}", st.dim("(empty)"));
     }
-    let mut lines: Vec<(String, Option<String>)> = Vec::new();
-    yaml_lines(&c.effective, "", 4, c, &mut lines);
+    // The hover's renderer: one YAML for the editor and the terminal.
+    let lines: Vec<(String, Option<String>)> =
+        policylens_core::analysis::yaml::lines(&c.effective, &|p| annotation(c, p))
+            .into_iter()
+            .map(|(l, a)| (format!("    {l}"), a))
+            .collect();
     let width = lines.iter().filter(|(_, a)| a.is_some()).map(|(l, _)| l.chars().count()).max().unwrap_or(0).min(60);
     for (l, a) in lines {
         match a {
@@ -159,97 +163,6 @@ fn annotation(c: &Context, pointer: &str) -> Option<String> {
     } else {
         format!("{} ({})", p.policy, p.strategy.as_str())
     })
-}
-
-/// The effective spec as block YAML, one line per leaf with its annotation.
-fn yaml_lines(v: &Value, pointer: &str, indent: usize, c: &Context, out: &mut Vec<(String, Option<String>)>) {
-    let pad = " ".repeat(indent);
-    match v {
-        Value::Object(m) => {
-            for (k, child) in m {
-                let p = format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1"));
-                let key = scalar_text(&Value::String(k.clone()));
-                match annotation(c, &p) {
-                    Some(a) => out.push((format!("{pad}{key}: {}", flow(child)), Some(a))),
-                    None if is_block(child) => {
-                        out.push((format!("{pad}{key}:"), None));
-                        yaml_lines(child, &p, indent + 2, c, out);
-                    }
-                    None => out.push((format!("{pad}{key}: {}", flow(child)), None)),
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                let p = format!("{pointer}/{i}");
-                match annotation(c, &p) {
-                    Some(a) => out.push((format!("{pad}- {}", flow(item)), Some(a))),
-                    None if is_block(item) => {
-                        // A list-map item: its first field on the dash line.
-                        let mut sub = Vec::new();
-                        yaml_lines(item, &p, indent + 2, c, &mut sub);
-                        for (j, (l, a)) in sub.into_iter().enumerate() {
-                            let l = if j == 0 { format!("{pad}- {}", l.trim_start()) } else { l };
-                            out.push((l, a));
-                        }
-                    }
-                    None => out.push((format!("{pad}- {}", flow(item)), None)),
-                }
-            }
-        }
-        other => out.push((format!("{pad}{}", flow(other)), annotation(c, pointer))),
-    }
-}
-
-fn is_block(v: &Value) -> bool {
-    match v {
-        Value::Object(m) => !m.is_empty(),
-        Value::Array(a) => a.iter().any(|i| matches!(i, Value::Object(m) if !m.is_empty())),
-        _ => false,
-    }
-}
-
-/// A value on one line: flow style for collections (JSON is valid YAML flow).
-fn flow(v: &Value) -> String {
-    match v {
-        Value::Array(items) => {
-            let parts: Vec<String> = items.iter().map(flow).collect();
-            format!("[{}]", parts.join(", "))
-        }
-        Value::Object(m) => {
-            let parts: Vec<String> =
-                m.iter().map(|(k, v)| format!("{}: {}", scalar_text(&Value::String(k.clone())), flow(v))).collect();
-            format!("{{{}}}", parts.join(", "))
-        }
-        other => scalar_text(other),
-    }
-}
-
-/// A scalar as YAML: plain when it reads back as the same string, quoted otherwise.
-fn scalar_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => {
-            let plain = !s.is_empty()
-                && !reads_as_other_type(s)
-                && !s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`~ ".contains(c))
-                && !s.contains(": ")
-                && !s.contains(" #")
-                && !s.ends_with([':', ' '])
-                && !s.contains(['\n', '\t', ',', '[', ']', '{', '}']);
-            if plain { s.clone() } else { serde_json::to_string(s).unwrap_or_default() }
-        }
-        Value::Null => "null".into(),
-        other => other.to_string(),
-    }
-}
-
-/// Plain scalars YAML would read as null, a boolean or a number.
-fn reads_as_other_type(s: &str) -> bool {
-    matches!(s, "~" | "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE")
-        || s.parse::<f64>().is_ok()
-        || s.starts_with("0x")
-        || s.starts_with("0o")
-        || s.starts_with('.')
 }
 
 fn loss_line(l: &Loss) -> String {

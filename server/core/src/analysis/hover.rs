@@ -5,7 +5,6 @@
 mod policy;
 
 mod target;
-mod yaml;
 
 use super::Hover;
 use super::refs::{RefSite, declaration_at, site_at};

@@ -122,6 +122,7 @@ mod summary;
 mod symbols;
 #[cfg(test)]
 mod tests;
+pub mod yaml;
 
 pub use actions::code_actions;
 pub use completion::completions;

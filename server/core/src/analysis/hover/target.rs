@@ -2,9 +2,9 @@
 //! policy kind reaching it and, per path from a root of the hierarchy, the effective policy as
 //! YAML with each leaf's winning policy and strategy, and the policies that lost.
 
-use super::yaml;
 use crate::analysis::refs::Target;
 use crate::analysis::summary::target_summary;
+use crate::analysis::yaml;
 use crate::effective::{Context, KindExplanation, explain};
 use crate::topology::PathLimit;
 use crate::workspace::Snapshot;

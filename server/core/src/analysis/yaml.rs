@@ -1,41 +1,75 @@
-//! An effective spec as YAML, each leaf followed by a comment naming the policy that supplied
-//! it and the strategy that let it win: `timeout: 10s  # shop/a · AtomicDefaults`.
+//! An effective spec as block YAML, each leaf with a note naming the policy that supplied it
+//! and the strategy that let it win. The one renderer of effective specs: the hover writes the
+//! notes as comments after each leaf (`timeout: 10s  # shop/a · AtomicDefaults`), `explain`
+//! aligns and dims them. Strings YAML 1.1 or 1.2 would read as another type (`on`, `yes`,
+//! `1e3`) are quoted.
 
 use serde_json::Value;
 
 use crate::analysis::scalar::looks_typed;
 
-/// Renders `value` as block YAML; `leaf_note` gives the comment for a JSON pointer that is a
-/// leaf (a scalar, a whole list, an empty mapping), `None` elsewhere.
-pub(super) fn render(value: &Value, leaf_note: &dyn Fn(&str) -> Option<String>) -> String {
-    let mut out = String::new();
+/// One line of the rendering and the note of its leaf, if it is one.
+pub type Line = (String, Option<String>);
+
+/// `value` as block YAML lines; `leaf_note` gives the note for a JSON pointer that is a leaf
+/// (a scalar, a whole list, an empty mapping), `None` elsewhere.
+pub fn lines(value: &Value, leaf_note: &dyn Fn(&str) -> Option<String>) -> Vec<Line> {
+    let mut out = Out::default();
     match value {
         Value::Object(m) if !m.is_empty() => mapping(&mut out, m, 0, "", leaf_note),
         other => {
             out.push_str(&inline(other));
-            note(&mut out, leaf_note(""));
-            out.push('\n');
+            out.end_line(leaf_note(""));
         }
     }
-    out
+    out.lines
 }
 
-fn note(out: &mut String, n: Option<String>) {
-    if let Some(n) = n {
-        out.push_str("  # ");
-        out.push_str(&n);
+/// [`lines`] with each note as a comment after its leaf.
+pub fn render(value: &Value, leaf_note: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut text = String::new();
+    for (line, note) in lines(value, leaf_note) {
+        text.push_str(&line);
+        if let Some(n) = note {
+            text.push_str("  # ");
+            text.push_str(&n);
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// Lines as they are written: the current one, and those finished.
+#[derive(Default)]
+struct Out {
+    lines: Vec<Line>,
+    current: String,
+}
+
+impl Out {
+    fn push_str(&mut self, s: &str) {
+        self.current.push_str(s);
+    }
+
+    fn end_line(&mut self, note: Option<String>) {
+        self.lines.push((std::mem::take(&mut self.current), note));
+    }
+
+    /// Whether the current line is a list item's dash so far.
+    fn after_dash(&self) -> bool {
+        self.current.ends_with("- ")
     }
 }
 
 fn mapping(
-    out: &mut String,
+    out: &mut Out,
     m: &serde_json::Map<String, Value>,
     indent: usize,
     pointer: &str,
     leaf_note: &dyn Fn(&str) -> Option<String>,
 ) {
     // The first line of a list item's mapping follows its `- ` instead of an indent.
-    let mut first_pad = out.ends_with("- ");
+    let mut first_pad = out.after_dash();
     for (k, v) in m {
         if !first_pad {
             out.push_str(&" ".repeat(indent));
@@ -43,22 +77,22 @@ fn mapping(
         first_pad = false;
         let p = format!("{pointer}/{}", escape(k));
         out.push_str(&key(k));
-        out.push(':');
+        out.push_str(":");
         value_after_key(out, v, indent, &p, leaf_note);
     }
 }
 
-/// Writes what follows `key:` (or `- `): an inline leaf with its note, or a nested block.
-fn value_after_key(out: &mut String, v: &Value, indent: usize, p: &str, leaf_note: &dyn Fn(&str) -> Option<String>) {
+/// Writes what follows `key:`: an inline leaf with its note, or a nested block.
+fn value_after_key(out: &mut Out, v: &Value, indent: usize, p: &str, leaf_note: &dyn Fn(&str) -> Option<String>) {
     let n = leaf_note(p);
     match v {
         Value::Object(child) if !child.is_empty() && n.is_none() => {
-            out.push('\n');
+            out.end_line(None);
             mapping(out, child, indent + 2, p, leaf_note);
         }
         // A list merged by keys: its items have their own leaves.
         Value::Array(items) if !items.is_empty() && n.is_none() => {
-            out.push('\n');
+            out.end_line(None);
             for (i, item) in items.iter().enumerate() {
                 let ip = format!("{p}/{i}");
                 out.push_str(&" ".repeat(indent));
@@ -69,17 +103,15 @@ fn value_after_key(out: &mut String, v: &Value, indent: usize, p: &str, leaf_not
                     }
                     other => {
                         out.push_str(&inline(other));
-                        note(out, leaf_note(&ip));
-                        out.push('\n');
+                        out.end_line(leaf_note(&ip));
                     }
                 }
             }
         }
         other => {
-            out.push(' ');
+            out.push_str(" ");
             out.push_str(&inline(other));
-            note(out, n);
-            out.push('\n');
+            out.end_line(n);
         }
     }
 }
@@ -135,11 +167,14 @@ mod tests {
             "retry": {"attempts": 3, "on": ["5xx", "reset"]},
             "rules": [{"name": "a", "x": true}],
             "empty": {},
-            "odd key": "true"
+            "odd key": "true",
+            "flags": ["on", "yes", "off-peak", "1e3"]
         });
         let note = |p: &str| match p {
             "/timeout" => Some("infra/gw · AtomicDefaults".to_owned()),
-            "/retry/attempts" | "/retry/on" | "/empty" | "/odd key" => Some("shop/r · PatchDefaults".to_owned()),
+            "/retry/attempts" | "/retry/on" | "/empty" | "/odd key" | "/flags" => {
+                Some("shop/r · PatchDefaults".to_owned())
+            }
             "/rules/0/name" | "/rules/0/x" => Some("shop/r · Custom".to_owned()),
             _ => None,
         };
@@ -153,6 +188,7 @@ rules:
   x: true  # shop/r · Custom
 empty: {}  # shop/r · PatchDefaults
 \"odd key\": \"true\"  # shop/r · PatchDefaults
+flags: [\"on\", \"yes\", off-peak, \"1e3\"]  # shop/r · PatchDefaults
 ";
         assert_eq!(got, expect);
     }
