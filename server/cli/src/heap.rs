@@ -1,101 +1,109 @@
-//! A global allocator that counts live and peak heap bytes, so `--stats` can say which phase
-//! holds the memory (RSS alone cannot tell the model from the allocator's slack).
+//! With the `heap-stats` feature, a global allocator that counts live and peak heap bytes, so
+//! `--stats` can say which phase holds the memory (RSS alone cannot tell the model from the
+//! allocator's slack). Always: the glibc settings of one-shot runs.
 //!
 //! Each thread counts in its own cell and adds to the shared counters once its count has moved
 //! by [`BATCH`] bytes: shared atomics bumped on every allocation made the parser threads fight
 //! over one cache line, about a tenth of the parse time. The totals lag by less than
 //! `BATCH` (16 KiB) per thread, under the 0.1 MiB the reports print.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicIsize, Ordering};
+#[cfg(feature = "heap-stats")]
+pub use counting::{Counting, blocks, live, peak};
 
-pub struct Counting;
+#[cfg(feature = "heap-stats")]
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicIsize, Ordering};
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-static PEAK: AtomicIsize = AtomicIsize::new(0);
-// Live blocks: glibc adds 8-16 bytes to each, so many small blocks cost RSS the byte count hides.
-static BLOCKS: AtomicIsize = AtomicIsize::new(0);
+    pub struct Counting;
 
-const BATCH: isize = 16 * 1024;
+    static LIVE: AtomicIsize = AtomicIsize::new(0);
+    static PEAK: AtomicIsize = AtomicIsize::new(0);
+    // Live blocks: glibc adds 8-16 bytes to each, so many small blocks cost RSS the byte count hides.
+    static BLOCKS: AtomicIsize = AtomicIsize::new(0);
 
-thread_local! {
-    // (bytes, blocks) not yet added to the shared counters. Const-initialised `Cell`s need no
-    // allocation and no destructor, so the allocator may touch them at any time.
-    static PENDING: Cell<(isize, isize)> = const { Cell::new((0, 0)) };
-}
+    const BATCH: isize = 16 * 1024;
 
-// SAFETY: every call is forwarded to `System` unchanged; only counters are added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            count(layout.size() as isize, 1);
-        }
-        p
+    thread_local! {
+        // (bytes, blocks) not yet added to the shared counters. Const-initialised `Cell`s need no
+        // allocation and no destructor, so the allocator may touch them at any time.
+        static PENDING: Cell<(isize, isize)> = const { Cell::new((0, 0)) };
     }
 
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            count(layout.size() as isize, 1);
+    // SAFETY: every call is forwarded to `System` unchanged; only counters are added.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let p = unsafe { System.alloc(layout) };
+            if !p.is_null() {
+                count(layout.size() as isize, 1);
+            }
+            p
         }
-        p
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            let p = unsafe { System.alloc_zeroed(layout) };
+            if !p.is_null() {
+                count(layout.size() as isize, 1);
+            }
+            p
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) };
+            count(-(layout.size() as isize), -1);
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let p = unsafe { System.realloc(ptr, layout, new_size) };
+            if !p.is_null() {
+                count(new_size as isize - layout.size() as isize, 0);
+            }
+            p
+        }
     }
 
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        count(-(layout.size() as isize), -1);
+    fn count(bytes: isize, blocks: isize) {
+        let flushed = PENDING.try_with(|c| {
+            let (b, n) = c.get();
+            let (b, n) = (b + bytes, n + blocks);
+            if b.abs() < BATCH {
+                c.set((b, n));
+                None
+            } else {
+                c.set((0, 0));
+                Some((b, n))
+            }
+        });
+        // A thread being torn down has no cell any more: count straight into the totals.
+        let (b, n) = match flushed {
+            Ok(None) => return,
+            Ok(Some(d)) => d,
+            Err(_) => (bytes, blocks),
+        };
+        BLOCKS.fetch_add(n, Ordering::Relaxed);
+        let live = LIVE.fetch_add(b, Ordering::Relaxed) + b;
+        PEAK.fetch_max(live, Ordering::Relaxed);
     }
 
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            count(new_size as isize - layout.size() as isize, 0);
-        }
-        p
+    /// Bytes currently allocated.
+    pub fn live() -> usize {
+        LIVE.load(Ordering::Relaxed).max(0) as usize
     }
-}
 
-fn count(bytes: isize, blocks: isize) {
-    let flushed = PENDING.try_with(|c| {
-        let (b, n) = c.get();
-        let (b, n) = (b + bytes, n + blocks);
-        if b.abs() < BATCH {
-            c.set((b, n));
-            None
-        } else {
-            c.set((0, 0));
-            Some((b, n))
-        }
-    });
-    // A thread being torn down has no cell any more: count straight into the totals.
-    let (b, n) = match flushed {
-        Ok(None) => return,
-        Ok(Some(d)) => d,
-        Err(_) => (bytes, blocks),
-    };
-    BLOCKS.fetch_add(n, Ordering::Relaxed);
-    let live = LIVE.fetch_add(b, Ordering::Relaxed) + b;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
+    /// Blocks currently allocated.
+    pub fn blocks() -> usize {
+        BLOCKS.load(Ordering::Relaxed).max(0) as usize
+    }
 
-/// Bytes currently allocated.
-pub fn live() -> usize {
-    LIVE.load(Ordering::Relaxed).max(0) as usize
-}
-
-/// Blocks currently allocated.
-pub fn blocks() -> usize {
-    BLOCKS.load(Ordering::Relaxed).max(0) as usize
-}
-
-/// The most bytes ever allocated at once.
-pub fn peak() -> usize {
-    PEAK.load(Ordering::Relaxed).max(0) as usize
+    /// The most bytes ever allocated at once.
+    pub fn peak() -> usize {
+        PEAK.load(Ordering::Relaxed).max(0) as usize
+    }
 }
 
 /// Bytes as MiB with one decimal, for reports.
+#[cfg(feature = "heap-stats")]
 pub fn mib(n: usize) -> String {
     format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0))
 }

@@ -16,6 +16,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+#[cfg(feature = "heap-stats")]
 #[global_allocator]
 static ALLOC: heap::Counting = heap::Counting;
 

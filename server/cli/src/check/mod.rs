@@ -30,17 +30,20 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let snap = &loaded.snapshot;
     let load_ms = loaded.load_ms;
     let of_it_cluster = loaded.cluster_ms.map_or(String::new(), |ms| format!(" (of it cluster read {ms:.1})"));
+    #[cfg(feature = "heap-stats")]
     let heap_files = crate::heap::live();
     let analysis_start = Instant::now();
     // Forced one by one so --stats can say where the time and memory go.
     let _ = snap.world();
     let world_ms = analysis_start.elapsed().as_secs_f64() * 1000.0;
+    #[cfg(feature = "heap-stats")]
     let heap_world = crate::heap::live();
     let _ = snap.effective();
     let effective_ms = analysis_start.elapsed().as_secs_f64() * 1000.0 - world_ms;
-    let heap_effective = crate::heap::live();
-    let blocks_effective = crate::heap::blocks();
+    #[cfg(feature = "heap-stats")]
+    let (heap_effective, blocks_effective) = (crate::heap::live(), crate::heap::blocks());
     let _ = snap.diagnostics();
+    #[cfg(feature = "heap-stats")]
     let heap_diags = crate::heap::live();
     let analysis_ms = analysis_start.elapsed().as_secs_f64() * 1000.0;
     let mut summary = summary(snap, start.elapsed().as_secs_f64() * 1000.0);
@@ -76,15 +79,15 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
             start.elapsed().as_secs_f64() * 1000.0,
             crate::load::peak_rss_kib().map_or("?".into(), |k| k.to_string())
         );
-        use crate::heap::mib;
+        #[cfg(feature = "heap-stats")]
         eprintln!(
             "stats: heap live after files {}, +world {}, +effective {} ({} blocks), +diagnostics {}; heap peak {}",
-            mib(heap_files),
-            mib(heap_world.saturating_sub(heap_files)),
-            mib(heap_effective.saturating_sub(heap_world)),
+            crate::heap::mib(heap_files),
+            crate::heap::mib(heap_world.saturating_sub(heap_files)),
+            crate::heap::mib(heap_effective.saturating_sub(heap_world)),
             blocks_effective,
-            mib(heap_diags.saturating_sub(heap_effective)),
-            mib(crate::heap::peak()),
+            crate::heap::mib(heap_diags.saturating_sub(heap_effective)),
+            crate::heap::mib(crate::heap::peak()),
         );
     }
     let fails = |s: Severity| match args.fail_on {
