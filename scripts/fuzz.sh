@@ -117,8 +117,19 @@ for t in "${targets[@]}"; do
     failed=1
     echo "fuzz: $t FAILED (exit $code) after $runs executions; log: $log"
     grep -E 'panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer|SUMMARY' "$log" | head -5 || true
-    grep -oE '(Test unit|artifact) written to [^ ]+' "$log" | sed 's/^/fuzz:   /' || true
-    grep -oE 'fuzz/artifacts/[^ ]+' "$log" | sort -u | sed 's/^/fuzz:   artifact: /' || true
+    for a in $(grep -aoE 'Test unit written to [^ ]+' "$log" | awk '{print $NF}' | sort -u); do
+      echo "fuzz:   input: $a"
+      # libFuzzer's timeout is wall-clock: on a loaded machine, say how much CPU it really takes.
+      case "$a" in
+        */timeout-*)
+          bin="fuzz/target/${build_opts[1]:-address}/x86_64-unknown-linux-gnu/release/$t"
+          if [ -x /usr/bin/time ] && [ -x "$bin" ]; then
+            /usr/bin/time -o "$log.time" -f '%U user, %S sys' "$bin" "$a" -runs=5 >/dev/null 2>&1 || true
+            echo "fuzz:   CPU seconds for 5 runs of it alone: $(tail -1 "$log.time")"
+          fi
+          ;;
+      esac
+    done
   else
     echo "fuzz: $t ok: $runs executions in ${seconds}s"
   fi
