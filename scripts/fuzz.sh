@@ -12,7 +12,8 @@
 # sanitizer (AddressSanitizer needs nightly's standard library; the coverage-guided fuzzing and
 # the targets' own checks work without it).
 # Environment: FUZZ_SANITIZER=address|none overrides the sanitizer; FUZZ_FORK=N runs N
-# libFuzzer processes per target (-fork); FUZZ_ARGS adds libFuzzer options.
+# libFuzzer processes per target (-fork); FUZZ_ARGS adds libFuzzer options; FUZZ_TIMEOUT sets
+# the per-input timeout in seconds (default 1; libFuzzer's is wall-clock).
 set -euo pipefail
 # A panic aborts the fuzzer (libFuzzer prints the stack); symbolising a Rust backtrace first
 # can take longer than the 1 s timeout and turn a crash into a "timeout".
@@ -102,7 +103,7 @@ for t in "${targets[@]}"; do
   set +e
   # shellcheck disable=SC2086
   cargo "${toolchain[@]}" fuzz run --fuzz-dir fuzz "${build_opts[@]}" "$t" "fuzz/corpus/$t" -- \
-    -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
+    -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-1}" -rss_limit_mb=2048 -print_final_stats=1 \
     "${fork[@]}" ${FUZZ_ARGS:-} >"$log" 2>&1
   code=$?
   set -e
