@@ -321,12 +321,16 @@ impl Builder<'_> {
                     e -= 1;
                 }
             }
-            ScalarStyle::Plain if value.is_empty() && s == e => {
+            ScalarStyle::Plain if value.is_empty() => {
                 // An empty value sits at its key's `:`; place it where the value would be typed.
-                if let Some(key_end) = self.pending_key_end() {
+                // It has no text of its own: after error recovery saphyr may span it over what
+                // follows (`{a}x`: to past the `}`), outside its mapping.
+                if (s == e || !props)
+                    && let Some(key_end) = self.pending_key_end()
+                {
                     s = self.t.value_pos(key_end);
-                    e = s;
                 }
+                e = s;
             }
             _ => {}
         }

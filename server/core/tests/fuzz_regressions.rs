@@ -1,0 +1,60 @@
+//! Inputs the fuzz targets (fuzz/, docs/robustness.md) found, minimised, each with the exact
+//! outcome it must have.
+
+use policylens_core::syntax::{Node, NodeKind, parse_file};
+
+/// The tree in preorder: (what, start, end) per node.
+fn nodes(root: &Node) -> Vec<(&'static str, u32, u32)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let what = match &n.kind {
+            NodeKind::Scalar(_) => "scalar",
+            NodeKind::Mapping(_) => "mapping",
+            NodeKind::Sequence(_) => "sequence",
+            NodeKind::Alias => "alias",
+            NodeKind::Missing => "missing",
+        };
+        out.push((what, n.span.start, n.span.end));
+        match &n.kind {
+            NodeKind::Mapping(entries) => {
+                stack.extend(entries.iter().rev().flat_map(|e| [&e.value, &e.key]));
+            }
+            NodeKind::Sequence(items) => stack.extend(items.iter().rev()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// workspace target: after the `n` at the error was blanked and the document re-read, saphyr
+/// gave the empty value of `V` the span 4..6, past the flow mapping's `}` (2..5) that holds it.
+/// An empty value now sits where it would be typed, inside its mapping.
+#[test]
+fn empty_flow_value_stays_inside_its_mapping() {
+    let parsed = parse_file(": {V}n");
+    assert_eq!(parsed.documents.len(), 1);
+    let doc = &parsed.documents[0];
+    let error = doc.error.as_ref().map(|e| (e.span.start, e.span.end, e.message.as_str()));
+    assert_eq!(error, Some((5, 5, "while parsing a block mapping, did not find expected key")));
+    let root = doc.root.as_ref().map(nodes);
+    assert_eq!(
+        root,
+        Some(vec![("mapping", 0, 5), ("scalar", 0, 0), ("mapping", 2, 5), ("scalar", 3, 4), ("scalar", 4, 4)])
+    );
+}
+
+/// check_text target, the same fault in a templated file: `{eamee }` closed by the first `}`
+/// of `}}`, its empty value spanned to past the rest of the line.
+#[test]
+fn empty_flow_value_stays_inside_its_mapping_in_a_template() {
+    let text = "{{- \ns }},}\n{eamee }}ond}\n}\n";
+    let parsed = parse_file(text);
+    assert_eq!(parsed.documents.len(), 1);
+    let doc = &parsed.documents[0];
+    let error = doc.error.as_ref().map(|e| (e.span.start, e.span.end, e.message.as_str()));
+    assert_eq!(error, Some((20, 20, "misplaced bracket")));
+    // Before the fix the value was 19..25, past the `}` at 19.
+    let root = doc.root.as_ref().map(nodes);
+    assert_eq!(root, Some(vec![("mapping", 12, 20), ("scalar", 13, 18), ("scalar", 19, 19)]));
+}
