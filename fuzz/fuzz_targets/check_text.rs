@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use policylens_core::workspace::Workspace;
-use policylens_core::workspace::loader::{FileContent, decode};
+use policylens_core::source::{FileContent, decode};
 
 const PATH: &str = "deploy/fuzz.yaml";
 
