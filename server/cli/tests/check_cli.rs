@@ -139,3 +139,53 @@ fn tempdir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).expect("mkdir");
     d
 }
+
+#[test]
+fn hostile_files_get_few_clear_diagnostics_in_check_too() {
+    // The same outcomes as the language server's (`tests/lsp/hostile.rs`): one engine.
+    let dir = tempdir("hostile");
+    let errors: String = (0..25_000).map(|i| format!("key{i}: [unclosed\n---\n")).collect();
+    std::fs::write(dir.join("errors.yaml"), errors).expect("write");
+    let mut junk: Vec<u8> = (0..200_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    junk[100] = 0;
+    std::fs::write(dir.join("junk.yaml"), &junk).expect("write");
+    // Not UTF-8, and no NUL in it.
+    std::fs::write(dir.join("latin1.yaml"), b"metadata:\n  name: caf\xe9\n").expect("write");
+    std::fs::write(dir.join("deep.yaml"), format!("{}{}\n", "[".repeat(100_000), "]".repeat(100_000))).expect("write");
+    let (code, out, err) = run(&["check", "--format", "json", dir.to_str().unwrap_or_default()]);
+    assert_eq!(code, 1, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let list = v["diagnostics"].as_array().expect("list");
+    let of = |name: &str| -> Vec<String> {
+        list.iter()
+            .filter(|d| d["file"].as_str().is_some_and(|f| f.ends_with(name)))
+            .map(|d| {
+                let at = &d["range"]["start"];
+                format!(
+                    "{}:{} {}[{}] {}",
+                    at["line"],
+                    at["character"],
+                    d["severity"].as_str().unwrap_or(""),
+                    d["code"].as_str().unwrap_or(""),
+                    d["message"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    let errors = of("/errors.yaml");
+    assert_eq!(errors.len(), 201);
+    assert_eq!(
+        errors[200],
+        "401:0 error[too-many-problems] and 24800 more problems in this file, not listed (only the first 200 are): 24800 yaml-syntax"
+    );
+    assert_eq!(of("/junk.yaml"), ["0:0 error[yaml-syntax] skipped: binary file (holds NUL bytes)"]);
+    assert_eq!(of("/latin1.yaml"), ["0:0 error[yaml-syntax] skipped: not UTF-8 text (invalid byte at offset 21)"]);
+    assert_eq!(of("/deep.yaml"), ["0:200 error[yaml-syntax] nesting deeper than 200 levels"]);
+    // Human output: the count is the last line of the file's list.
+    let (_, human, _) = run(&["check", dir.to_str().unwrap_or_default()]);
+    assert!(
+        human.contains("and 24800 more problems in this file, not listed"),
+        "{}",
+        &human[human.len().saturating_sub(2000)..]
+    );
+}

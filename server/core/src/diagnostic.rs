@@ -71,6 +71,7 @@ codes! {
     InvalidSelector = "invalid-selector", Error;
     SelectorMatchesNothing = "selector-matches-nothing", Warning;
     StatusDisagrees = "status-disagrees", Warning;
+    TooManyProblems = "too-many-problems", Warning;
 }
 
 impl Code {
@@ -104,6 +105,7 @@ impl Code {
             Code::InvalidSelector => "A label selector with a bad operator or values.",
             Code::SelectorMatchesNothing => "A targetSelectors entry selects no object.",
             Code::StatusDisagrees => "The controller's reported Accepted differs from the computed one (--cluster).",
+            Code::TooManyProblems => "A file has more problems than are listed; this one counts the rest.",
         }
     }
 }

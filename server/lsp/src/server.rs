@@ -17,8 +17,9 @@ use tower_lsp_server::{Client, ClientSocket, LanguageServer, LspService};
 use crate::config::Settings;
 use crate::handlers::{self, custom, run};
 use crate::index::reindex;
-use crate::state::{Caps, Shared, State};
+use crate::state::{Caps, Parse, Shared, State};
 use crate::{from_proto, to_proto};
+use policylens_core::source::SourceFile;
 
 /// How long to wait for the client's answer to a request the server cannot do without.
 const CLIENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -145,6 +146,38 @@ fn server_capabilities(caps: &Caps) -> ServerCapabilities {
 }
 
 impl Backend {
+    /// Parses a big editor text on a blocking thread and installs it when done, unless a
+    /// later text superseded it meanwhile (see `state::Parse`).
+    fn parse_aside(&self, parse: Option<Parse>) {
+        let Some(parse) = parse else { return };
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            let (path, generation) = (parse.path.clone(), parse.generation);
+            let check = shared.clone();
+            let work = tokio::task::spawn_blocking(move || {
+                // A keystroke since may have superseded it before it started.
+                if !check.lock().wanted(&parse.path, parse.generation) {
+                    return None;
+                }
+                let file = SourceFile::parse(parse.path.clone(), parse.text.clone());
+                Some((parse, file))
+            });
+            let landed = match work.await {
+                Ok(Some((parse, file))) => shared.lock().land(parse, file),
+                Ok(None) => false,
+                Err(e) => {
+                    tracing::error!(target: "policylens", "parsing {path} failed: {e}");
+                    shared.lock().abandon(&path, generation);
+                    false
+                }
+            };
+            if landed {
+                shared.changed();
+            }
+            shared.parsed.send_modify(|g| *g += 1);
+        });
+    }
+
     /// Runs a state mutation; a panic in it is logged and the server goes on (invariant 7).
     fn mutate(&self, what: &str, f: impl FnOnce(&mut State) -> bool) {
         let r = catch_unwind(AssertUnwindSafe(|| {
@@ -235,7 +268,7 @@ impl Backend {
     }
 
     async fn debug_document(&self, params: custom::DocumentParams) -> Result<Value> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for(None).await;
         run("policylens/debugDocument", move || custom::debug_document(&ctx, params)).await
     }
 
@@ -244,7 +277,7 @@ impl Backend {
     async fn debug_settle(&self, _params: Option<Value>) -> Result<Value> {
         let mut bases = self.shared.base_changed.subscribe();
         loop {
-            let now = self.shared.ctx();
+            let now = self.shared.ctx_for(None).await;
             if self.shared.base().is_some_and(|b| b.snap.same(&now.snap)) {
                 return Ok(Value::Bool(true));
             }
@@ -314,22 +347,29 @@ impl LanguageServer for Backend {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let d = params.text_document;
         let Some(path) = from_proto::path(&d.uri) else { return };
+        let mut aside = None;
         self.mutate("textDocument/didOpen", |st| {
-            st.did_open(path, d.uri, d.version, &d.text);
-            true
+            aside = st.did_open(path, d.uri, d.version, &d.text);
+            aside.is_none()
         });
+        self.parse_aside(aside);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         let Some(path) = from_proto::path(&params.text_document.uri) else { return };
         let version = params.text_document.version;
-        self.mutate("textDocument/didChange", |st| {
-            let applied = st.did_change(&path, version, params.content_changes);
-            if !applied {
-                tracing::warn!(target: "policylens", "didChange for {path}, which is not open; ignored");
+        let mut aside = None;
+        self.mutate("textDocument/didChange", |st| match st.did_change(&path, version, params.content_changes) {
+            Ok(parse) => {
+                aside = parse;
+                aside.is_none()
             }
-            applied
+            Err(_) => {
+                tracing::warn!(target: "policylens", "didChange for {path}, which is not open; ignored");
+                false
+            }
         });
+        self.parse_aside(aside);
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
@@ -376,9 +416,10 @@ impl LanguageServer for Backend {
                 .into_iter()
                 .map(|(path, typ)| {
                     let p = std::path::Path::new(&*path);
+                    // Parsed here, off the ordered writer: a big file saved must not hold it.
                     let content = (typ != FileChangeType::DELETED
                         && crate::config::is_discoverable(p, &roots, &excludes))
-                    .then(|| policylens_core::source::read(p).ok())
+                    .then(|| SourceFile::read(path.clone(), p).ok())
                     .flatten();
                     (path, content)
                 })
@@ -393,10 +434,8 @@ impl LanguageServer for Backend {
                 if st.is_open(&path) {
                     continue;
                 }
-                use policylens_core::source::FileContent;
                 match content {
-                    Some(FileContent::Text(t)) => st.ws.set_file_on_disk(&path, std::path::Path::new(&*path), &t),
-                    Some(FileContent::Unreadable(r)) => st.ws.set_unreadable(&path, &r),
+                    Some(file) => st.ws.set_parsed(file),
                     None => {
                         // A deleted directory comes as one event: drop what was below it.
                         let dir = format!("{path}/");
@@ -462,27 +501,27 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for_uri(&params.text_document_position_params.text_document.uri).await;
         run("textDocument/hover", move || handlers::hover::hover(&ctx, params)).await
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for_uri(&params.text_document_position.text_document.uri).await;
         run("textDocument/completion", move || handlers::completion::completion(&ctx, params)).await
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for_uri(&params.text_document_position_params.text_document.uri).await;
         run("textDocument/definition", move || handlers::navigation::definition(&ctx, params)).await
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for_uri(&params.text_document_position.text_document.uri).await;
         run("textDocument/references", move || handlers::navigation::references(&ctx, params)).await
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for_uri(&params.text_document.uri).await;
         run("textDocument/documentSymbol", move || handlers::symbols::document_symbols(&ctx, params)).await
     }
 
@@ -492,22 +531,22 @@ impl LanguageServer for Backend {
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for_uri(&params.text_document.uri).await;
         run("textDocument/codeLens", move || handlers::lens::code_lens(&ctx, params)).await
     }
 
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for_uri(&params.text_document.uri).await;
         run("textDocument/prepareRename", move || handlers::rename::prepare_rename(&ctx, params)).await
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for(None).await;
         run("textDocument/rename", move || handlers::rename::rename(&ctx, params)).await
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let ctx = self.shared.ctx();
+        let ctx = self.shared.ctx_for_uri(&params.text_document.uri).await;
         run("textDocument/codeAction", move || handlers::actions::code_actions(&ctx, params)).await
     }
 

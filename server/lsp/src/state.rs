@@ -74,6 +74,26 @@ impl Ctx {
     }
 }
 
+/// Editor texts at least this long are parsed off the ordered writer (see [`Parse`]): a 50 MB
+/// file takes seconds, and every other request would wait for it.
+pub const PARSE_ASIDE: usize = 1 << 20;
+
+/// A big editor text to parse on a blocking thread. Until it lands ([`State::land`]) the
+/// workspace and the open-document versions requests see stay as they were, so requests on
+/// other files answer at once from the previous snapshot; requests on this file wait for it
+/// ([`Shared::ctx_for`]).
+pub struct Parse {
+    pub path: Arc<str>,
+    pub text: Arc<str>,
+    /// The open-document entry to install with it.
+    pub doc: OpenDoc,
+    pub generation: u64,
+}
+
+/// A change for a document the client never opened.
+#[derive(Debug)]
+pub struct NotOpen;
+
 pub struct State {
     pub ws: Workspace,
     docs: HashMap<Arc<str>, Document>,
@@ -86,6 +106,10 @@ pub struct State {
     pub disk: HashSet<Arc<str>>,
     pub encoding: PositionEncoding,
     openings: u64,
+    /// Per path, the parse set aside for it that is still the latest text ([`Parse`]), and
+    /// its open-document entry.
+    pending: HashMap<Arc<str>, (u64, OpenDoc)>,
+    generations: u64,
 }
 
 impl State {
@@ -101,6 +125,8 @@ impl State {
             disk: HashSet::new(),
             encoding: PositionEncoding::Utf16,
             openings: 0,
+            pending: HashMap::new(),
+            generations: 0,
         }
     }
 
@@ -112,39 +138,83 @@ impl State {
         self.config_path.as_deref().is_some_and(|c| c == Path::new(path))
     }
 
-    /// Puts an editor text into the workspace: as the config, as a manifest, or nowhere
-    /// when the config excludes it.
-    fn route(&mut self, path: &str, text: String) {
+    /// Puts an editor text into the workspace with its open-document entry: as the config,
+    /// as a manifest, or nowhere when the config excludes it. A big manifest comes back as a
+    /// [`Parse`] to run aside; any parse still pending for the path is superseded.
+    fn route(&mut self, path: &Arc<str>, text: String, doc: OpenDoc) -> Option<Parse> {
+        self.pending.remove(path);
+        let manifest = !self.is_config(path) && !self.excludes.is_excluded(Path::new(&**path));
+        if manifest && text.len() >= PARSE_ASIDE {
+            self.generations += 1;
+            self.pending.insert(path.clone(), (self.generations, doc.clone()));
+            return Some(Parse { path: path.clone(), text: text.into(), doc, generation: self.generations });
+        }
+        Arc::make_mut(&mut self.open).insert(path.clone(), doc);
         if self.is_config(path) {
             self.ws.set_config(Some(path), &text);
-        } else if !self.excludes.is_excluded(Path::new(path)) {
+        } else if manifest {
             self.ws.set_file(path, text);
+        }
+        None
+    }
+
+    /// Installs a parse made aside, unless a later text of the file (or its closing)
+    /// superseded it. Returns whether it was installed.
+    pub fn land(&mut self, parse: Parse, file: policylens_core::workspace::SourceFile) -> bool {
+        if !self.wanted(&parse.path, parse.generation) {
+            return false;
+        }
+        self.pending.remove(&parse.path);
+        Arc::make_mut(&mut self.open).insert(parse.path, parse.doc);
+        self.ws.set_parsed(file);
+        true
+    }
+
+    /// Whether the parse of `generation` for `path` is still wanted.
+    pub fn wanted(&self, path: &str, generation: u64) -> bool {
+        self.pending.get(path).is_some_and(|(g, _)| *g == generation)
+    }
+
+    /// Forgets a parse that failed, so nobody waits for it.
+    pub fn abandon(&mut self, path: &str, generation: u64) {
+        if self.wanted(path, generation) {
+            self.pending.remove(path);
         }
     }
 
-    pub fn did_open(&mut self, path: Arc<str>, uri: Uri, version: i32, text: &str) {
+    /// Whether a parse is pending for `path` (for any path with `None`).
+    pub fn parsing(&self, path: Option<&str>) -> bool {
+        path.map_or(!self.pending.is_empty(), |p| self.pending.contains_key(p))
+    }
+
+    pub fn did_open(&mut self, path: Arc<str>, uri: Uri, version: i32, text: &str) -> Option<Parse> {
         self.docs.insert(path.clone(), Document::new(version, text));
         self.openings += 1;
         let opening = self.openings;
-        Arc::make_mut(&mut self.open).insert(path.clone(), OpenDoc { uri, version, opening });
-        self.route(&path, text.to_owned());
+        self.route(&path, text.to_owned(), OpenDoc { uri, version, opening })
     }
 
-    /// Applies the changes in order; `false` when the document is not open (the client is out
+    /// Applies the changes in order; `Err` when the document is not open (the client is out
     /// of sync and the event is ignored).
-    pub fn did_change(&mut self, path: &str, version: i32, changes: Vec<TextDocumentContentChangeEvent>) -> bool {
+    pub fn did_change(
+        &mut self,
+        path: &Arc<str>,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+    ) -> Result<Option<Parse>, NotOpen> {
         let enc = self.encoding;
-        let Some(doc) = self.docs.get_mut(path) else { return false };
+        let Some(doc) = self.docs.get_mut(path) else { return Err(NotOpen) };
         for c in changes {
             doc.apply(c.range, &c.text, enc, version);
         }
         doc.version = version;
         let text = doc.text();
-        if let Some(o) = Arc::make_mut(&mut self.open).get_mut(path) {
-            o.version = version;
-        }
-        self.route(path, text);
-        true
+        // The entry of the last opening, also when its first text is still being parsed.
+        let Some(entry) = self.pending.get(path).map(|(_, d)| d.clone()).or_else(|| self.open.get(path).cloned())
+        else {
+            return Err(NotOpen);
+        };
+        Ok(self.route(path, text, OpenDoc { version, ..entry }))
     }
 
     /// Closes a document; returns whether the config was closed (which needs a re-index, as
@@ -153,6 +223,7 @@ impl State {
         if self.docs.remove(path).is_none() {
             return false;
         }
+        self.pending.remove(path);
         Arc::make_mut(&mut self.open).remove(path);
         if self.is_config(path) {
             return true;
@@ -238,6 +309,8 @@ pub struct Shared {
     pub changes: watch::Sender<u64>,
     /// Whether the first directory walk has finished.
     pub indexed: watch::Sender<bool>,
+    /// Bumped whenever a parse set aside ends (landed or not).
+    pub parsed: watch::Sender<u64>,
     /// Serialises re-indexing (config changes while a walk runs).
     pub index_lock: tokio::sync::Mutex<()>,
     pub shutdown: AtomicBool,
@@ -262,6 +335,7 @@ impl Shared {
             caps: OnceLock::new(),
             changes: watch::Sender::new(0),
             indexed: watch::Sender::new(false),
+            parsed: watch::Sender::new(0),
             index_lock: tokio::sync::Mutex::new(()),
             shutdown: AtomicBool::new(false),
             base: Mutex::new(None),
@@ -303,6 +377,30 @@ impl Shared {
         let mut ctx = self.lock().ctx(caps);
         ctx.base = self.base().map(|b| b.snap).filter(|b| !b.same(&ctx.snap));
         ctx
+    }
+
+    /// The context for a request on `path` (on every file with `None`): once no parse set
+    /// aside for it is pending, so the request sees the text the client last sent. Requests
+    /// on other files do not wait.
+    pub async fn ctx_for(&self, path: Option<&str>) -> Ctx {
+        let mut parsed = self.parsed.subscribe();
+        loop {
+            parsed.borrow_and_update();
+            if !self.lock().parsing(path) {
+                return self.ctx();
+            }
+            if parsed.changed().await.is_err() {
+                return self.ctx();
+            }
+        }
+    }
+
+    /// [`Shared::ctx_for`] the document `uri` names.
+    pub async fn ctx_for_uri(&self, uri: &Uri) -> Ctx {
+        match crate::from_proto::path(uri) {
+            Some(p) => self.ctx_for(Some(&p)).await,
+            None => self.ctx(),
+        }
     }
 
     /// Tells the diagnostics publisher that the workspace changed.

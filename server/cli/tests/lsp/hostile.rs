@@ -1,8 +1,9 @@
 //! Hostile files through the real server: an alias bomb, 100,000 levels of nesting, an error
 //! on every line, binary junk, a 10 MB single-line scalar and 5 MB of objects, opened one after
 //! the other in the editor. Each gets clear and few diagnostics (one per broken document, at
-//! most 200 per file with a last one saying how many more), and a hover on another file is
-//! still answered, correctly. (Times and memory are measured by the benchmarks, not here.)
+//! most 200 listed per file and a last one counting the rest), and a hover on another file is
+//! still answered, correctly; a big file is parsed aside while other files are answered.
+//! (Times and memory are measured by `policylens-bench-hostile`, not here.)
 
 use serde_json::{Value, json};
 
@@ -62,10 +63,57 @@ fn hostile_files_get_few_clear_diagnostics_and_the_server_keeps_answering() {
         json!([
             {"file": "hostile/bomb.yaml", "count": 0, "codes": [], "last": null},
             {"file": "hostile/deep.yaml", "count": 1, "codes": ["yaml-syntax"], "last": "nesting deeper than 200 levels"},
-            {"file": "hostile/errors.yaml", "count": 200, "codes": ["yaml-syntax"], "last": "… and 24801 more problems in this file, not shown (the first 199 are)"},
-            {"file": "hostile/junk.yaml", "count": 1, "codes": ["yaml-syntax"], "last": "found unprintable character"},
+            {"file": "hostile/errors.yaml", "count": 201, "codes": ["too-many-problems", "yaml-syntax"], "last": "and 24800 more problems in this file, not listed (only the first 200 are): 24800 yaml-syntax"},
+            {"file": "hostile/junk.yaml", "count": 1, "codes": ["yaml-syntax"], "last": "skipped: binary file (holds NUL bytes)"},
             {"file": "hostile/scalar.yaml", "count": 0, "codes": [], "last": null},
             {"file": "hostile/objects.yaml", "count": 0, "codes": [], "last": null},
         ])
     );
+}
+
+/// `n` Services, one document each, in namespace `bulk`: about 100 bytes each.
+fn services(n: usize, prefix: &str) -> String {
+    (0..n)
+        .map(|i| format!("---\napiVersion: v1\nkind: Service\nmetadata:\n  name: {prefix}-{i}\n  namespace: bulk\nspec:\n  ports:\n  - {{name: http, port: 80}}\n"))
+        .collect()
+}
+
+#[test]
+fn a_big_file_is_parsed_aside_and_other_files_are_answered_meanwhile() {
+    let mut s = TestServer::builder().fixture("lsp").env("POLICYLENS_TEST", "1").start();
+    let policies = s.open_disk("policies/policies.yaml");
+    let line = policies.lines().position(|l| l == "      name: checkout").expect("the ref") as u32;
+    let hover = |uri: String| json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 12}});
+    let before = s.request("textDocument/hover", hover(s.uri("policies/policies.yaml"))).expect("hover");
+    s.settle();
+    // 3 MB: well above the 1 MiB from which the server parses aside, and a second or more of
+    // parsing in a debug build.
+    let big = services(30_000, "svc");
+    let t0 = std::time::Instant::now();
+    s.open("big.yaml", &big);
+    let hover_id = s.send_request("textDocument/hover", hover(s.uri("policies/policies.yaml")));
+    let pull_id = s.send_request("textDocument/diagnostic", json!({"textDocument": {"uri": s.uri("big.yaml")}}));
+    assert_eq!(s.response(hover_id), Ok(before.clone()), "the other file's hover, unchanged");
+    let hovered = t0.elapsed();
+    let pulled = s.response(pull_id).expect("pull");
+    let diagnosed = t0.elapsed();
+    assert_eq!(pulled["items"], json!([]));
+    // Answered from the previous snapshot while the big file is parsed, not after it.
+    assert!(hovered * 2 < diagnosed, "hover after {hovered:?}, the big file's diagnostics after {diagnosed:?}");
+
+    // Requests on the big file itself wait for its parse: they see the text just sent.
+    s.change("big.yaml", 2, json!([{"text": format!("{}---\nkey: [unclosed\n", services(30_000, "other"))}]));
+    let pulled = s.pull("big.yaml", None);
+    let items = pulled["items"].as_array().expect("items");
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["range"]["start"], json!({"line": 270_002, "character": 0}));
+    // A small text right after a big one supersedes the big one's parse.
+    s.change("big.yaml", 3, json!([{"text": services(10_000, "tail")}]));
+    s.change("big.yaml", 4, json!([{"text": "key: [unclosed\n"}]));
+    let pulled = s.pull("big.yaml", None);
+    let messages: Vec<&str> =
+        pulled["items"].as_array().expect("items").iter().filter_map(|d| d["message"].as_str()).collect();
+    assert_eq!(messages, ["while parsing a flow sequence, expected ',' or ']'"]);
+    s.settle();
+    assert_eq!(s.request("textDocument/hover", hover(s.uri("policies/policies.yaml"))), Ok(before));
 }

@@ -11,7 +11,7 @@ mod route;
 
 use super::refs::GATEWAY_GROUP;
 use super::{Body, Object, Other, RouteKind, Str, Timestamp, TypeMeta, normalize_group};
-use crate::syntax::{Node, ParsedFile};
+use crate::syntax::{Document, Node, ParsedFile};
 
 /// Experimental copies of Gateway API kinds (XListenerSet, older xRoutes) live here.
 const GATEWAY_X_GROUP: &str = "gateway.networking.x-k8s.io";
@@ -21,15 +21,19 @@ const CRD_GROUP: &str = "apiextensions.k8s.io";
 pub fn extract_objects(file: &ParsedFile) -> Vec<Object> {
     let mut out = Vec::with_capacity(file.documents.len());
     for (i, doc) in file.documents.iter().enumerate() {
-        let Some(root) = &doc.root else { continue };
-        let doc = u32::try_from(i).unwrap_or(u32::MAX);
-        if let Some(items) = list_items(root) {
-            out.extend(items.iter().filter_map(|item| read_object(item, doc)));
-        } else if let Some(obj) = read_object(root, doc) {
-            out.push(obj);
-        }
+        extract_document(doc, u32::try_from(i).unwrap_or(u32::MAX), &mut out);
     }
     out
+}
+
+/// The objects of the document at `index` of its file (itself, or a `kind: List`'s items).
+pub fn extract_document(doc: &Document, index: u32, out: &mut Vec<Object>) {
+    let Some(root) = &doc.root else { return };
+    if let Some(items) = list_items(root) {
+        out.extend(items.iter().filter_map(|item| read_object(item, index)));
+    } else if let Some(obj) = read_object(root, index) {
+        out.push(obj);
+    }
 }
 
 /// The items of a `kind: List` (or `FooList`) document; `kubectl get -o yaml` writes these.

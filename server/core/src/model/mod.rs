@@ -9,7 +9,7 @@ mod tests;
 mod time;
 mod type_meta;
 
-pub use extract::extract_objects;
+pub use extract::{extract_document, extract_objects};
 pub use labels::{LabelExpr, LabelSelector};
 pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, is_core_kind, normalize_group, str_of};
 pub use time::Timestamp;

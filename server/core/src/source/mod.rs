@@ -14,8 +14,8 @@ mod suppress;
 pub use read::{FileContent, decode, read};
 pub use suppress::{Suppression, SuppressionScope};
 
-use crate::model::{Object, extract_objects};
-use crate::syntax::{LineIndex, Position, PositionEncoding, Span, SyntaxError, parse_file};
+use crate::model::{Object, extract_document};
+use crate::syntax::{LineIndex, Position, PositionEncoding, Span, SyntaxError, parse_each};
 
 #[derive(Debug)]
 pub struct SourceFile {
@@ -66,6 +66,11 @@ enum Text {
 
 impl SourceFile {
     pub fn parse(path: Arc<str>, text: Arc<str>) -> SourceFile {
+        // Binary junk in an editor buffer gets the one diagnostic a binary file on disk gets,
+        // not whatever the YAML parser makes of it.
+        if let Some(reason) = read::binary(text.as_bytes()) {
+            return SourceFile { text: Text::Held(text), ..SourceFile::unreadable(path, &reason) };
+        }
         let mut file = SourceFile::parsed(path, &text);
         file.text = Text::Held(text);
         file
@@ -88,16 +93,21 @@ impl SourceFile {
     }
 
     fn parsed(path: Arc<str>, text: &str) -> SourceFile {
-        let parsed = parse_file(text);
-        let mut objects = extract_objects(&parsed);
-        if parsed.templated {
+        // Document by document: each tree is dropped once its objects are read.
+        let (mut objects, mut syntax_errors, mut documents) = (Vec::new(), Vec::new(), 0u32);
+        let templated = parse_each(text, |i, doc| {
+            documents += 1;
+            syntax_errors.extend(doc.error.clone());
+            extract_document(&doc, i, &mut objects);
+        });
+        objects.shrink_to_fit();
+        if templated {
             show_template_names(&mut objects, text);
         }
         let content_hashes =
             objects.iter().map(|o| fold32(hash(&text[o.span.start as usize..o.span.end as usize]))).collect();
-        let syntax_errors = parsed.documents.iter().filter_map(|d| d.error.clone()).collect();
         SourceFile {
-            documents: parsed.documents.len() as u32,
+            documents,
             syntax_errors,
             objects,
             content_hashes,

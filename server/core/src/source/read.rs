@@ -16,9 +16,15 @@ pub fn read(path: &Path) -> std::io::Result<FileContent> {
     Ok(decode(bytes))
 }
 
+/// Why `bytes` are not a text file, when a NUL byte in their first 8 KiB says so (as git
+/// decides). Editor buffers are checked too: their JSON can carry NULs as `\u0000`.
+pub fn binary(bytes: &[u8]) -> Option<String> {
+    bytes.iter().take(8192).any(|&b| b == 0).then(|| "binary file (holds NUL bytes)".into())
+}
+
 pub fn decode(bytes: Vec<u8>) -> FileContent {
-    if bytes.iter().take(8192).any(|&b| b == 0) {
-        return FileContent::Unreadable("binary file (holds NUL bytes)".into());
+    if let Some(reason) = binary(&bytes) {
+        return FileContent::Unreadable(reason);
     }
     match String::from_utf8(bytes) {
         Ok(s) => FileContent::Text(s),

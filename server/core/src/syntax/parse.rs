@@ -27,7 +27,16 @@ const MAX_REPARSES: usize = 4;
 /// carries one [`SyntaxError`] and whatever could be read, and the other documents are not
 /// affected. Spans are byte offsets into `text`.
 pub fn parse_file(text: &str) -> ParsedFile {
-    parse_pieces(text, |pieces| pieces)
+    let mut documents = Vec::new();
+    let templated = parse_pieces(text, |pieces| pieces, |_, d| documents.push(d));
+    ParsedFile { documents, templated }
+}
+
+/// [`parse_file`] one document at a time: each is handed to `each` with its index and dropped
+/// after, so the trees of a big file are never all in memory at once (a 50 MB file's would be
+/// several times its size). Returns whether the file is templated.
+pub fn parse_each(text: &str, each: impl FnMut(u32, Document)) -> bool {
+    parse_pieces(text, |pieces| pieces, each)
 }
 
 /// Parses only the document of `text` that holds `offset`: the last one whose content starts
@@ -35,24 +44,28 @@ pub fn parse_file(text: &str) -> ParsedFile {
 /// Editor features that look at the cursor's document alone need not parse the rest of the
 /// file. The document is exactly as [`parse_file`] reads it.
 pub fn parse_document_at(text: &str, offset: u32) -> Document {
-    let mut parsed = parse_pieces(text, |mut pieces| {
-        let at = pieces.iter().rposition(|p| p.content_start <= offset).unwrap_or(0);
-        pieces.swap(0, at);
-        pieces.truncate(1);
-        pieces
-    });
-    parsed.documents.pop().unwrap_or(Document { span: Span::new(0, 0), root: None, error: None })
+    let mut found = None;
+    parse_pieces(
+        text,
+        |mut pieces| {
+            let at = pieces.iter().rposition(|p| p.content_start <= offset).unwrap_or(0);
+            pieces.swap(0, at);
+            pieces.truncate(1);
+            pieces
+        },
+        |_, d| found = Some(d),
+    );
+    found.unwrap_or(Document { span: Span::new(0, 0), root: None, error: None })
 }
 
-/// Splits `text` into documents and parses those `pick` keeps.
-fn parse_pieces(text: &str, pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>) -> ParsedFile {
+/// Splits `text` into documents and parses those `pick` keeps, handing each to `each`;
+/// returns whether the text is templated.
+fn parse_pieces(text: &str, pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>, mut each: impl FnMut(u32, Document)) -> bool {
     if text.len() >= u32::MAX as usize {
         // Spans are u32 offsets; such a file is not a Kubernetes manifest anyway.
         let error = SyntaxError { span: Span::new(0, 0), message: "file too large to parse (4 GiB or more)".into() };
-        return ParsedFile {
-            documents: vec![Document { span: Span::new(0, 0), root: None, error: Some(error) }],
-            templated: false,
-        };
+        each(0, Document { span: Span::new(0, 0), root: None, error: Some(error) });
+        return false;
     }
     // The byte-order mark is not content; the parser never sees it.
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
@@ -63,11 +76,13 @@ fn parse_pieces(text: &str, pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>) -> Pars
         None => (text, &[][..]),
     };
     let mut scratch = Scratch::default();
-    let documents = pick(split_documents(src, bom))
-        .into_iter()
-        .map(|piece| parse_document(text, src, piece, placeholders, templated, &mut scratch))
-        .collect();
-    ParsedFile { documents, templated }
+    for (i, piece) in pick(split_documents(src, bom)).into_iter().enumerate() {
+        each(
+            u32::try_from(i).unwrap_or(u32::MAX),
+            parse_document(text, src, piece, placeholders, templated, &mut scratch),
+        );
+    }
+    templated
 }
 
 /// True when the line holding `at` was changed by template pre-processing.

@@ -49,6 +49,12 @@ impl Workspace {
         self.insert([SourceFile::parse(path.into(), text.into())]);
     }
 
+    /// Adds or replaces a file parsed elsewhere ([`SourceFile::parse`]): the language server
+    /// parses big editor texts off its ordered writer and installs them here.
+    pub fn set_parsed(&mut self, file: SourceFile) {
+        self.insert([file]);
+    }
+
     /// Adds or replaces a file of another origin (a `context:` directory, the cluster).
     pub fn set_file_with_origin(&mut self, path: &str, text: impl Into<Arc<str>>, origin: Origin) {
         self.insert([SourceFile::parse(path.into(), text.into()).with_origin(origin)]);

@@ -56,11 +56,20 @@ impl Snapshot {
 
         let mut paths: BTreeSet<Arc<str>> = BTreeSet::new();
         paths.insert(file.path.clone());
-        let changed = changed_files(self, base, MAX_CHANGED)?;
-        paths.extend(changed);
         let default_ns = &outer.default_namespace;
-        for ns in reached_namespaces(&file.objects, default_ns) {
-            paths.extend(outer.files_in_namespace(&ns).map(|f| f.path.clone()));
+        let reached = reached_namespaces(&file.objects, default_ns);
+        // A changed file matters when it has (or had) objects where this file's references
+        // reach, or cluster-wide ones; the rest (a 50 MB file of other namespaces just
+        // opened) would make this world as costly as the full one.
+        let touches = |f: Option<&Arc<SourceFile>>| {
+            f.is_some_and(|f| {
+                f.objects.iter().any(|o| o.namespace.as_ref().is_none_or(|n| reached.contains(n.value.as_str())))
+            })
+        };
+        let changed = changed_files(self, base, MAX_CHANGED)?;
+        paths.extend(changed.into_iter().filter(|p| touches(self.file(p)) || touches(base.file(p))));
+        for ns in &reached {
+            paths.extend(outer.files_in_namespace(ns).map(|f| f.path.clone()));
         }
         let files: Vec<Arc<SourceFile>> = paths.iter().filter_map(|p| self.file(p).cloned()).collect();
         let held: HashSet<Arc<str>> = paths.into_iter().collect();

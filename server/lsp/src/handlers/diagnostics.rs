@@ -260,8 +260,8 @@ fn open_file(ctx: &Ctx, base: &Ctx, path: &str, edits: Option<&[TextEdit]>) -> O
 pub async fn pull(shared: Arc<Shared>, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
     // Answer from a complete workspace: before the first walk, every target looks missing.
     let _ = shared.indexed.subscribe().wait_for(|v| *v).await;
-    let ctx = shared.ctx();
     let path = from_proto::path(&params.text_document.uri);
+    let ctx = shared.ctx_for(path.as_deref()).await;
     let (base, edits) = match (&path, shared.base()) {
         (Some(p), Some(base)) => {
             let edits = shared.lock().edits_since(p, &base, &ctx);

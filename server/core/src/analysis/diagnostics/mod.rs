@@ -191,24 +191,36 @@ fn carry(previous: &[Diagnostic], edits: &[TextEdit]) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// Most diagnostics reported for one file: a file with an error on every line gets the first
-/// ones and a last one saying how many more there are, not tens of thousands.
+/// Most problems listed for one file: a file with an error on every line gets the first ones
+/// and one `too-many-problems` diagnostic counting the rest, not tens of thousands.
 pub const MAX_PER_FILE: usize = 200;
 
+/// Keeps the first [`MAX_PER_FILE`] of a file's sorted diagnostics and adds one that counts
+/// the others, at the first one left out. It is as severe as the worst of them, so a hidden
+/// error still fails `check`.
 fn cap(v: &mut Vec<Diagnostic>) {
     if v.len() <= MAX_PER_FILE {
         return;
     }
-    let more = v.len() - (MAX_PER_FILE - 1);
-    let next = v[MAX_PER_FILE - 1].clone();
-    v.truncate(MAX_PER_FILE - 1);
-    v.push(Diagnostic {
-        message: format!("… and {more} more problems in this file, not shown (the first {} are)", MAX_PER_FILE - 1),
-        related: Vec::new(),
-        fixes: Vec::new(),
-        object: None,
-        ..next
-    });
+    let hidden = v.split_off(MAX_PER_FILE);
+    let mut by_code: BTreeMap<Code, usize> = BTreeMap::new();
+    for d in &hidden {
+        *by_code.entry(d.code).or_default() += 1;
+    }
+    let counts: Vec<String> = by_code.iter().map(|(c, n)| format!("{n} {}", c.as_str())).collect();
+    let first = &hidden[0];
+    let mut d = Diagnostic::new(
+        &first.file,
+        first.span,
+        Code::TooManyProblems,
+        format!(
+            "and {} more problems in this file, not listed (only the first {MAX_PER_FILE} are): {}",
+            hidden.len(),
+            counts.join(", ")
+        ),
+    );
+    d.severity = hidden.iter().map(|d| d.severity).min().unwrap_or(d.severity);
+    v.push(d);
 }
 
 fn sort(v: &mut [Diagnostic]) {

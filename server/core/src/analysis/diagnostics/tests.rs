@@ -473,3 +473,107 @@ metadata:
     assert_eq!(names, ["tls", "x", "other"]);
     assert!(world.object_count() > 3);
 }
+
+// Hostile files: few, clear diagnostics (see docs/diagnostics.md, `too-many-problems`).
+
+/// `file line:col severity[code] message` of every diagnostic of `path`.
+fn rendered(snap: &crate::workspace::Snapshot, path: &str) -> Vec<String> {
+    let file = snap.source(path).expect("the file");
+    snap.diagnostics_for(path)
+        .iter()
+        .map(|d| {
+            let p = file.position(d.span.start, crate::syntax::PositionEncoding::Utf8);
+            format!("{}:{} {}[{}] {}", p.line, p.character, d.severity.as_str(), d.code.as_str(), d.message)
+        })
+        .collect()
+}
+
+#[test]
+fn a_file_with_an_error_on_every_line_lists_200_and_one_counting_the_rest() {
+    let mut ws = crate::workspace::Workspace::new();
+    let text: String = (0..25_000).map(|i| format!("key{i}: [unclosed\n---\n")).collect();
+    ws.set_file("errors.yaml", text.as_str());
+    let snap = ws.snapshot();
+    let got = rendered(&snap, "errors.yaml");
+    assert_eq!(got.len(), 201);
+    // One error per broken document, at its first error, no cascade.
+    assert_eq!(got[0], "1:0 error[yaml-syntax] while parsing a flow sequence, expected ',' or ']'");
+    assert_eq!(got[199], "399:0 error[yaml-syntax] while parsing a flow sequence, expected ',' or ']'");
+    assert_eq!(
+        got[200],
+        "401:0 error[too-many-problems] and 24800 more problems in this file, not listed (only the first 200 are): 24800 yaml-syntax"
+    );
+    // The keystroke path caps the same way.
+    let base = snap.clone();
+    ws.set_file("errors.yaml", format!("{text}# edited\n"));
+    let now = ws.snapshot();
+    let local = super::local(&now, "errors.yaml", &base, None).expect("a local answer");
+    assert_eq!(local.len(), 201);
+    assert_eq!(local[200], snap.diagnostics_for("errors.yaml")[200]);
+}
+
+#[test]
+fn the_count_is_as_severe_as_the_worst_problem_it_hides() {
+    // 250 Services defined twice (250 duplicate-object notes in b.yaml: identical copies), then
+    // one broken document: the error is past the first 200, and must still fail `check`.
+    let services: String = (0..250)
+        .map(|i| format!("---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s{i:03}\n  namespace: x\n"))
+        .collect();
+    let mut ws = crate::workspace::Workspace::new();
+    ws.set_file("a.yaml", services.as_str());
+    ws.set_file("b.yaml", format!("{services}---\nkey: [unclosed\n"));
+    let snap = ws.snapshot();
+    let got = rendered(&snap, "b.yaml");
+    assert_eq!(got.len(), 201);
+    assert_eq!(
+        got[199],
+        "1198:8 information[duplicate-object] Service/x/s199 is also defined at a.yaml:1199 (identical copies)"
+    );
+    assert_eq!(
+        got[200],
+        "1204:8 error[too-many-problems] and 51 more problems in this file, not listed (only the first 200 are): 1 yaml-syntax, 50 duplicate-object"
+    );
+    // A third copy: 250 notes and nothing worse, so the count is only a note.
+    ws.set_file("c.yaml", services.as_str());
+    let snap = ws.snapshot();
+    let c = rendered(&snap, "c.yaml");
+    assert_eq!(c.len(), 201);
+    assert!(
+        c[200].starts_with("1204:8 information[too-many-problems] and 50 more problems in this file"),
+        "{}",
+        c[200]
+    );
+}
+
+#[test]
+fn binary_junk_in_an_editor_buffer_is_one_diagnostic_and_no_analysis() {
+    // What an editor sends for a binary file it decoded: NULs (`\u0000` in the JSON) and
+    // replacement characters; it even holds an object's text after the first NUL.
+    let junk: String = (0..200_000u32)
+        .map(|i| char::from_u32(i.wrapping_mul(2_654_435_761) >> 24).unwrap_or('\u{fffd}'))
+        .collect::<String>()
+        + "\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: hidden\n";
+    let mut ws = crate::workspace::Workspace::new();
+    ws.set_file("junk.yaml", junk.as_str());
+    let snap = ws.snapshot();
+    assert_eq!(rendered(&snap, "junk.yaml"), ["0:0 error[yaml-syntax] skipped: binary file (holds NUL bytes)"]);
+    assert_eq!(snap.world().object_count(), 0);
+}
+
+#[test]
+fn deep_nesting_is_one_diagnostic_and_an_alias_bomb_none() {
+    let mut ws = crate::workspace::Workspace::new();
+    ws.set_file("flow.yaml", format!("{}{}\n", "[".repeat(100_000), "]".repeat(100_000)));
+    // Five runs of 1,000 ever deeper block keys: one document, so one error.
+    let block: String = (0..5_000).map(|i| format!("{}k{i}:\n", " ".repeat(i % 1000))).collect();
+    ws.set_file("block.yaml", block);
+    let mut bomb = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10 {
+        bomb.push_str(&format!("a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 9].join(", ")));
+    }
+    ws.set_file("bomb.yaml", bomb);
+    let snap = ws.snapshot();
+    assert_eq!(rendered(&snap, "flow.yaml"), ["0:200 error[yaml-syntax] nesting deeper than 200 levels"]);
+    assert_eq!(rendered(&snap, "block.yaml").len(), 1, "{:?}", rendered(&snap, "block.yaml"));
+    assert_eq!(rendered(&snap, "bomb.yaml"), Vec::<String>::new());
+}
