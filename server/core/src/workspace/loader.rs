@@ -10,6 +10,12 @@ pub enum FileContent {
     Unreadable(String),
 }
 
+/// Why bytes are taken for a binary file (a NUL in the first 8 KiB), or `None`. An editor's
+/// text goes through the same test, so a buffer and the file saved from it agree.
+pub fn binary(bytes: &[u8]) -> Option<&'static str> {
+    bytes.iter().take(8192).any(|&b| b == 0).then_some("binary file (holds NUL bytes)")
+}
+
 /// Reads a file; binary and non-UTF-8 files are reported as unreadable, not failed.
 pub fn read(path: &Path) -> std::io::Result<FileContent> {
     let bytes = std::fs::read(path)?;
@@ -17,8 +23,8 @@ pub fn read(path: &Path) -> std::io::Result<FileContent> {
 }
 
 pub fn decode(bytes: Vec<u8>) -> FileContent {
-    if bytes.iter().take(8192).any(|&b| b == 0) {
-        return FileContent::Unreadable("binary file (holds NUL bytes)".into());
+    if let Some(reason) = binary(&bytes) {
+        return FileContent::Unreadable(reason.into());
     }
     match String::from_utf8(bytes) {
         Ok(s) => FileContent::Text(s),

@@ -54,6 +54,16 @@ impl Workspace {
         self.insert([SourceFile::parse(path.into(), text.into())]);
     }
 
+    /// Adds or replaces a file from an editor's text: like [`Workspace::set_file`], except that
+    /// a text the loader would take for a binary file is recorded as unreadable, as it would
+    /// be once saved.
+    pub fn set_editor_file(&mut self, path: &str, text: String) {
+        match loader::binary(text.as_bytes()) {
+            Some(reason) => self.set_unreadable(path, reason),
+            None => self.set_file(path, text),
+        }
+    }
+
     /// Adds or replaces a file of another origin (a `context:` directory, the cluster).
     pub fn set_file_with_origin(&mut self, path: &str, text: impl Into<Arc<str>>, origin: Origin) {
         self.insert([SourceFile::parse(path.into(), text.into()).with_origin(origin)]);
