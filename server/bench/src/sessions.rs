@@ -33,7 +33,7 @@ impl Rng {
         Rng(seed)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -42,7 +42,7 @@ impl Rng {
     }
 
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     pub fn chance(&mut self, percent: usize) -> bool {
@@ -162,7 +162,7 @@ fn position_of(text: &str, off: usize, utf8: bool) -> (usize, usize) {
     let ls = lines(text);
     let line = ls.iter().rposition(|(s, _)| *s <= off).unwrap_or(0);
     let (s, e) = ls[line];
-    (line, units(&text[s..off.min(e).max(s)], utf8))
+    (line, units(&text[s..off.clamp(s, e)], utf8))
 }
 
 /// The byte offset the server reads at `(line, col)`.

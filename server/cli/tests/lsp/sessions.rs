@@ -56,7 +56,11 @@ fn a_document_saved_while_open_stays_after_closing() {
 /// to vanish from the workspace.
 #[test]
 fn closing_a_document_of_a_binary_file_reports_it() {
-    let mut s = TestServer::builder().fixture("lsp").file("policies/bin.yaml", "kind: Gate\0way\n").start();
+    let mut s = TestServer::builder()
+        .fixture("lsp")
+        .env("POLICYLENS_TEST", "1")
+        .file("policies/bin.yaml", "kind: Gate\0way\n")
+        .start();
     s.drain(Duration::from_millis(100));
     assert_eq!(pulled(&mut s, "policies/bin.yaml"), vec![binary_file_diagnostic()]);
     s.open("policies/bin.yaml", "kind: Gateway\n");
@@ -68,7 +72,7 @@ fn closing_a_document_of_a_binary_file_reports_it() {
 /// file), not YAML parse errors.
 #[test]
 fn an_open_document_with_a_nul_is_a_binary_file() {
-    let mut s = TestServer::builder().fixture("lsp").start();
+    let mut s = TestServer::builder().fixture("lsp").env("POLICYLENS_TEST", "1").start();
     s.drain(Duration::from_millis(100));
     s.open("policies/new.yaml", "kind: Gate\0way\n");
     assert_eq!(pulled(&mut s, "policies/new.yaml"), vec![binary_file_diagnostic()]);
