@@ -761,10 +761,8 @@ impl Session<'_> {
         self.log.push(format!("request {method} {rel} {l}:{c}"));
         let Some(id) = self.request(method, params) else { return };
         match self.rng.below(10) {
-            0..=4 => {
-                if !self.answered(id) && !self.closed {
-                    self.fail(format!("{method} got no answer in {:?}", self.cfg.timeout));
-                }
+            0..=4 if !self.answered(id) && !self.closed => {
+                self.fail(format!("{method} got no answer in {:?}", self.cfg.timeout));
             }
             5 => {
                 self.notify("$/cancelRequest", json!({"id": id}));
