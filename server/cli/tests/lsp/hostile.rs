@@ -63,7 +63,7 @@ fn hostile_files_get_few_clear_diagnostics_and_the_server_keeps_answering() {
             {"file": "hostile/bomb.yaml", "count": 0, "codes": [], "last": null},
             {"file": "hostile/deep.yaml", "count": 1, "codes": ["yaml-syntax"], "last": "nesting deeper than 200 levels"},
             {"file": "hostile/errors.yaml", "count": 200, "codes": ["yaml-syntax"], "last": "… and 24801 more problems in this file, not shown (the first 199 are)"},
-            {"file": "hostile/junk.yaml", "count": 1, "codes": ["yaml-syntax"], "last": "found unprintable character"},
+            {"file": "hostile/junk.yaml", "count": 1, "codes": ["yaml-syntax"], "last": "skipped: binary file (holds NUL bytes)"},
             {"file": "hostile/scalar.yaml", "count": 0, "codes": [], "last": null},
             {"file": "hostile/objects.yaml", "count": 0, "codes": [], "last": null},
         ])
