@@ -5,4 +5,6 @@
 //! for the live-cluster tests and benchmark.
 
 pub mod fake_api;
+pub mod lsp_client;
+pub mod sessions;
 pub mod synth;

@@ -188,7 +188,9 @@ pub async fn reindex(shared: Arc<Shared>) {
     let _one_at_a_time = shared.index_lock.lock().await;
     let start = Instant::now();
     let (roots, settings) = {
-        let st = shared.lock();
+        let mut st = shared.lock();
+        // Files that change on disk from here on may be read by the walk before they change.
+        st.touched = Some(Default::default());
         (st.roots.clone(), st.settings.clone())
     };
     let caps = shared.caps();
@@ -243,6 +245,7 @@ pub async fn reindex(shared: Arc<Shared>) {
         Err(e) => {
             let msg = if e.is_panic() { panic_message(e.into_panic()) } else { e.to_string() };
             tracing::error!(target: "policylens", "indexing failed: {msg}");
+            shared.lock().touched = None;
             "indexing failed".to_owned()
         }
     };

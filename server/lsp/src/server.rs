@@ -387,8 +387,11 @@ impl LanguageServer for Backend {
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         let mut full = false;
         let mut events = Vec::new();
+        let seq;
         {
-            let st = self.shared.lock();
+            let mut st = self.shared.lock();
+            st.watch_seq += 1;
+            seq = st.watch_seq;
             for ev in params.changes {
                 let Some(path) = from_proto::path(&ev.uri) else { continue };
                 let name = std::path::Path::new(&*path).file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -430,32 +433,7 @@ impl LanguageServer for Backend {
         self.mutate("workspace/didChangeWatchedFiles", |st| {
             let mut changed = false;
             for (path, content) in read {
-                // The editor's text wins over the disk for open documents.
-                if st.is_open(&path) {
-                    continue;
-                }
-                match content {
-                    Some(file) => st.ws.set_parsed(file),
-                    None => {
-                        // A deleted directory comes as one event: drop what was below it.
-                        let dir = format!("{path}/");
-                        let gone: Vec<Arc<str>> = st
-                            .disk
-                            .iter()
-                            .filter(|p| **p == path || p.starts_with(&dir))
-                            .filter(|p| !st.is_open(p))
-                            .cloned()
-                            .collect();
-                        for p in gone {
-                            st.disk.remove(&p);
-                            changed |= st.ws.remove_file(&p);
-                        }
-                        changed |= st.ws.remove_file(&path);
-                        continue;
-                    }
-                }
-                st.disk.insert(path);
-                changed = true;
+                changed |= st.apply_watched(seq, path, content);
             }
             changed
         });

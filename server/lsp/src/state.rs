@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use policylens_core::source::{self, SourceFile};
 use policylens_core::syntax::{PositionEncoding, TextEdit};
 use policylens_core::workspace::{Snapshot, Workspace};
 use tokio::sync::watch;
@@ -110,6 +111,13 @@ pub struct State {
     /// its open-document entry.
     pending: HashMap<Arc<str>, (u64, OpenDoc)>,
     generations: u64,
+    /// While a walk runs: the paths watched-file events changed meanwhile, which its result
+    /// may predate and `install` reads again.
+    pub touched: Option<HashSet<Arc<str>>>,
+    /// Watched-file notifications are numbered as they arrive (their reads run concurrently):
+    /// per path, the latest one applied, so that an older read never overwrites a newer one.
+    pub watch_seq: u64,
+    watch_applied: HashMap<Arc<str>, u64>,
 }
 
 impl State {
@@ -127,6 +135,9 @@ impl State {
             openings: 0,
             pending: HashMap::new(),
             generations: 0,
+            touched: None,
+            watch_seq: 0,
+            watch_applied: HashMap::new(),
         }
     }
 
@@ -228,11 +239,14 @@ impl State {
         if self.is_config(path) {
             return true;
         }
-        // Back to what is on disk, if the workspace walk had it.
-        let on_disk = self.disk.contains(path).then(|| read_text(Path::new(path))).flatten();
+        // Back to what is on disk, if the walk or a watched-file event put it in the workspace;
+        // a binary or non-UTF-8 file is recorded as such, as a walk would.
+        let on_disk = self.disk.contains(path).then(|| source::read(Path::new(path)).ok()).flatten();
         match on_disk {
-            Some(text) => self.ws.set_file_on_disk(path, Path::new(path), &text),
+            Some(source::FileContent::Text(text)) => self.ws.set_file_on_disk(path, Path::new(path), &text),
+            Some(source::FileContent::Unreadable(reason)) => self.ws.set_unreadable(path, &reason),
             None => {
+                self.disk.remove(path);
                 self.ws.remove_file(path);
             }
         }
@@ -289,14 +303,62 @@ impl State {
         }
         self.ws = fresh;
         self.disk = disk;
+        // Files changed on disk while the walk ran: as they are now.
+        let mut touched: Vec<Arc<str>> = self.touched.take().unwrap_or_default().into_iter().collect();
+        touched.sort();
+        for path in touched {
+            let p = Path::new(&*path);
+            let content = crate::config::is_discoverable(p, &self.roots, &self.excludes)
+                .then(|| SourceFile::read(path.clone(), p).ok())
+                .flatten();
+            self.apply_disk(path, content);
+        }
     }
-}
 
-/// A file's text, or `None` when it is gone or not text.
-pub fn read_text(path: &Path) -> Option<String> {
-    match policylens_core::source::read(path) {
-        Ok(policylens_core::source::FileContent::Text(t)) => Some(t),
-        _ => None,
+    /// Applies what a watched-file notification numbered `seq` read for `path` (`None`: gone,
+    /// or not a manifest of the workspace); `false` when the workspace did not change. Skipped
+    /// when a later notification already applied the path.
+    pub fn apply_watched(&mut self, seq: u64, path: Arc<str>, content: Option<SourceFile>) -> bool {
+        if self.watch_applied.get(&path).is_some_and(|s| *s > seq) {
+            return false;
+        }
+        self.watch_applied.insert(path.clone(), seq);
+        if let Some(t) = &mut self.touched {
+            t.insert(path.clone());
+        }
+        self.apply_disk(path, content)
+    }
+
+    /// Puts a file as on disk into the workspace, or takes it (and, for a directory, what was
+    /// below it) out. Open documents keep the editor's text; what is on disk is noted for
+    /// when they close.
+    fn apply_disk(&mut self, path: Arc<str>, content: Option<SourceFile>) -> bool {
+        match content {
+            Some(content) => {
+                self.disk.insert(path.clone());
+                if self.is_open(&path) {
+                    return false;
+                }
+                self.ws.set_parsed(content);
+                true
+            }
+            None => {
+                let dir = format!("{path}/");
+                let gone: Vec<Arc<str>> =
+                    self.disk.iter().filter(|p| **p == path || p.starts_with(&dir)).cloned().collect();
+                let mut changed = false;
+                for p in gone {
+                    self.disk.remove(&p);
+                    if !self.is_open(&p) {
+                        changed |= self.ws.remove_file(&p);
+                    }
+                }
+                if !self.is_open(&path) {
+                    changed |= self.ws.remove_file(&path);
+                }
+                changed
+            }
+        }
     }
 }
 
@@ -406,5 +468,62 @@ impl Shared {
     /// Tells the diagnostics publisher that the workspace changed.
     pub fn changed(&self) {
         self.changes.send_modify(|g| *g += 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(st: &mut State, path: &str) -> Vec<String> {
+        let snap = st.ws.snapshot();
+        snap.source(path).map(|f| f.objects.iter().map(|o| o.name.value.to_string()).collect()).unwrap_or_default()
+    }
+
+    fn service(name: &str) -> String {
+        format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\n  namespace: shop\n")
+    }
+
+    fn temp_root(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("policylens-state-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.canonicalize().unwrap()
+    }
+
+    /// A file created on disk while the first walk ran (its event applied before the walk's
+    /// result is installed) is not lost when the walk, which never saw it, is installed.
+    #[test]
+    fn watched_changes_during_a_walk_survive_its_install() {
+        let root = temp_root("walk");
+        let file = root.join("late.yaml");
+        std::fs::write(&file, service("late")).unwrap();
+        let path: Arc<str> = file.to_string_lossy().into();
+        let mut st = State::new();
+        st.roots = vec![root.clone()];
+        st.touched = Some(HashSet::new());
+        let content = SourceFile::read(path.clone(), &file).ok();
+        assert!(st.apply_watched(1, path.clone(), content));
+        st.install(Workspace::new(), HashSet::new(), None, Excludes::default());
+        assert_eq!(names(&mut st, &path), ["late"]);
+        assert!(st.disk.contains(&path) && st.touched.is_none());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// Watched-file notifications read the disk concurrently: an older read applied after a
+    /// newer one is dropped.
+    #[test]
+    fn an_older_watched_read_never_overwrites_a_newer_one() {
+        let root = temp_root("order");
+        let path: Arc<str> = root.join("a.yaml").to_string_lossy().into();
+        let mut st = State::new();
+        assert!(st.apply_watched(2, path.clone(), Some(SourceFile::parse(path.clone(), service("new").into()))));
+        assert!(!st.apply_watched(1, path.clone(), Some(SourceFile::parse(path.clone(), service("old").into()))));
+        assert_eq!(names(&mut st, &path), ["new"]);
+        assert!(!st.apply_watched(1, path.clone(), None));
+        assert_eq!(names(&mut st, &path), ["new"]);
+        assert!(st.apply_watched(3, path.clone(), None));
+        assert_eq!(names(&mut st, &path), Vec::<String>::new());
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

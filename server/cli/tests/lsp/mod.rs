@@ -8,5 +8,6 @@ mod hostile;
 mod lifecycle;
 mod random;
 mod repos;
+mod sessions;
 mod sync;
 mod watch;
