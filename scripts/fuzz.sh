@@ -31,7 +31,7 @@ fi
 
 toolchain=()
 build_opts=()
-if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+if rustup toolchain list 2>/dev/null | grep '^nightly' >/dev/null; then
   toolchain=(+nightly)
 elif timeout 300 rustup toolchain install nightly --profile minimal >/dev/null 2>&1; then
   toolchain=(+nightly)
