@@ -33,7 +33,8 @@ pub struct Client {
     pub backlog: VecDeque<Event>,
 }
 
-fn write_msg(stdin: &Mutex<ChildStdin>, msg: &Value) -> std::io::Result<()> {
+/// Writes one framed message.
+pub fn write_msg(stdin: &Mutex<ChildStdin>, msg: &Value) -> std::io::Result<()> {
     let body = serde_json::to_vec(msg).map_err(std::io::Error::other)?;
     let mut w = stdin.lock().map_err(|_| std::io::Error::other("stdin lock poisoned"))?;
     write!(w, "Content-Length: {}\r\n\r\n", body.len())?;
@@ -42,7 +43,7 @@ fn write_msg(stdin: &Mutex<ChildStdin>, msg: &Value) -> std::io::Result<()> {
 }
 
 /// Reads one framed message; `None` at end of stream.
-fn read_msg(r: &mut impl BufRead) -> Option<Value> {
+pub fn read_msg(r: &mut impl BufRead) -> Option<Value> {
     let mut len = None;
     let mut line = String::new();
     loop {

@@ -23,12 +23,13 @@
 //! ```
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use policylens_bench::lsp_client::{file_uri, read_msg, write_msg};
 use serde_json::{Value, json};
 
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -97,37 +98,6 @@ struct Client {
     stdin: Arc<Mutex<ChildStdin>>,
     inbox: Arc<(Mutex<Inbox>, Condvar)>,
     next_id: u64,
-}
-
-fn write_msg(stdin: &Mutex<ChildStdin>, msg: &Value) -> std::io::Result<()> {
-    let body = serde_json::to_vec(msg).map_err(std::io::Error::other)?;
-    let mut w = stdin.lock().map_err(|_| std::io::Error::other("stdin lock poisoned"))?;
-    write!(w, "Content-Length: {}\r\n\r\n", body.len())?;
-    w.write_all(&body)?;
-    w.flush()
-}
-
-fn read_msg(r: &mut impl BufRead) -> Option<Value> {
-    let mut len = None;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; len?];
-    r.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
 }
 
 impl Client {
@@ -242,18 +212,6 @@ impl Client {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn file_uri(path: &Path) -> String {
-    let mut s = String::from("file://");
-    for b in path.to_string_lossy().bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            s.push(b as char);
-        } else {
-            s.push_str(&format!("%{b:02X}"));
-        }
-    }
-    s
 }
 
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
