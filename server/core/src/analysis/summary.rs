@@ -3,7 +3,9 @@
 //! class eg`, `listener · HTTPS :443`.
 
 use super::refs::Target;
+use crate::effective::{PolicyStatus, field_label};
 use crate::model::Body;
+use crate::topology::{Linked, NodeId};
 use crate::world::ObjId;
 use crate::world::World;
 
@@ -143,4 +145,45 @@ pub(crate) fn untargeted_scope(world: &crate::topology::Linked, pid: ObjId) -> O
     } else {
         format!("Applies to every workload in namespace `{ns}` (no targetRef or selector)")
     })
+}
+
+/// `on `T`, `a` and `b`; on `U` (through `R`), its whole spec` for the first places where a
+/// policy lost something while applied, and how many more effective targets; shared by the
+/// `partially-overridden` message and hover.
+pub(crate) fn where_lost(world: &Linked, st: &PolicyStatus) -> Option<String> {
+    const SHOWN: usize = 3;
+    const FIELDS: usize = 4;
+    let mut places: Vec<(NodeId, NodeId)> = st.lost.iter().map(|l| (l.target, l.through)).collect();
+    places.dedup();
+    if places.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = places
+        .iter()
+        .take(SHOWN)
+        .map(|&(t, via)| {
+            let mut at = format!("on `{}`", world.topology.node_key(world, t));
+            if via != t {
+                at.push_str(&format!(" (through `{}`)", world.topology.node_key(world, via)));
+            }
+            let fields: Vec<&str> =
+                st.lost.iter().filter(|l| (l.target, l.through) == (t, via)).map(|l| &*l.pointer).collect();
+            if fields.iter().any(|p| p.is_empty()) {
+                format!("{at}, its whole spec")
+            } else {
+                let named: Vec<String> = fields.iter().take(FIELDS).map(|p| format!("`{}`", field_label(p))).collect();
+                let more = fields.len().saturating_sub(FIELDS);
+                let more = if more > 0 { format!(" and {}", plural(more, "more field")) } else { String::new() };
+                format!("{at}, {}{more}", named.join(", "))
+            }
+        })
+        .collect();
+    let mut s = parts.join("; ");
+    let mut shown: Vec<NodeId> = places.iter().take(SHOWN).map(|p| p.0).collect();
+    shown.dedup();
+    let more = st.lost_targets.saturating_sub(shown.len());
+    if more > 0 {
+        s.push_str(&format!("; and on {}", plural(more, "more effective target")));
+    }
+    Some(s)
 }

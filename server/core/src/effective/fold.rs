@@ -80,6 +80,8 @@ pub struct Outcome {
     /// Who holds what it lost.
     pub by: Vec<Origin>,
     pub rules: Vec<Rule>,
+    /// Where it lost something (JSON pointers into its spec; empty: the whole spec).
+    pub lost: Vec<Arc<str>>,
 }
 
 impl Outcome {
@@ -401,6 +403,7 @@ pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> 
                 fate: p.fate,
                 by: Vec::new(),
                 rules: Vec::new(),
+                lost: Vec::new(),
             }
         })
         .collect();
@@ -427,6 +430,9 @@ pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> 
         }
         if !o.rules.contains(&e.rule) {
             o.rules.push(e.rule);
+        }
+        if !o.lost.contains(&e.pointer) {
+            o.lost.push(e.pointer.clone());
         }
     }
     out

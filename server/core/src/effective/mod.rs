@@ -24,10 +24,10 @@ mod status;
 mod strategy;
 
 pub use explain::explain;
-pub use provenance::Origin;
+pub use provenance::{Origin, field_label};
 pub use spec::UnknownStrategy;
 pub use status::{
-    AcceptedReport, Enforcement, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus,
+    AcceptedReport, Enforcement, Lost, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus,
     StatusReport, accepted_report, agrees, origin_label,
 };
 

@@ -146,6 +146,24 @@ pub fn push_escaped(out: &mut String, token: &str) {
 }
 
 /// Whether an escaped reference token names `key` (without allocating).
+/// A JSON pointer as people write a field: `/timeout/http/requestTimeout` is
+/// `timeout.http.requestTimeout`, list items are `[i]`; the empty pointer is the whole spec.
+pub fn field_label(pointer: &str) -> String {
+    let mut out = String::new();
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str(&format!("[{seg}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&seg);
+        }
+    }
+    out
+}
+
 fn token_is(token: &str, key: &str) -> bool {
     if !token.contains('~') {
         return token == key;
@@ -176,6 +194,13 @@ mod tests {
 
     fn src(n: u32) -> Src {
         Src { origin: Origin::Policy(ObjId(n)), strategy: Strategy::AtomicDefaults, strong: false }
+    }
+
+    #[test]
+    fn field_labels_read_as_written() {
+        assert_eq!(field_label("/timeout/http/requestTimeout"), "timeout.http.requestTimeout");
+        assert_eq!(field_label("/limits/per~1user/rates/0"), "limits.per/user.rates[0]");
+        assert_eq!(field_label(""), "");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! policy takes part in, who supersedes it, and the effective targets it affects.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -42,8 +43,27 @@ pub struct PolicyStatus {
     pub reached: usize,
     /// Where it lost None-strategy conflicts: the contested target and the winner.
     pub conflicts: Vec<(NodeId, ObjId)>,
+    /// What it lost where it was applied, sorted, at most [`MAX_LOST`].
+    pub lost: Vec<Lost>,
+    /// Effective targets where it lost something while applied (all of them, unlike `lost`).
+    pub lost_targets: usize,
     pub unknown_strategy: Option<UnknownStrategy>,
 }
+
+/// A place where an applied policy lost something.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Lost {
+    /// The effective target.
+    pub target: NodeId,
+    /// Where the target is reached by several paths, the most specific node a policy of the
+    /// context attaches to (the path the loss is on); else the target itself.
+    pub through: NodeId,
+    /// A JSON pointer into its spec; empty: the whole spec.
+    pub pointer: Arc<str>,
+}
+
+/// Enough losses to say which fields and where; a Gateway-wide policy can lose at every route.
+pub const MAX_LOST: usize = 32;
 
 /// Accepted=False reasons known before any fold: malformed, or nothing to attach to.
 pub(super) fn pre_reason(world: &Linked, pid: ObjId, spec: &PolicySpec) -> Option<Reason> {
@@ -85,6 +105,11 @@ pub(super) struct Agg {
     affects: Vec<NodeId>,
     reached: Vec<NodeId>,
     conflicts: Vec<(NodeId, ObjId)>,
+    lost: Vec<Lost>,
+    lost_targets: Vec<NodeId>,
+    /// Targets reached by more than one context, and the count for the current one.
+    multi_path: Vec<NodeId>,
+    current: (Option<NodeId>, u32),
 }
 
 impl Default for Agg {
@@ -98,6 +123,10 @@ impl Default for Agg {
             affects: Vec::new(),
             reached: Vec::new(),
             conflicts: Vec::new(),
+            lost: Vec::new(),
+            lost_targets: Vec::new(),
+            multi_path: Vec::new(),
+            current: (None, 0),
         }
     }
 }
@@ -106,6 +135,14 @@ impl Agg {
     /// Adds the outcome at effective target `target` of a context whose signature is `sig`.
     pub(super) fn add(&mut self, target: NodeId, sig: &[NodeId], o: &Outcome) {
         self.contexts += 1;
+        if self.current.0 == Some(target) {
+            self.current.1 += 1;
+            if self.current.1 == 2 {
+                self.multi_path.push(target);
+            }
+        } else {
+            self.current = (Some(target), 1);
+        }
         if self.reached.last() != Some(&target) {
             self.reached.push(target);
         }
@@ -127,6 +164,20 @@ impl Agg {
         for &b in &o.by {
             insert_sorted(&mut self.by, b);
         }
+        if o.fate == Fate::Applied && !o.lost.is_empty() {
+            if self.lost_targets.last() != Some(&target) {
+                self.lost_targets.push(target);
+            }
+            // Nothing kept there: the whole spec is lost, whatever the leaves were.
+            let whole: [Arc<str>; 1] = [Arc::from("")];
+            let lost = if o.kept == 0 { &whole[..] } else { &o.lost[..] };
+            for p in lost {
+                if self.lost.len() < MAX_LOST {
+                    let through = sig.last().copied().unwrap_or(target);
+                    insert_sorted(&mut self.lost, Lost { target, through, pointer: p.clone() });
+                }
+            }
+        }
     }
 }
 
@@ -137,10 +188,18 @@ fn insert_sorted<T: Ord>(set: &mut Vec<T>, item: T) {
 }
 
 pub(super) fn finish(pre: Option<Reason>, mut agg: Agg, unknown_strategy: Option<UnknownStrategy>) -> PolicyStatus {
-    for v in [&mut agg.reached, &mut agg.affects] {
+    for v in [&mut agg.reached, &mut agg.affects, &mut agg.lost_targets] {
         v.sort();
         v.dedup();
     }
+    // The path of a loss is worth naming only where the target has several.
+    for l in &mut agg.lost {
+        if !agg.multi_path.contains(&l.target) {
+            l.through = l.target;
+        }
+    }
+    agg.lost.sort();
+    agg.lost.dedup();
     let (by, conflicts) = (agg.by, agg.conflicts);
     let reason = match pre {
         Some(r) => r,
@@ -165,6 +224,8 @@ pub(super) fn finish(pre: Option<Reason>, mut agg: Agg, unknown_strategy: Option
         affects: agg.affects,
         reached: agg.reached.len(),
         conflicts,
+        lost: if pre.is_some() { Vec::new() } else { agg.lost },
+        lost_targets: if pre.is_some() { 0 } else { agg.lost_targets.len() },
         unknown_strategy,
     }
 }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::{Code, Diagnostic, list};
+use crate::analysis::summary::where_lost;
 use crate::effective::{EffectiveIndex, Enforcement, Origin, PolicyStatus, Reason, origin_label};
 use crate::model::Body;
 use crate::syntax::Span;
@@ -73,9 +74,9 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
                     name_span,
                     Code::PartiallyOverridden,
                     format!(
-                        "`{me}` is superseded in part (some fields, or on some paths) by {by}; it is still in effect on {} of the {} effective targets it reaches",
-                        st.affects.len(),
-                        st.reached
+                        "`{me}` is superseded in part by {by}{}; {}",
+                        where_lost(world, st).map(|w| format!(": {w}")).unwrap_or_default(),
+                        still_in_effect(st)
                     ),
                 );
                 out.push(related(world, d, &others).object(world, pid));
@@ -95,6 +96,15 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
         if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable && !untargeted {
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
+    }
+}
+
+/// Where the rest of a partially overridden policy still holds.
+fn still_in_effect(st: &PolicyStatus) -> String {
+    match (st.affects.len(), st.reached) {
+        (a, r) if a < r => format!("it is still in effect on {a} of the {r} effective targets it reaches"),
+        (_, 1) => "it is still in effect on the one effective target it reaches".to_owned(),
+        (_, r) => format!("it is still in effect on each of the {r} effective targets it reaches"),
     }
 }
 

@@ -2,7 +2,7 @@
 //! and how many objects it affects.
 
 use crate::analysis::refs::sites;
-use crate::analysis::summary::untargeted_scope;
+use crate::analysis::summary::{untargeted_scope, where_lost};
 use crate::catalog::PolicyClass;
 use crate::effective::{Enforcement, Reason, origin_label};
 use crate::workspace::Snapshot;
@@ -68,7 +68,11 @@ pub(super) fn hover(snap: &Snapshot, pid: ObjId) -> String {
         by.sort();
         by.dedup();
         if !by.is_empty() {
-            parts.push(format!("Superseded by: {}", by.join(", ")));
+            let mut line = format!("Superseded by: {}", by.join(", "));
+            if let Some(w) = where_lost(world, s) {
+                line.push_str(&format!(" ({w})"));
+            }
+            parts.push(line);
         }
         for (node, winner) in &s.conflicts {
             parts.push(format!(

@@ -162,7 +162,7 @@ policies.yaml:4 "gw-defaults"
 
 Targets: `Gateway/infra/edge`
 
-Superseded by: `BackendTrafficPolicy.gateway.envoyproxy.io/shop/store-retry`
+Superseded by: `BackendTrafficPolicy.gateway.envoyproxy.io/shop/store-retry` (on `HTTPRoute/shop/store`, its whole spec; on `HTTPRoute/shop/store#pay`, its whole spec)
 
 Affects 0 objects
 "#,
