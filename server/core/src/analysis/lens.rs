@@ -1,13 +1,15 @@
-//! Code lenses: "N policies affect this" on targets, "affects N routes / M backends" on
-//! policies. Both count from the topology, so they agree with the hierarchy editors see in
-//! hover and `policylens graph`.
+//! Code lenses: "N policies affect this" on targets, counted from the topology (the hierarchy
+//! editors see in hover and `policylens graph`); on policies, what `policylens status` says:
+//! "affects 2 rules, 1 Service" counts the effective targets where something of the policy is
+//! in effect, or why it affects nothing.
 
 use std::collections::BTreeSet;
 
-use super::refs::{objects_in, section_indices};
-use super::summary::plural;
+use super::refs::{objects_in, section_decl, section_indices};
+use super::summary::{plural, section_noun, untargeted_scope};
 use super::{CodeLens, Location};
 use crate::catalog::PolicyClass;
+use crate::effective::Enforcement;
 use crate::model::Body;
 use crate::syntax::Span;
 use crate::topology::Linked;
@@ -21,10 +23,7 @@ pub fn code_lenses(snap: &Snapshot, file: &str) -> Vec<CodeLens> {
     for id in objects_in(world, file) {
         let at = Span::new(world.object(id).span.start, world.object(id).span.start);
         if world.policy_kind(id).is_some() {
-            let (routes, backends) = affected(world, id);
-            let title = format!("affects {} / {}", plural(routes.len(), "route"), plural(backends.len(), "backend"));
-            let locations = routes.iter().chain(&backends).map(|&o| name_location(world, o)).collect();
-            out.push(CodeLens { span: at, title, locations });
+            out.push(policy_lens(snap, id, at));
         } else if is_target(world, id) {
             let policies = reaching(world, id);
             let title = match policies.len() {
@@ -101,37 +100,59 @@ fn reaching(world: &Linked, id: ObjId) -> Vec<ObjId> {
     out.into_iter().collect()
 }
 
-/// The routes and backends at or below a policy's targets (a Namespace target: every object in
-/// the namespace, and what is below them).
-fn affected(world: &Linked, pid: ObjId) -> (Vec<ObjId>, Vec<ObjId>) {
+/// The policy's status as a lens: the effective targets it affects, by kind, and where they
+/// are; or why none.
+fn policy_lens(snap: &Snapshot, pid: ObjId, at: Span) -> CodeLens {
+    let world = snap.world();
     let t = &world.topology;
-    let Some(res) = t.policies.get(&pid) else { return (Vec::new(), Vec::new()) };
-    let mut start: Vec<NodeId> = Vec::new();
-    for n in res.attached_nodes() {
-        match t.node(n) {
-            Node::Namespace(ns) => {
-                let ns = t.namespace_name(ns);
-                start.extend(world.ids().filter(|&o| world.namespace_of(o) == Some(&**ns)).map(|o| t.object_node(o)));
-            }
-            _ => start.push(n),
+    let Some(st) = snap.effective().status(pid) else {
+        return CodeLens { span: at, title: "status unknown".into(), locations: Vec::new() };
+    };
+    if !st.accepted {
+        return CodeLens { span: at, title: format!("not accepted: {:?}", st.reason), locations: Vec::new() };
+    }
+    if st.affects.is_empty() {
+        let title = match (untargeted_scope(world, pid), st.enforcement) {
+            (Some(_), _) => "applies without a target (selector or namespace-wide)".to_owned(),
+            (None, Some(Enforcement::Overridden)) => "affects nothing: overridden everywhere".to_owned(),
+            (None, _) => "affects nothing".to_owned(),
+        };
+        return CodeLens { span: at, title, locations: Vec::new() };
+    }
+    // Counted per noun, in the order first met: `2 rules, 1 Service`.
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    let mut locations: Vec<Location> = Vec::new();
+    for &n in &st.affects {
+        let noun = match t.node(n) {
+            Node::Section(o, _) => section_noun(world, o),
+            Node::Object(o) => match &world.object(o).body {
+                Body::Route(_) => "route",
+                _ => world.object(o).kind(),
+            },
+            Node::Namespace(_) => "namespace",
+            Node::Virtual(_) => "virtual target",
+        };
+        match counts.iter_mut().find(|(k, _)| *k == noun) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((noun, 1)),
+        }
+        let loc = match t.node(n) {
+            Node::Section(o, i) => section_decl(world, o, i)
+                .map(|(_, name, _)| Location { file: world.file_of(o).path.clone(), span: name })
+                .unwrap_or_else(|| name_location(world, o)),
+            _ => match t.node_object(n) {
+                Some(o) => name_location(world, o),
+                None => continue,
+            },
+        };
+        if !locations.contains(&loc) {
+            locations.push(loc);
         }
     }
-    let mut objects: BTreeSet<ObjId> = BTreeSet::new();
-    for &n in &start {
-        objects.extend(t.node_object(n));
-        objects.extend(t.descendants(n).into_iter().filter_map(|d| t.node_object(d)));
+    let parts: Vec<String> = counts.iter().map(|&(noun, c)| plural(c, noun)).collect();
+    let mut title = format!("affects {}", parts.join(", "));
+    if st.enforcement == Some(Enforcement::PartiallyEnforced) {
+        title.push_str(" · partly superseded");
     }
-    let is_route = |o: ObjId| matches!(world.object(o).body, Body::Route(_));
-    let mut routes = Vec::new();
-    let mut backends = Vec::new();
-    for o in objects {
-        if is_route(o) {
-            routes.push(o);
-        } else if matches!(world.object(o).body, Body::Service(_))
-            || t.parents(t.object_node(o)).iter().any(|&p| t.node_object(p).is_some_and(is_route))
-        {
-            backends.push(o);
-        }
-    }
-    (routes, backends)
+    CodeLens { span: at, title, locations }
 }

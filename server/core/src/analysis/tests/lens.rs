@@ -83,17 +83,28 @@ infra.yaml:30 | no policies affect this -> []
 }
 
 #[test]
-fn lens_on_policies_counts_routes_and_backends() {
+fn lens_on_policies_says_what_status_says() {
+    // The effective targets `status` lists as affected, by noun: Envoy Gateway's
+    // BackendTrafficPolicy takes effect on routes and rules, ClientTrafficPolicy on listeners,
+    // BackendTLSPolicy on each Service port; a policy whose target is missing is not accepted.
     check(
         &with_base(POLICIES),
         "policies.yaml",
         r#"
-policies.yaml:1 | affects 1 route / 2 backends -> [shop.yaml:30 "store", shop.yaml:9 "checkout", shop.yaml:21 "cart"]
-policies.yaml:10 | affects 1 route / 2 backends -> [shop.yaml:30 "store", shop.yaml:9 "checkout", shop.yaml:21 "cart"]
-policies.yaml:19 | affects 0 routes / 1 backend -> [shop.yaml:9 "checkout"]
-policies.yaml:28 | affects 0 routes / 0 backends -> []
+policies.yaml:1 | affects 1 route, 1 rule -> [shop.yaml:30 "store", shop.yaml:38 "pay"]
+policies.yaml:10 | affects 1 listener -> [infra.yaml:22 "https"]
+policies.yaml:19 | affects 2 ports -> [shop.yaml:13 "http", shop.yaml:15 "https"]
+policies.yaml:28 | not accepted: TargetNotFound -> []
 "#,
     );
+    let f = fixture(&with_base(POLICIES));
+    let world = f.snap.world();
+    for id in crate::analysis::refs::objects_in(world, "policies.yaml") {
+        let st = f.snap.effective().status(id).map(|s| s.affects.len()).unwrap_or(0);
+        let lens =
+            code_lenses(&f.snap, "policies.yaml").into_iter().find(|l| l.span.start == world.object(id).span.start);
+        assert_eq!(lens.map(|l| l.locations.len()), Some(st), "{}", world.key(id));
+    }
 }
 
 #[test]
