@@ -2,10 +2,11 @@
 //! policy kind reaching it and, per path from a root of the hierarchy, the effective policy as
 //! YAML with each leaf's winning policy and strategy, and the policies that lost.
 
-use crate::analysis::refs::Target;
-use crate::analysis::summary::target_summary;
+use crate::analysis::refs::{Target, section_indices};
+use crate::analysis::summary::{section_detail, target_summary};
 use crate::analysis::yaml;
 use crate::effective::{Context, KindExplanation, explain};
+use crate::model::Body;
 use crate::topology::PathLimit;
 use crate::workspace::Snapshot;
 
@@ -22,13 +23,32 @@ pub(super) fn hover(snap: &Snapshot, t: Target) -> String {
         return parts.join("\n\n");
     };
     let ex = explain(world, snap.effective(), node, PathLimit(PATH_LIMIT));
-    if ex.policies.is_empty() {
-        parts.push("No policies reach it.".into());
-    }
+    let mut truncated = ex.truncated;
     for k in &ex.policies {
         parts.push(kind_section(k));
     }
-    if ex.truncated {
+    // A Service's named ports are targets of their own (BackendTLSPolicy names them): what
+    // reaches each port is shown under it, since it is not what reaches the Service.
+    let mut ports = 0;
+    if t.section.is_none() && matches!(world.object(t.obj).body, Body::Service(_)) {
+        for i in section_indices(world, t.obj) {
+            let Some(pnode) = (Target { obj: t.obj, section: Some(i) }).node(world) else { continue };
+            let px = explain(world, snap.effective(), pnode, PathLimit(PATH_LIMIT));
+            if px.policies.is_empty() {
+                continue;
+            }
+            ports += 1;
+            truncated |= px.truncated;
+            let name = crate::topology::section_name(world, t.obj, i).unwrap_or_default();
+            let detail = section_detail(world, t.obj, i);
+            parts.push(format!("**Port `{name}`**{}", detail.strip_prefix("port").unwrap_or("")));
+            parts.extend(px.policies.iter().map(kind_section));
+        }
+    }
+    if ex.policies.is_empty() && ports == 0 {
+        parts.push("No policies reach it.".into());
+    }
+    if truncated {
         parts.push(format!("(only the first {PATH_LIMIT} paths were considered)"));
     }
     parts.join("\n\n")

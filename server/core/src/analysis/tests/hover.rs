@@ -363,3 +363,26 @@ spec:
         "authz.yaml:4 \"allow-frontend\"\n**AuthorizationPolicy.security.istio.io** shop/allow-frontend · Inherited · Istio\n\n**Accepted** · Enforced\n\nApplies to the workloads its `selector` picks in namespace `shop` (no targetRef)",
     );
 }
+
+#[test]
+fn hover_on_a_service_shows_what_reaches_each_port() {
+    // BackendTLSPolicy `tls` names the `https` port only; nothing takes effect on the Service
+    // as a whole (the route's BackendTrafficPolicies take effect on the route), so before
+    // per-port sections this hover said "No policies reach it".
+    check_at(
+        "kind: Service\nmetadata:\n  name: check",
+        r#"
+shop.yaml:9 "checkout"
+**Service shop/checkout · ports http:80, https:443**
+
+**Port `https`** · 443
+
+**BackendTLSPolicy** · `shop/tls`
+
+`GatewayClass/eg` › `Gateway/infra/edge` › `Gateway/infra/edge#https` › `HTTPRoute/shop/store` › `HTTPRoute/shop/store#pay` › `Service/shop/checkout` › `Service/shop/checkout#https`
+```yaml
+{}
+```
+"#,
+    );
+}
