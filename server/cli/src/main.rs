@@ -132,8 +132,11 @@ struct Common {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum CheckFormat {
+    /// `file:line:column`, both from 1, the column counted in characters (code points)
     Human,
+    /// Ranges from 0, characters counted in UTF-16 code units, as in LSP (docs/json.md)
     Json,
+    /// SARIF 2.1.0; columns from 1 in UTF-16 code units (the run says `columnKind: utf16CodeUnits`)
     Sarif,
 }
 

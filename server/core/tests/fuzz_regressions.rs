@@ -36,7 +36,7 @@ fn empty_flow_value_stays_inside_its_mapping() {
     assert_eq!(parsed.documents.len(), 1);
     let doc = &parsed.documents[0];
     let error = doc.error.as_ref().map(|e| (e.span.start, e.span.end, e.message.as_str()));
-    assert_eq!(error, Some((5, 5, "while parsing a block mapping, did not find expected key")));
+    assert_eq!(error, Some((5, 5, "bad indentation: this line does not line up with the keys around it")));
     let root = doc.root.as_ref().map(nodes);
     assert_eq!(
         root,
@@ -53,7 +53,7 @@ fn empty_flow_value_stays_inside_its_mapping_in_a_template() {
     assert_eq!(parsed.documents.len(), 1);
     let doc = &parsed.documents[0];
     let error = doc.error.as_ref().map(|e| (e.span.start, e.span.end, e.message.as_str()));
-    assert_eq!(error, Some((20, 20, "misplaced bracket")));
+    assert_eq!(error, Some((20, 20, "a bracket that closes nothing")));
     // Before the fix the value was 19..25, past the `}` at 19.
     let root = doc.root.as_ref().map(nodes);
     assert_eq!(root, Some(vec![("mapping", 12, 20), ("scalar", 13, 18), ("scalar", 19, 19)]));

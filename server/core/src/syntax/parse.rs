@@ -215,7 +215,10 @@ fn parse_document(
             None => break,
         }
     }
-    let syntax = reported.map(|(at, message)| SyntaxError { span: Span::new(at, at), message });
+    let syntax = reported.map(|(at, message)| {
+        let at = before_trailing_space(src, piece.start, piece.end, at);
+        SyntaxError { span: Span::new(at, at), message: plain_words(&message) }
+    });
     let depth = best
         .depth_error
         .map(|at| SyntaxError { span: Span::new(at, at), message: format!("nesting deeper than {MAX_DEPTH} levels") });
@@ -225,6 +228,59 @@ fn parse_document(
     };
     let root = best.root.filter(|n| !is_empty_root(n));
     Document { span, root, error }
+}
+
+/// An error the parser meets at the end of the text (an unclosed bracket or quote) is put
+/// right after the last thing written, not on the empty line after the final newline, which
+/// is past the end of the file as people count lines.
+fn before_trailing_space(src: &str, start: u32, end: u32, at: u32) -> u32 {
+    let (s, e) = (start as usize, (end as usize).min(src.len()));
+    let at_us = (at as usize).clamp(s, e);
+    if !src.get(at_us..e).is_some_and(|rest| rest.trim().is_empty()) {
+        return at;
+    }
+    match src.get(s..at_us) {
+        Some(before) => start + before.trim_end().len() as u32,
+        None => at,
+    }
+}
+
+/// The parser's message in the words of someone editing Kubernetes YAML; messages not listed
+/// are kept as they are.
+pub(crate) fn plain_words(message: &str) -> String {
+    let plain = match message {
+        "simple key expect ':'" | "simple key expected" => "a key without `:` after it (write `key: value`)",
+        "while parsing a block mapping, did not find expected key" | "invalid indentation" => {
+            "bad indentation: this line does not line up with the keys around it"
+        }
+        "while parsing a block collection, did not find expected '-' indicator" => {
+            "bad indentation: a list item is not lined up with the `-` of the items before it"
+        }
+        "while parsing a node, did not find expected node content" => {
+            "a value is missing or unfinished (an unclosed `[`, `{` or quote?)"
+        }
+        "mapping values are not allowed in this context" => {
+            "a `:` where a plain value was expected (quote the value, or start the mapping on a new line)"
+        }
+        "block sequence entries are not allowed in this context" => {
+            "a `-` list item where a value was expected (put the list on its own lines, indented)"
+        }
+        "while parsing a flow sequence, expected ',' or ']'" => "an unclosed `[`: expected `,` or `]`",
+        "while parsing a flow mapping, did not find expected ',' or '}'" => "an unclosed `{`: expected `,` or `}`",
+        "while scanning a quoted scalar, found unexpected end of stream" => "an unclosed quote",
+        "tab cannot be used as indentation"
+        | "tabs disallowed in this context"
+        | "tabs disallowed within this context (block indentation)"
+        | "while scanning a plain scalar, found a tab" => "a tab where YAML needs spaces (indent with spaces only)",
+        "while parsing node, found unknown anchor" => {
+            "an alias (`*name`) to an anchor (`&name`) defined nowhere before it"
+        }
+        "while parsing anchor, found duplicated anchor" => "an anchor (`&name`) defined twice",
+        "misplaced bracket" => "a bracket that closes nothing",
+        "unexpected end of plain scalar" => "a value that ends unexpectedly",
+        _ => return message.to_owned(),
+    };
+    plain.to_owned()
 }
 
 /// Null documents (`~`, nothing, comments only) have no root.

@@ -323,6 +323,8 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
         }
     }
     let ns = r.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(policy_ns);
+    // How the reference is shown: a cluster-scoped kind has no namespace (`GatewayClass/eg`).
+    let key_ns = (!world.is_cluster_scoped(&gk)).then_some(ns);
     if gk.is("", "Namespace") {
         if world.namespace_exists(&n.value) {
             return TargetResolution::Resolved(t.ensure_namespace_node(&n.value));
@@ -357,21 +359,22 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             },
         },
         // Declared in the config to exist outside the workspace: resolved, sections trusted.
-        None if world.is_external(&gk, Some(ns), &n.value) => {
+        None if world.is_external(&gk, key_ns, &n.value) => {
             let key =
-                ObjectKey::new(gk, Some(ns), &n.value).with_section(r.section_name.as_ref().map(|s| s.value.as_str()));
+                ObjectKey::new(gk, key_ns, &n.value).with_section(r.section_name.as_ref().map(|s| s.value.as_str()));
             TargetResolution::Virtual(t.ensure_virtual_node(key))
         }
         None if world.is_checkable_kind(&gk) => {
-            let same_ns = world.objects_in(&gk, ns).iter();
+            let candidates = if key_ns.is_some() { world.objects_in(&gk, ns) } else { world.objects_of(&gk) };
             let suggestion =
-                suggest::closest(&n.value, same_ns.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
+                suggest::closest(&n.value, candidates.iter().map(|&o| world.object(o).name.value.as_str()))
+                    .map(str::to_owned);
             let elsewhere = world.namespaces_holding(&gk, &n.value);
-            TargetResolution::problem(NotFound { key: ObjectKey::new(gk, Some(ns), &n.value), suggestion, elsewhere })
+            TargetResolution::problem(NotFound { key: ObjectKey::new(gk, key_ns, &n.value), suggestion, elsewhere })
         }
         None => {
             let key =
-                ObjectKey::new(gk, Some(ns), &n.value).with_section(r.section_name.as_ref().map(|s| s.value.as_str()));
+                ObjectKey::new(gk, key_ns, &n.value).with_section(r.section_name.as_ref().map(|s| s.value.as_str()));
             TargetResolution::Virtual(t.ensure_virtual_node(key))
         }
     }

@@ -98,6 +98,8 @@ pub struct WorldCore {
     namespace_objects: HashMap<Arc<str>, ObjId>,
     /// Kinds defined by CRDs in the workspace.
     crd_kinds: HashSet<GroupKind>,
+    /// Kinds that live outside namespaces: the well-known ones and cluster-scoped CRDs.
+    cluster_scoped: HashSet<GroupKind>,
     pub default_namespace: Arc<str>,
     /// Files by the namespaces their objects live in: a one-file analysis cuts its partial
     /// world along these.
@@ -282,6 +284,7 @@ impl World {
             known_namespaces,
             namespace_objects,
             crd_kinds,
+            cluster_scoped,
             default_namespace,
             files_by_namespace,
             file_worlds,
@@ -550,6 +553,12 @@ impl World {
             || self.by_gk.contains_key(gk)
             || self.crd_kinds.contains(gk)
             || self.outer.as_ref().is_some_and(|o| o.world.by_gk.contains_key(gk))
+    }
+
+    /// Whether objects of the kind live outside namespaces (a reference to one never shows a
+    /// namespace: `GatewayClass/eg`).
+    pub fn is_cluster_scoped(&self, gk: &GroupKind) -> bool {
+        self.cluster_scoped.contains(gk)
     }
 
     pub fn namespace_exists(&self, ns: &str) -> bool {

@@ -94,7 +94,7 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                         span,
                         Code::CrossNamespaceTarget,
                         format!(
-                            "no ReferenceGrant in namespace `{namespace}` lets {}s from `{policy_ns}` target it; add one to `{namespace}`",
+                            "no ReferenceGrant in namespace `{namespace}` lets `{}` policies from `{policy_ns}` target it; add one to `{namespace}`",
                             kind.gk
                         ),
                     )]

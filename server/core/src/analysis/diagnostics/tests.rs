@@ -136,6 +136,27 @@ spec:
 }
 
 #[test]
+fn a_missing_gateway_class_is_named_without_a_namespace() {
+    // GatewayClass is cluster-scoped: the reference reads `GatewayClass/egg`, not
+    // `GatewayClass/infra/egg` (Envoy Gateway EnvoyPatchPolicy may target a GatewayClass,
+    // api/v1alpha1/envoypatchpolicy_types.go).
+    let policy = r#"//- policy.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyPatchPolicy
+metadata:
+  name: patch
+  namespace: infra
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: GatewayClass, name: $0egg$0}
+  type: JSONPatch
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, policy]),
+        r#"policy.yaml "egg" error[target-not-found] GatewayClass/egg does not exist; did you mean `eg`?"#,
+    );
+}
+
+#[test]
 fn section_not_found_lists_the_sections() {
     let policy = r#"//- policy.yaml
 apiVersion: gateway.networking.k8s.io/v1
@@ -199,6 +220,31 @@ spec:
     check(
         &fixture(&[GATEWAY, SHOP, policy]),
         r#"policy.yaml "shop" error[cross-namespace-target] BackendTLSPolicy can only target objects in its own namespace `infra`; remove `namespace` or move the policy"#,
+    );
+}
+
+#[test]
+fn cross_namespace_target_without_a_grant_names_the_kind_once() {
+    // Flomesh FSM policies name targets in other namespaces (flomesh-io/fsm,
+    // docs/tests/gateway-api/README.md: a targetRef with `namespace`); without a
+    // ReferenceGrant there, the message names the kind in §2.1 form, never a made-up plural
+    // of its group ("gateway.flomesh.ios").
+    let policy = r#"//- policy.yaml
+apiVersion: gateway.flomesh.io/v1alpha1
+kind: RateLimitPolicy
+metadata:
+  name: cross
+  namespace: infra
+spec:
+  targetRef:
+    group: gateway.networking.k8s.io
+    kind: HTTPRoute
+    name: store
+    namespace: $0shop$0
+"#;
+    check(
+        &fixture(&[GATEWAY, SHOP, policy]),
+        r#"policy.yaml "shop" error[cross-namespace-target] no ReferenceGrant in namespace `shop` lets `RateLimitPolicy.gateway.flomesh.io` policies from `infra` target it; add one to `shop`"#,
     );
 }
 
@@ -497,11 +543,12 @@ fn a_file_with_an_error_on_every_line_lists_200_and_one_counting_the_rest() {
     let got = rendered(&snap, "errors.yaml");
     assert_eq!(got.len(), 201);
     // One error per broken document, at its first error, no cascade.
-    assert_eq!(got[0], "1:0 error[yaml-syntax] while parsing a flow sequence, expected ',' or ']'");
-    assert_eq!(got[199], "399:0 error[yaml-syntax] while parsing a flow sequence, expected ',' or ']'");
+    // At the end of the unclosed line, not on the `---` after it.
+    assert_eq!(got[0], "0:15 error[yaml-syntax] an unclosed `[`: expected `,` or `]`");
+    assert_eq!(got[199], "398:17 error[yaml-syntax] an unclosed `[`: expected `,` or `]`");
     assert_eq!(
         got[200],
-        "401:0 error[too-many-problems] and 24800 more problems in this file, not listed (only the first 200 are): 24800 yaml-syntax"
+        "400:17 error[too-many-problems] and 24800 more problems in this file, not listed (only the first 200 are): 24800 yaml-syntax"
     );
     // The keystroke path caps the same way.
     let base = snap.clone();

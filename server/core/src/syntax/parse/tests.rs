@@ -81,7 +81,10 @@ fn broken_middle_document_does_not_hide_the_others() {
     assert_eq!(at(root(&f, 2), &["kind"]).as_str(), Some("HTTPRoute"));
 
     let err = d1.error.as_ref().expect("middle document is broken");
-    assert_eq!(err.message, "mapping values are not allowed in this context");
+    assert_eq!(
+        err.message,
+        "a `:` where a plain value was expected (quote the value, or start the mapping on a new line)"
+    );
     assert_eq!(lc(text, err.span.start), (8, 11));
     assert!(err.span.is_empty());
     // Everything before the break, and (after recovery) after it.
@@ -137,8 +140,9 @@ fn unclosed_flow_keeps_every_key_before_the_break() {
     let text = "spec:\n  targetRefs: [{kind: Gateway, name: \n";
     let f = parse_file(text);
     let err = f.documents[0].error.as_ref().expect("error");
-    assert_eq!(err.message, "while parsing a node, did not find expected node content");
-    assert_eq!(lc(text, err.span.start), (2, 0));
+    assert_eq!(err.message, "a value is missing or unfinished (an unclosed `[`, `{` or quote?)");
+    // At the end of what was written, not on the line after the final newline.
+    assert_eq!(lc(text, err.span.start), (1, 36));
     let refs = at(root(&f, 0), &["spec", "targetRefs"]);
     assert_eq!(lc(text, refs.span.start), (1, 14));
     let r = item(refs, 0);
@@ -167,7 +171,7 @@ fn key_being_typed_does_not_hide_the_keys_after_it() {
     let text = "spec:\n  targetRefs:\n  - kind: Gateway\n    nam\n  other: 1\n";
     let f = parse_file(text);
     let err = f.documents[0].error.as_ref().expect("error");
-    assert_eq!(err.message, "simple key expect ':'");
+    assert_eq!(err.message, "a key without `:` after it (write `key: value`)");
     assert_eq!(lc(text, err.span.start), (4, 2));
     let r = root(&f, 0);
     assert_eq!(at(item(at(r, &["spec", "targetRefs"]), 0), &["kind"]).as_str(), Some("Gateway"));
@@ -180,7 +184,7 @@ fn bad_indentation_reports_once_and_recovers_later_keys() {
     let text = "a:\n  b: 1\n c: 2\nd: 3\n";
     let f = parse_file(text);
     let err = f.documents[0].error.as_ref().expect("error");
-    assert_eq!(err.message, "while parsing a block mapping, did not find expected key");
+    assert_eq!(err.message, "bad indentation: this line does not line up with the keys around it");
     assert_eq!(lc(text, err.span.start), (2, 1));
     let r = root(&f, 0);
     assert_eq!(at(r, &["a", "b"]).as_str(), Some("1"));
@@ -194,7 +198,7 @@ fn unterminated_quote_keeps_the_keys_before_it() {
     let text = "kind: Gateway\nspec:\n  listeners:\n  - name: \"http\n";
     let f = parse_file(text);
     let err = f.documents[0].error.as_ref().expect("error");
-    assert_eq!(err.message, "while scanning a quoted scalar, found unexpected end of stream");
+    assert_eq!(err.message, "an unclosed quote");
     assert_eq!(lc(text, err.span.start), (3, 10));
     let r = root(&f, 0);
     assert_eq!(at(r, &["kind"]).as_str(), Some("Gateway"));
@@ -494,7 +498,10 @@ fn templated_files_still_report_errors_on_plain_lines() {
     let text = "kind: {{ .K }}\nmetadata:\n  name: a: b\n";
     let f = parse_file(text);
     let err = f.documents[0].error.as_ref().expect("error");
-    assert_eq!(err.message, "mapping values are not allowed in this context");
+    assert_eq!(
+        err.message,
+        "a `:` where a plain value was expected (quote the value, or start the mapping on a new line)"
+    );
     assert_eq!(lc(text, err.span.start), (2, 9));
     // An action still being typed ends at its line's end.
     let text = "a: {{ .x\nb: 1\n";
