@@ -55,18 +55,23 @@ fn render(r: &StatusReport, st: Style) -> String {
                 Some(Enforcement::Overridden) => "Overridden",
                 None => "-",
             };
-            let affects = if p.accepted.status { format!("affects {}", p.affects.len()) } else { String::new() };
+            let affects = if p.accepted.status { p.affects.len().to_string() } else { String::new() };
             let at = format!("{}:{}", p.file, p.range.start.line + 1);
             [p.policy.clone(), at, accepted, enforcement.to_owned(), affects]
         })
         .collect();
+    let header = ["POLICY", "DEFINED AT", "ACCEPTED", "ENFORCEMENT", "AFFECTS"].map(str::to_owned);
     let mut widths = [0usize; 5];
-    for row in &rows {
+    for row in std::iter::once(&header).chain(&rows) {
         for (w, c) in widths.iter_mut().zip(row) {
             *w = (*w).max(c.chars().count());
         }
     }
     let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w.saturating_sub(s.chars().count())));
+    if !rows.is_empty() {
+        let cells: Vec<String> = header.iter().zip(widths).map(|(h, w)| pad(h, w)).collect();
+        let _ = writeln!(out, "{}", st.dim(cells.join("  ").trim_end()));
+    }
     for (p, row) in r.policies.iter().zip(&rows) {
         let accepted = if p.accepted.status {
             st.severity("information", &pad(&row[2], widths[2]))
@@ -97,8 +102,8 @@ fn render(r: &StatusReport, st: Style) -> String {
     };
     let _ = writeln!(
         out,
-        "\n{} policies: {} enforced, {} partially enforced, {} overridden, {} not accepted",
-        r.policies.len(),
+        "\n{}: {} enforced, {} partially enforced, {} overridden, {} not accepted",
+        if r.policies.len() == 1 { "1 policy".to_owned() } else { format!("{} policies", r.policies.len()) },
         count(&|p| p.enforcement == Some(Enforcement::Enforced)),
         count(&|p| p.enforcement == Some(Enforcement::PartiallyEnforced)),
         count(&|p| p.enforcement == Some(Enforcement::Overridden)),

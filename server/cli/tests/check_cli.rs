@@ -189,3 +189,30 @@ fn hostile_files_get_few_clear_diagnostics_in_check_too() {
         &human[human.len().saturating_sub(2000)..]
     );
 }
+
+/// Compares with `tests/expected/NAME` as text; `UPDATE_EXPECT=1` rewrites the file.
+fn expect_text(name: &str, got: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected").join(name);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, got).expect("write expected");
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(got, want, "{} differs; rerun with UPDATE_EXPECT=1 and review the diff", path.display());
+}
+
+#[test]
+fn status_is_a_table_and_every_policy_not_accepted_says_why() {
+    let (code, out, err) = run(&["status", "fixtures/demo"]);
+    assert_eq!(code, 0, "{err}");
+    expect_text("demo-status.txt", &out);
+    // The same words as the JSON's `accepted.message`, row by row.
+    let (_, json, _) = run(&["status", "--format", "json", "fixtures/demo"]);
+    let v: Value = serde_json::from_str(&json).expect("json output");
+    for p in v["policies"].as_array().into_iter().flatten() {
+        if p["accepted"]["status"] == Value::Bool(false) {
+            let why = p["accepted"]["message"].as_str().expect("a reason in words");
+            assert!(out.contains(&format!("    why: {why}\n")), "{why}");
+        }
+    }
+}
