@@ -1,6 +1,7 @@
 //! YAML text → documents of span-carrying nodes. Parsing never fails: it returns what it could
 //! build plus errors.
 
+mod json;
 mod line_index;
 mod node;
 mod packed;

@@ -60,7 +60,24 @@ pub fn parse_document_at(text: &str, offset: u32) -> Document {
 
 /// Splits `text` into documents and parses those `pick` keeps, handing each to `each`;
 /// returns whether the text is templated.
-fn parse_pieces(text: &str, pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>, mut each: impl FnMut(u32, Document)) -> bool {
+/// [`parse_file`] through the YAML parser alone (tests compare the JSON path with it).
+#[cfg(test)]
+pub(crate) fn parse_file_as_yaml(text: &str) -> ParsedFile {
+    let mut documents = Vec::new();
+    let templated = parse_pieces_with(text, false, |pieces| pieces, |_, d| documents.push(d));
+    ParsedFile { documents, templated }
+}
+
+fn parse_pieces(text: &str, pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>, each: impl FnMut(u32, Document)) -> bool {
+    parse_pieces_with(text, true, pick, each)
+}
+
+fn parse_pieces_with(
+    text: &str,
+    json: bool,
+    pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>,
+    mut each: impl FnMut(u32, Document),
+) -> bool {
     if text.len() >= u32::MAX as usize {
         // Spans are u32 offsets; such a file is not a Kubernetes manifest anyway.
         let error = SyntaxError { span: Span::new(0, 0), message: "file too large to parse (4 GiB or more)".into() };
@@ -70,6 +87,17 @@ fn parse_pieces(text: &str, pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>, mut eac
     // The byte-order mark is not content; the parser never sees it.
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let templated = text.contains("{{");
+    // A live cluster's objects are JSON texts: read directly, many times faster than the YAML
+    // scanner reads flow collections (same tree; see `json.rs`).
+    if json
+        && bom == 0
+        && !templated
+        && text.trim_start().starts_with('{')
+        && let Some(doc) = super::json::document(text)
+    {
+        each(0, doc);
+        return false;
+    }
     let prepared = templated.then(|| template::prepare(text, bom));
     let (src, placeholders) = match &prepared {
         Some(p) => (p.text.as_str(), p.placeholders.as_slice()),
