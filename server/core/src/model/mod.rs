@@ -88,6 +88,9 @@ pub struct GatewayClass {
 pub struct Gateway {
     pub class_name: Option<Spanned<Str>>,
     pub listeners: Vec<Listener>,
+    /// `spec.allowedListeners.namespaces.from`: which ListenerSets may attach (`None`, the
+    /// default, admits none).
+    pub allowed_listeners: FromNamespaces,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -115,6 +118,8 @@ pub enum FromNamespaces {
     Same,
     All,
     Selector(LabelSelector),
+    /// Admits nothing (the default of a Gateway's `allowedListeners`).
+    None,
     /// A value the API does not define; admits nothing.
     Unknown(String),
 }

@@ -31,10 +31,15 @@ pub(super) fn build(world: &World) -> Topology {
             }
             Body::ListenerSet(ls) => {
                 let res = attach::resolve_listener_set_parent(world, id, ls);
-                if let ParentResolution::Attached { parent, .. } = &res {
-                    let (p, c) = (b.t.object_node(*parent), b.t.object_node(id));
-                    b.edge(p, c);
-                    b.referrer(*parent, id);
+                match &res {
+                    ParentResolution::Attached { parent, .. } => {
+                        let (p, c) = (b.t.object_node(*parent), b.t.object_node(id));
+                        b.edge(p, c);
+                        b.referrer(*parent, id);
+                    }
+                    // Refused by the Gateway's allowedListeners: not attached, still a referrer.
+                    ParentResolution::Refused { parent, .. } => b.referrer(*parent, id),
+                    _ => {}
                 }
                 b.t.listener_set_parents.insert(id, res);
             }

@@ -151,7 +151,7 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
                     FromNamespaces::Same => ns == policy_ns,
                     FromNamespaces::All => true,
                     FromNamespaces::Selector(sel) => sel.matches(&world.namespace_labels(ns)),
-                    FromNamespaces::Unknown(_) => false,
+                    FromNamespaces::None | FromNamespaces::Unknown(_) => false,
                 };
                 // Selecting into another namespace needs a ReferenceGrant there, as a targetRef does.
                 let granted = || {

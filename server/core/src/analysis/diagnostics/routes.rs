@@ -124,21 +124,36 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
         }
     }
     for (&lid, res) in &t.listener_set_parents {
-        if let ParentResolution::NotFound { suggestion } = res {
-            let Body::ListenerSet(ls) = &world.object(lid).body else { continue };
-            let Some(p) = &ls.parent_ref else { continue };
-            let span = p.name.as_ref().map_or(p.span, |n| n.span);
-            let name = p.name.as_ref().map_or("", |n| n.value.as_str());
-            let mut msg = format!("Gateway `{name}` does not exist");
-            if let Some(s) = suggestion {
-                msg.push_str(&format!("; did you mean `{s}`?"));
+        let Body::ListenerSet(ls) = &world.object(lid).body else { continue };
+        let Some(p) = &ls.parent_ref else { continue };
+        let span = p.name.as_ref().map_or(p.span, |n| n.span);
+        let file = &world.file_of(lid).path;
+        let d = match res {
+            ParentResolution::NotFound { suggestion } => {
+                let name = p.name.as_ref().map_or("", |n| n.value.as_str());
+                let mut msg = format!("Gateway `{name}` does not exist");
+                if let Some(s) = suggestion {
+                    msg.push_str(&format!("; did you mean `{s}`?"));
+                }
+                Diagnostic::new(file, span, Code::ParentNotFound, msg).fix(suggestion.clone())
             }
-            out.push(
-                Diagnostic::new(&world.file_of(lid).path, span, Code::ParentNotFound, msg)
-                    .fix(suggestion.clone())
-                    .object(world, lid),
-            );
-        }
+            // The ListenerSet counterpart of a listener refusing a route (both are the
+            // parent's `*.namespaces.from` saying no; upstream reason `NotAllowed`).
+            ParentResolution::Refused { parent, reasons } => {
+                let msg = format!(
+                    "{} does not admit this ListenerSet: {}; its listeners and their routes are not attached",
+                    world.key(*parent),
+                    reasons.join("; ")
+                );
+                Diagnostic::new(file, span, Code::RouteNotAllowed, msg).related(
+                    &world.file_of(*parent).path,
+                    world.object(*parent).name.span,
+                    "the Gateway",
+                )
+            }
+            _ => continue,
+        };
+        out.push(d.object(world, lid));
     }
 }
 

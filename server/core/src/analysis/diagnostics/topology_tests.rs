@@ -1,0 +1,149 @@
+//! Topology as the implementations define it (issue "Policy kinds as their implementations
+//! define them"): mesh parentRefs to Service ports, ListenerSets and their Gateway's
+//! `allowedListeners`, policies attached by ExtensionRef filters, route delegation. Each test
+//! pins the attachment (the root-to-node paths) and the diagnostics users see.
+
+use super::tests::check;
+use crate::analysis::fixture;
+use crate::model::ObjectKey;
+use crate::topology::PathLimit;
+
+/// Every root-to-`target` path of the fixture's world, as `a > b > c` lines (sorted).
+fn paths(fixture: &str, target: &str) -> Vec<String> {
+    let mut f = fixture::parse(&fixture.replace("$0", ""));
+    let snap = f.workspace.snapshot();
+    let world = snap.world();
+    let t = &world.topology;
+    let Some(key) = ObjectKey::parse(target, crate::model::is_core_kind) else { panic!("bad key {target}") };
+    let Some(node) = t.find(world, &key) else { return Vec::new() };
+    let (paths, _) = t.paths_to(world, node, PathLimit::default());
+    let mut out: Vec<String> = paths
+        .iter()
+        .map(|p| p.iter().map(|&n| t.node_key(world, n).to_string()).collect::<Vec<_>>().join(" > "))
+        .collect();
+    out.sort();
+    out
+}
+
+/// gateway-api v1 (commit 4564255a) `conformance/tests/listenerset-allowed-namespace-*.yaml`
+/// and apis/v1 `AllowedListeners`: a Gateway admits no ListenerSet unless
+/// `allowedListeners.namespaces.from` says so (None by default; Same, All, Selector); a refused
+/// ListenerSet is `Accepted: False, reason: NotAllowed` and its listeners carry no routes.
+const LISTENER_SETS: &str = r#"//- infra.yaml
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: team-a
+  labels: {listeners: "yes"}
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: team-b
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: closed, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: same, namespace: infra}
+spec:
+  gatewayClassName: eg
+  allowedListeners:
+    namespaces: {from: Same}
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: selected, namespace: infra}
+spec:
+  gatewayClassName: eg
+  allowedListeners:
+    namespaces:
+      from: Selector
+      selector:
+        matchLabels: {listeners: "yes"}
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+//- sets.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: ls-closed, namespace: infra}
+spec:
+  parentRef: {name: $0closed$0}
+  listeners: [{name: extra, port: 8080, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: ls-same, namespace: infra}
+spec:
+  parentRef: {name: same}
+  listeners: [{name: extra, port: 8080, protocol: HTTP}]
+---
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XListenerSet
+metadata: {name: ls-other, namespace: team-a}
+spec:
+  parentRef: {name: $0same$0, namespace: infra, kind: Gateway, group: gateway.networking.k8s.io}
+  listeners: [{name: extra, port: 8081, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: ls-a, namespace: team-a}
+spec:
+  parentRef: {name: selected, namespace: infra}
+  listeners: [{name: extra, port: 8082, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: ls-b, namespace: team-b}
+spec:
+  parentRef: {name: $0selected$0, namespace: infra}
+  listeners: [{name: extra, port: 8083, protocol: HTTP}]
+//- routes.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r-closed, namespace: infra}
+spec:
+  parentRefs: [{kind: ListenerSet, name: ls-closed}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r-same, namespace: infra}
+spec:
+  parentRefs: [{kind: ListenerSet, name: ls-same}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r-a, namespace: team-a}
+spec:
+  parentRefs: [{kind: ListenerSet, name: ls-a}]
+"#;
+
+#[test]
+fn a_gateway_admits_listener_sets_only_as_its_allowed_listeners_say() {
+    check(
+        LISTENER_SETS,
+        r#"
+sets.yaml "closed" warning[route-not-allowed] Gateway/infra/closed does not admit this ListenerSet: Gateway/infra/closed admits no ListenerSets (allowedListeners.namespaces.from: None); its listeners and their routes are not attached
+sets.yaml "same" warning[route-not-allowed] Gateway/infra/same does not admit this ListenerSet: Gateway/infra/same only admits ListenerSets from its own namespace `infra` (allowedListeners.namespaces.from: Same), and this ListenerSet is in `team-a`; its listeners and their routes are not attached
+sets.yaml "selected" warning[route-not-allowed] Gateway/infra/selected does not admit this ListenerSet: Gateway/infra/selected only admits ListenerSets from namespaces selected by {listeners=yes}, and Namespace `team-b` does not match; its listeners and their routes are not attached
+"#,
+    );
+    // Admitted ListenerSets hang below their Gateway; a refused one is a root of its own.
+    assert_eq!(
+        paths(LISTENER_SETS, "HTTPRoute/infra/r-same"),
+        ["Gateway/infra/same > ListenerSet/infra/ls-same > ListenerSet/infra/ls-same#extra > HTTPRoute/infra/r-same"]
+    );
+    assert_eq!(
+        paths(LISTENER_SETS, "HTTPRoute/team-a/r-a"),
+        ["Gateway/infra/selected > ListenerSet/team-a/ls-a > ListenerSet/team-a/ls-a#extra > HTTPRoute/team-a/r-a"]
+    );
+    assert_eq!(
+        paths(LISTENER_SETS, "HTTPRoute/infra/r-closed"),
+        ["ListenerSet/infra/ls-closed > ListenerSet/infra/ls-closed#extra > HTTPRoute/infra/r-closed"]
+    );
+}
