@@ -43,7 +43,7 @@ pub(super) fn resolve_parent(
         return ParentResolution::NotFound { suggestion };
     };
     if is_mesh {
-        return ParentResolution::Attached { parent, nodes: vec![t.object_node(parent)] };
+        return super::mesh::resolve_service_parent(world, t, parent, p);
     }
     let listeners: &[Listener] = match &world.object(parent).body {
         Body::Gateway(g) => &g.listeners,

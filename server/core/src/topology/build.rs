@@ -60,6 +60,7 @@ pub(super) fn build(world: &World) -> Topology {
                 match p {
                     ParentResolution::Attached { parent, .. }
                     | ParentResolution::SectionNotFound { parent, .. }
+                    | ParentResolution::PortNotFound { parent, .. }
                     | ParentResolution::Refused { parent, .. } => b.referrer(*parent, id),
                     ParentResolution::NotFound { .. } | ParentResolution::Unchecked => {}
                 }

@@ -11,6 +11,7 @@ mod attach;
 mod backends;
 mod build;
 mod hostnames;
+mod mesh;
 mod paths;
 mod query;
 mod route_refs;
@@ -54,8 +55,12 @@ pub enum ParentResolution {
     Attached { parent: ObjId, nodes: Vec<NodeId> },
     /// No such Gateway/ListenerSet/Service.
     NotFound { suggestion: Option<String> },
-    /// The parent exists but has no listener named `sectionName` (or none on `port`).
+    /// The parent exists but has no listener (Service port) named `sectionName`; `available`
+    /// lists the names it has.
     SectionNotFound { parent: ObjId, available: Vec<String> },
+    /// A parent Service has no port `port` (among the ports named `sectionName`, when set);
+    /// `available` lists those ports' numbers.
+    PortNotFound { parent: ObjId, available: Vec<i64> },
     /// Every candidate listener refused the route; one reason per listener.
     Refused { parent: ObjId, reasons: Vec<String> },
     /// Templated or of a kind policylens does not model.

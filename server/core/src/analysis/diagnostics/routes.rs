@@ -51,15 +51,31 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                     let section = p.section_name.as_ref().map_or("", |s| s.value.as_str());
                     let suggestion =
                         crate::suggest::closest(section, available.iter().map(String::as_str)).map(str::to_owned);
-                    let mut msg = format!("{} has no listener `{section}`", world.key(*parent));
+                    let noun = section_noun(world.object(*parent).kind());
+                    let mut msg = format!("{} has no {noun} `{section}`", world.key(*parent));
                     if let Some(s) = &suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
                     }
-                    msg.push_str(&format!(" (listeners: {})", list(available)));
+                    msg.push_str(&format!(" ({noun}s: {})", list(available)));
                     let pf = &world.file_of(*parent).path;
                     Diagnostic::new(file, span, Code::ParentNotFound, msg)
                         .related(pf, world.object(*parent).name.span, "the parent")
                         .fix(suggestion)
+                }
+                ParentResolution::PortNotFound { parent, available } => {
+                    let span = p.port.as_ref().map_or(name_span, |n| n.span);
+                    let port = p.port.as_ref().map_or(0, |n| n.value);
+                    let ports: Vec<String> = available.iter().map(i64::to_string).collect();
+                    let msg = match &p.section_name {
+                        Some(s) if !ports.is_empty() => {
+                            format!("port `{}` of {} is {}, not {port}", s.value, world.key(*parent), list(&ports))
+                        }
+                        _ => format!("{} has no port {port} (ports: {})", world.key(*parent), list(&ports)),
+                    };
+                    let fix = (available.len() == 1).then(|| available[0].to_string());
+                    Diagnostic::new(file, span, Code::ParentNotFound, msg)
+                        .related(&world.file_of(*parent).path, world.object(*parent).name.span, "the parent")
+                        .fix(fix)
                 }
                 ParentResolution::Refused { parent, reasons } => {
                     let msg = format!("{} does not admit this route: {}", world.key(*parent), reasons.join("; "));

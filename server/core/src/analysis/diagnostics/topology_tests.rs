@@ -147,3 +147,93 @@ sets.yaml "selected" warning[route-not-allowed] Gateway/infra/selected does not 
         ["ListenerSet/infra/ls-closed > ListenerSet/infra/ls-closed#extra > HTTPRoute/infra/r-closed"]
     );
 }
+
+/// gateway-api apis/v1 `shared_types.go` `ParentReference` (commit 4564255a; GEP-1426): with a
+/// Service parent, `sectionName` is a port name and `port` a port number; with both set, one
+/// port must match both. A route naming a port the Service lacks is not attached to it.
+const MESH: &str = r#"//- svc.yaml
+apiVersion: v1
+kind: Service
+metadata: {name: reviews, namespace: app}
+spec:
+  ports:
+  - {name: http, port: 9080}
+  - {name: grpc, port: 9090}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ratings, namespace: app}
+spec:
+  ports:
+  - port: 9080
+//- routes.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: whole, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: reviews}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: by-name, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: reviews, sectionName: http}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: by-port, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: reviews, port: 9090}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: both, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: reviews, sectionName: http, port: 9080}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: unnamed-port, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: ratings, port: 9080}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: bad-name, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: reviews, sectionName: $0htp$0}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: bad-port, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: reviews, port: $08080$0}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: mismatch, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: reviews, sectionName: http, port: $09090$0}]
+"#;
+
+#[test]
+fn a_mesh_route_attaches_below_the_service_port_its_parent_ref_names() {
+    check(
+        MESH,
+        r#"
+routes.yaml "htp" error[parent-not-found] Service/app/reviews has no port `htp`; did you mean `http`? (ports: `http`, `grpc`)
+routes.yaml "8080" error[parent-not-found] Service/app/reviews has no port 8080 (ports: `9080`, `9090`)
+routes.yaml "9090" error[parent-not-found] port `http` of Service/app/reviews is `9080`, not 9090
+"#,
+    );
+    let p = |t: &str| paths(MESH, t);
+    assert_eq!(p("HTTPRoute/app/whole"), ["Service/app/reviews > HTTPRoute/app/whole"]);
+    assert_eq!(p("HTTPRoute/app/by-name"), ["Service/app/reviews > Service/app/reviews#http > HTTPRoute/app/by-name"]);
+    assert_eq!(p("GRPCRoute/app/by-port"), ["Service/app/reviews > Service/app/reviews#grpc > GRPCRoute/app/by-port"]);
+    assert_eq!(p("HTTPRoute/app/both"), ["Service/app/reviews > Service/app/reviews#http > HTTPRoute/app/both"]);
+    assert_eq!(p("HTTPRoute/app/unnamed-port"), ["Service/app/ratings > HTTPRoute/app/unnamed-port"]);
+    // Not attached: each is a root of its own.
+    for r in ["bad-name", "bad-port", "mismatch"] {
+        assert_eq!(p(&format!("HTTPRoute/app/{r}")), [format!("HTTPRoute/app/{r}")]);
+    }
+}
