@@ -180,6 +180,14 @@ pub(crate) fn sites(world: &Linked, owner: ObjId) -> Vec<RefSite<'_>> {
                             s.object = *target;
                             s.problem = Some("not permitted: no ReferenceGrant admits it".into());
                         }
+                        BackendResolution::Delegated { children } => {
+                            // One child named: the ref points at it.
+                            if let [child] = children.as_slice()
+                                && b.name.as_ref().is_some_and(|n| n.value != "*")
+                            {
+                                s.object = Some(*child);
+                            }
+                        }
                         BackendResolution::Unchecked => {}
                     }
                     out.push(s);

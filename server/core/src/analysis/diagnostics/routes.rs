@@ -14,7 +14,8 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
         let parents = t.parent_refs(rid);
         let file = &world.file_of(rid).path;
         let o = world.object(rid);
-        if route.parent_refs.is_empty() && !o.templated {
+        // A delegated child route takes its requests from its parent route.
+        if route.parent_refs.is_empty() && !o.templated && !t.is_delegated(rid) {
             out.push(
                 Diagnostic::new(
                     file,
@@ -98,9 +99,16 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                 let name = b.name.as_ref().map_or("", |n| n.value.as_str());
                 let ns = b.namespace.as_ref().map_or(route_ns, |n| n.value.as_str());
                 let d = match res {
-                    BackendResolution::Found { .. } | BackendResolution::Unchecked => continue,
+                    BackendResolution::Found { .. }
+                    | BackendResolution::Unchecked
+                    | BackendResolution::Delegated { .. } => continue,
                     BackendResolution::NotFound { suggestion } => {
-                        let mut msg = format!("Service/{ns}/{name} does not exist");
+                        let kind = b.kind.as_ref().map_or("Service", |k| k.value.as_str());
+                        let mut msg = format!("{kind}/{ns}/{name} does not exist");
+                        if kind == "HTTPRoute" {
+                            // kgateway route delegation (docs "Automatic route replacement").
+                            msg.push_str(": requests this rule delegates get an HTTP 500");
+                        }
                         if let Some(s) = suggestion {
                             msg.push_str(&format!("; did you mean `{s}`?"));
                         }
@@ -139,6 +147,7 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    extension_refs(world, out);
     for (&lid, res) in &t.listener_set_parents {
         let Body::ListenerSet(ls) = &world.object(lid).body else { continue };
         let Some(p) = &ls.parent_ref else { continue };
@@ -222,6 +231,36 @@ fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
             Diagnostic::new(&world.file_of(id).path, class.span, Code::GatewayClassNotFound, msg)
                 .object(world, id)
                 .fix(suggestion),
+        );
+    }
+}
+
+/// `target-not-found` on an ExtensionRef filter naming a policy (of a kind that attaches this
+/// way) that does not exist. Gateway API (HTTPRoute filters): a filter that does not resolve is
+/// never skipped; the requests it would have handled get an HTTP error.
+fn extension_refs(world: &Linked, out: &mut Vec<Diagnostic>) {
+    for e in world.topology.extension_refs().iter().filter(|e| e.policy.is_none()) {
+        let Body::Route(route) = &world.object(e.route).body else { continue };
+        let Some(r) = route.rules.get(e.rule as usize).and_then(|rule| rule.extension_refs.get(e.filter as usize))
+        else {
+            continue;
+        };
+        let (Some(group), Some(kind), Some(name)) = (&r.group, &r.kind, &r.name) else { continue };
+        let gk = GroupKind::new(crate::model::normalize_group(&group.value), &kind.value);
+        let ns = world.namespace_of(e.route).unwrap_or("");
+        let names = world.objects_in(&gk, ns).iter().map(|&o| world.object(o).name.value.as_str());
+        let suggestion = crate::suggest::closest(&name.value, names).map(str::to_owned);
+        let mut msg = format!(
+            "{gk}/{ns}/{} does not exist: requests this rule handles get an HTTP error (an ExtensionRef filter that does not resolve is never skipped)",
+            name.value
+        );
+        if let Some(s) = &suggestion {
+            msg.push_str(&format!("; did you mean `{s}`?"));
+        }
+        out.push(
+            Diagnostic::new(&world.file_of(e.route).path, name.span, Code::TargetNotFound, msg)
+                .fix(suggestion)
+                .object(world, e.route),
         );
     }
 }

@@ -237,3 +237,114 @@ routes.yaml "9090" error[parent-not-found] port `http` of Service/app/reviews is
         assert_eq!(p(&format!("HTTPRoute/app/{r}")), [format!("HTTPRoute/app/{r}")]);
     }
 }
+
+/// kgateway route delegation, as kgateway-dev/kgateway.dev documents it (commit 85cd0fc8,
+/// `assets/kgw-docs/pages/traffic-management/route-delegation/basic.md`, `label.md`,
+/// `multi-parent.md`, `overview.md`): a parent rule's backendRef to HTTPRoutes (`*` for a
+/// namespace's, or `delegation.kgateway.dev/label`) puts the children below it, across
+/// namespaces without a ReferenceGrant; a child with parentRefs only takes requests from the
+/// routes they name; a missing named child answers with a 500.
+const DELEGATION: &str = r#"//- parent.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: http, namespace: kgateway-system}
+spec:
+  gatewayClassName: kgateway
+  listeners:
+  - name: http
+    port: 8080
+    protocol: HTTP
+    allowedRoutes: {namespaces: {from: All}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: parent, namespace: default}
+spec:
+  parentRefs: [{name: http, namespace: kgateway-system}]
+  rules:
+  - name: team1
+    matches: [{path: {type: PathPrefix, value: /anything/team1}}]
+    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: "*", namespace: team1}]
+  - name: team2
+    matches: [{path: {type: PathPrefix, value: /anything/team2}}]
+    backendRefs: [{group: delegation.kgateway.dev, kind: label, name: team2, namespace: team2}]
+  - name: gone
+    matches: [{path: {type: PathPrefix, value: /anything/gone}}]
+    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: $0child-gon$0, namespace: team1}]
+//- team1.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: child-gone, namespace: team1}
+spec:
+  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: other-parent, namespace: default}]
+  rules:
+  - backendRefs: [{name: httpbin, port: 8000}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: child-team1, namespace: team1}
+spec:
+  rules:
+  - backendRefs: [{name: httpbin, port: 8000}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: httpbin, namespace: team1}
+spec:
+  ports: [{name: http, port: 8000}]
+//- team2.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: child-team2
+  namespace: team2
+  labels: {delegation.kgateway.dev/label: team2}
+spec:
+  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: parent, namespace: default}]
+  rules:
+  - backendRefs: [{name: httpbin, port: 8000}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: $0unlabelled$0, namespace: team2}
+spec:
+  rules:
+  - backendRefs: [{name: httpbin, port: 8000}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: httpbin, namespace: team2}
+spec:
+  ports: [{name: http, port: 8000}]
+"#;
+
+#[test]
+fn a_delegating_route_puts_its_child_routes_below_the_rule() {
+    // No backend-not-permitted across namespaces, no route-without-parent for the children,
+    // and the one missing named child is a backend-not-found (the docs' 500).
+    check(
+        DELEGATION,
+        r#"
+parent.yaml "child-gon" warning[backend-not-found] HTTPRoute/team1/child-gon does not exist: requests this rule delegates get an HTTP 500; did you mean `child-gone`?
+team2.yaml "unlabelled" information[route-without-parent] HTTPRoute/team2/unlabelled has no parentRefs: it attaches to no Gateway and no policy reaches it through one
+"#,
+    );
+    let p = |t: &str| paths(DELEGATION, t);
+    let above = "Gateway/kgateway-system/http > Gateway/kgateway-system/http#http > HTTPRoute/default/parent";
+    assert_eq!(
+        p("Service/team1/httpbin"),
+        [
+            format!("{above} > HTTPRoute/default/parent#team1 > HTTPRoute/team1/child-team1 > Service/team1/httpbin"),
+            "HTTPRoute/team1/child-gone > Service/team1/httpbin".to_owned(),
+        ]
+    );
+    assert_eq!(
+        p("Service/team2/httpbin"),
+        [
+            format!("{above} > HTTPRoute/default/parent#team2 > HTTPRoute/team2/child-team2 > Service/team2/httpbin"),
+            "HTTPRoute/team2/unlabelled > Service/team2/httpbin".to_owned(),
+        ]
+    );
+    // Its parentRefs name another parent: `*` does not reach it.
+    assert_eq!(p("HTTPRoute/team1/child-gone"), ["HTTPRoute/team1/child-gone"]);
+}
