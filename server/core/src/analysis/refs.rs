@@ -180,6 +180,14 @@ pub(crate) fn sites(world: &Linked, owner: ObjId) -> Vec<RefSite<'_>> {
                             s.object = *target;
                             s.problem = Some("not permitted: no ReferenceGrant admits it".into());
                         }
+                        BackendResolution::Delegated { children } => {
+                            // One child named: the ref points at it.
+                            if let [child] = children.as_slice()
+                                && b.name.as_ref().is_some_and(|n| n.value != "*")
+                            {
+                                s.object = Some(*child);
+                            }
+                        }
                         BackendResolution::Unchecked => {}
                     }
                     out.push(s);
@@ -252,7 +260,14 @@ fn parent_site(world: &Linked, s: &mut RefSite<'_>, p: &RefFields, res: &ParentR
         ParentResolution::SectionNotFound { parent, available } => {
             s.object = Some(*parent);
             let section = p.section_name.as_ref().map_or("", |n| n.value.as_str());
-            s.problem = Some(format!("no listener `{section}` (listeners: {})", available.join(", ")));
+            let noun = crate::model::section_noun(world.object(*parent).kind());
+            s.problem = Some(format!("no {noun} `{section}` ({noun}s: {})", available.join(", ")));
+        }
+        ParentResolution::PortNotFound { parent, available } => {
+            s.object = Some(*parent);
+            let port = p.port.as_ref().map_or(0, |n| n.value);
+            let ports: Vec<String> = available.iter().map(i64::to_string).collect();
+            s.problem = Some(format!("no port {port} (ports: {})", ports.join(", ")));
         }
         ParentResolution::Refused { parent, reasons } => {
             s.object = Some(*parent);

@@ -124,6 +124,7 @@ impl Tpl {
         k.cross_namespace = self.cross_namespace;
         k.default_ref_group = self.default_group.map(str::to_owned);
         k.semantics = self.semantics;
+        k.extension_ref = crate::model::EXTENSION_REF_KINDS.contains(&(self.group, kind));
         // Built-in Inherited kinds spell their stanza and strategies out; start from the
         // GEP's single default rather than all four.
         k.stanza = Stanza::None;
@@ -149,6 +150,7 @@ impl B {
         self.0.target_optional = true;
         self
     }
+
     fn max(mut self, n: u32) -> B {
         self.0.max_refs = n;
         self
@@ -442,6 +444,7 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
     let gloo = Tpl::new("Gloo Gateway", "gateway.solo.io", MANY).default_group(GW);
     let listeners = "Gateway# gateway.networking.x-k8s.io/XListenerSet#";
     // GEP table: Direct/None; code: older first, later ones may add top-level fields.
+    // Also attached by an HTTPRoute rule's ExtensionRef filter, which beats targetRefs.
     v.push(gloo.direct("RouteOption", "HTTPRoute").semantics(Semantics::Gloo).effective("HTTPRoute").done());
     // GEP table: "Atomic defaults"; code: shallow merge, section-specific first (Custom).
     v.push(

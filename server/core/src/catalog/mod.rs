@@ -148,6 +148,9 @@ pub struct PolicyKind {
     /// The kind applies without a target (Istio's: a workload `selector`, else the whole
     /// namespace), so a policy with no targetRef is never "without target".
     pub target_optional: bool,
+    /// A route rule may attach a policy of the kind with an `ExtensionRef` filter naming it
+    /// (`model::EXTENSION_REF_KINDS`); such an attachment beats a targetRef one.
+    pub extension_ref: bool,
     /// Target kinds a reference may name without `name` (Kuma's `{kind: Mesh}`: the mesh the
     /// policy lives in).
     pub nameless_targets: Vec<String>,
@@ -203,6 +206,7 @@ impl PolicyKind {
             refs_exclusive: true,
             max_refs: DEFAULT_MAX_REFS,
             target_optional: false,
+            extension_ref: false,
             nameless_targets: Vec::new(),
             default_ref_group: None,
             stanza,

@@ -33,6 +33,7 @@ pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: Pa
     plans.sort_by_key(|p| p.kind.gk.to_string());
 
     let target_obj = shadow::target_object(world, target);
+    let target_is_route = is_route(world, target);
     let mut names: HashMap<NodeId, String> = HashMap::new();
     let mut kinds = Vec::with_capacity(plans.len());
     for plan in plans {
@@ -50,11 +51,13 @@ pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: Pa
         let mut contexts = Vec::with_capacity(paths.len());
         for path in &paths {
             // Below one of the kind's effective targets (a Service behind a route, for a route
-            // policy) the kind changes nothing.
+            // policy) the kind changes nothing. A route below a route is a delegated child
+            // (kgateway, Gloo): the parent's policies reach it, so routes above one don't count.
             let below_effective = !plan.is_direct()
                 && path.split_last().is_some_and(|(_, above)| {
                     above
                         .iter()
+                        .filter(|&&n| !(target_is_route && is_route(world, n)))
                         .any(|&n| *effective_nodes.entry(n).or_insert_with(|| is_effective(world, &plan.kind, n)))
                 });
             if below_effective {
@@ -121,4 +124,9 @@ fn context_body(world: &Linked, fold: &Fold, outs: &[Outcome]) -> Context {
         policies: fold.participants.iter().map(|p| world.key(p.policy).to_string()).collect(),
         lost,
     }
+}
+
+/// Whether node `n` is a route or one of its rules.
+fn is_route(world: &Linked, n: NodeId) -> bool {
+    world.topology.node_object(n).is_some_and(|o| matches!(world.object(o).body, crate::model::Body::Route(_)))
 }

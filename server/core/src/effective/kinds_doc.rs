@@ -23,6 +23,10 @@ fn verified_by(group: &str, kind: &str) -> &'static str {
         ("kuadrant.io", "AuthPolicy" | "RateLimitPolicy") => {
             "`fixtures/conformance/kuadrant-merge-defaults-overrides`, `fixtures/demo`"
         }
+        ("gateway.solo.io", "RouteOption") => "`fixtures/conformance/gloo-kgateway-extensionref`",
+        ("gateway.kgateway.dev", "TrafficPolicy") => {
+            "`fixtures/conformance/gloo-kgateway-extensionref`, `fixtures/conformance/kgateway-route-delegation`"
+        }
         ("security.istio.io", "AuthorizationPolicy") => {
             "`repo_tests::kinds_as_their_implementations_define_them`, `hover::hover_on_a_policy_without_target_says_what_it_applies_to`"
         }
@@ -87,6 +91,9 @@ pub fn kinds_markdown() -> String {
         }
         if k.target_optional {
             refs.push("optional (selector or namespace-wide)".into());
+        }
+        if k.extension_ref {
+            refs.push("route rule ExtensionRef filter (first at its rule)".into());
         }
         let _ = writeln!(
             out,

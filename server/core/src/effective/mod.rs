@@ -195,8 +195,8 @@ impl EffectiveIndex {
                 plans.remove(gk);
                 continue;
             }
-            for list in plan.attached.values_mut() {
-                order::sort(world, list);
+            for (&node, list) in plan.attached.iter_mut() {
+                order::sort_ranked(world, list, |p| world.topology.is_extension_attached(node, p));
             }
             let plan = &plans[gk];
             let folder = Folder::new(world, plan, &specs, schema);

@@ -19,6 +19,9 @@ pub fn compare(world: &World, a: ObjId, b: ObjId) -> Ordering {
         .then_with(|| a.cmp(&b))
 }
 
-pub fn sort(world: &World, ids: &mut [ObjId]) {
-    ids.sort_by(|&a, &b| compare(world, a, b));
+/// Sorts the policies attached at one node by [`compare`], except that `first` marks the policies that
+/// attachment ranks above the rest whatever their age (an ExtensionRef filter's policy over
+/// targetRef ones: Gloo Gateway RouteOption, kgateway TrafficPolicy).
+pub fn sort_ranked(world: &World, ids: &mut [ObjId], first: impl Fn(ObjId) -> bool) {
+    ids.sort_by(|&a, &b| first(b).cmp(&first(a)).then_with(|| compare(world, a, b)));
 }

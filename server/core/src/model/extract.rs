@@ -95,7 +95,8 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
         (GATEWAY_GROUP, "ReferenceGrant") => Body::ReferenceGrant(Box::new(core_kinds::reference_grant(spec()))),
         (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(Box::new(core_kinds::crd(spec(), labels))),
         _ => {
-            let policy = policy::policy_fields(spec());
+            let by_filter = super::EXTENSION_REF_KINDS.contains(&(group, kind));
+            let policy = policy::policy_fields(spec(), by_filter);
             let reported = if policy.has_ref_fields() {
                 let own_ns = root.at(&["metadata", "namespace"]).and_then(Node::as_str);
                 policy::reported(root.get("status"), own_ns)

@@ -88,6 +88,9 @@ pub struct GatewayClass {
 pub struct Gateway {
     pub class_name: Option<Spanned<Str>>,
     pub listeners: Vec<Listener>,
+    /// `spec.allowedListeners.namespaces.from`: which ListenerSets may attach (`None`, the
+    /// default, admits none).
+    pub allowed_listeners: FromNamespaces,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -115,6 +118,8 @@ pub enum FromNamespaces {
     Same,
     All,
     Selector(LabelSelector),
+    /// Admits nothing (the default of a Gateway's `allowedListeners`).
+    None,
     /// A value the API does not define; admits nothing.
     Unknown(String),
 }
@@ -184,6 +189,9 @@ pub struct Rule {
     /// Only named rules are targetable (GEP-995).
     pub name: Option<Spanned<Str>>,
     pub backend_refs: Box<[BackendRef]>,
+    /// The `extensionRef` of each `filters[]` item of `type: ExtensionRef` (a local object
+    /// reference: group, kind, name), in order.
+    pub extension_refs: Box<[ExtensionRef]>,
     pub span: Span,
 }
 
@@ -212,6 +220,8 @@ pub type ParentRef = RefFields;
 pub type BackendRef = RefFields;
 /// A policy's `targetRef` or `targetRefs[]` item.
 pub type TargetRef = RefFields;
+/// A route rule filter's `extensionRef` (group, kind and name; always in the route's namespace).
+pub type ExtensionRef = RefFields;
 
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Service {
@@ -306,6 +316,12 @@ impl ReportedAncestor {
         self.conditions.iter().find(|c| c.type_ == "Accepted").map(|c| c.status == "True")
     }
 }
+
+/// Policy kinds a route rule may attach with an `ExtensionRef` filter naming them, so that they
+/// need no reference field (Gloo Gateway RouteOption, kgateway TrafficPolicy). The catalog's
+/// `extension_ref` flag comes from here: extraction keeps these kinds' specs without targetRefs.
+pub const EXTENSION_REF_KINDS: &[(&str, &str)] =
+    &[("gateway.solo.io", "RouteOption"), ("gateway.kgateway.dev", "TrafficPolicy")];
 
 /// The spec fields read as references (into [`PolicyFields`]), never as policy content.
 pub const REF_FIELDS: &[&str] = &["targetRef", "targetRefs", "targetSelectors"];

@@ -43,7 +43,7 @@ pub(super) fn resolve_parent(
         return ParentResolution::NotFound { suggestion };
     };
     if is_mesh {
-        return ParentResolution::Attached { parent, nodes: vec![t.object_node(parent)] };
+        return super::mesh::resolve_service_parent(world, t, parent, p);
     }
     let listeners: &[Listener] = match &world.object(parent).body {
         Body::Gateway(g) => &g.listeners,
@@ -91,37 +91,9 @@ pub(super) fn resolve_parent(
 pub(super) fn refusal(world: &World, l: &Listener, owner_ns: &str, route_id: ObjId, route: &Route) -> Option<String> {
     let route_ns = world.namespace_of(route_id).unwrap_or("");
     let lname = &l.name.value;
-    match &l.allowed_routes.namespaces {
-        FromNamespaces::All => {}
-        FromNamespaces::Same if route_ns == owner_ns => {}
-        FromNamespaces::Same => {
-            return Some(format!(
-                "listener `{lname}` only admits routes from its own namespace `{owner_ns}` (allowedRoutes.namespaces.from: Same), and this route is in `{route_ns}`"
-            ));
-        }
-        FromNamespaces::Selector(sel) => {
-            // A namespace whose Namespace object is not in the world has unknown labels: assume
-            // the selector admits it rather than report a refusal nobody can verify.
-            if world.has_namespace_object(route_ns) && !sel.matches(&world.namespace_labels(route_ns)) {
-                let want: Vec<String> = sel
-                    .match_labels
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .chain(
-                        sel.match_expressions
-                            .iter()
-                            .map(|e| format!("{} {} [{}]", e.key, e.operator, e.values.join(", "))),
-                    )
-                    .collect();
-                return Some(format!(
-                    "listener `{lname}` only admits routes from namespaces selected by {{{}}}, and Namespace `{route_ns}` does not match",
-                    want.join(", ")
-                ));
-            }
-        }
-        FromNamespaces::Unknown(v) => {
-            return Some(format!("listener `{lname}` has allowedRoutes.namespaces.from `{v}`, which admits nothing"));
-        }
+    let who = Admitter { who: &format!("listener `{lname}`"), field: "allowedRoutes", what: "route" };
+    if let Some(why) = namespace_refusal(world, &l.allowed_routes.namespaces, owner_ns, route_ns, &who) {
+        return Some(why);
     }
     let kind = route.kind.kind();
     let route_group = world.object(route_id).group();
@@ -161,6 +133,53 @@ pub(super) fn refusal(world: &World, l: &Listener, owner_ns: &str, route_id: Obj
     None
 }
 
+/// Who admits what, for refusal messages: `listener `http`` admits routes by `allowedRoutes`,
+/// a Gateway ListenerSets by `allowedListeners`.
+pub(super) struct Admitter<'a> {
+    pub who: &'a str,
+    pub field: &'a str,
+    pub what: &'a str,
+}
+
+/// Why `from` (of an object in `owner_ns`) refuses a child in `child_ns`, or `None` if it
+/// admits it. A namespace whose Namespace object is not in the world has unknown labels: a
+/// selector is assumed to admit it rather than report a refusal nobody can verify.
+pub(super) fn namespace_refusal(
+    world: &World,
+    from: &FromNamespaces,
+    owner_ns: &str,
+    child_ns: &str,
+    a: &Admitter<'_>,
+) -> Option<String> {
+    let Admitter { who, field, what } = a;
+    match from {
+        FromNamespaces::All => None,
+        FromNamespaces::Same if child_ns == owner_ns => None,
+        FromNamespaces::Same => Some(format!(
+            "{who} only admits {what}s from its own namespace `{owner_ns}` ({field}.namespaces.from: Same), and this {what} is in `{child_ns}`"
+        )),
+        FromNamespaces::Selector(sel) => {
+            if !world.has_namespace_object(child_ns) || sel.matches(&world.namespace_labels(child_ns)) {
+                return None;
+            }
+            let want: Vec<String> = sel
+                .match_labels
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .chain(
+                    sel.match_expressions.iter().map(|e| format!("{} {} [{}]", e.key, e.operator, e.values.join(", "))),
+                )
+                .collect();
+            Some(format!(
+                "{who} only admits {what}s from namespaces selected by {{{}}}, and Namespace `{child_ns}` does not match",
+                want.join(", ")
+            ))
+        }
+        FromNamespaces::None => Some(format!("{who} admits no {what}s ({field}.namespaces.from: None)")),
+        FromNamespaces::Unknown(v) => Some(format!("{who} has {field}.namespaces.from `{v}`, which admits nothing")),
+    }
+}
+
 pub(super) fn resolve_listener_set_parent(world: &World, id: ObjId, ls: &ListenerSet) -> ParentResolution {
     let Some(p) = &ls.parent_ref else {
         return ParentResolution::Unchecked;
@@ -178,7 +197,20 @@ pub(super) fn resolve_listener_set_parent(world: &World, id: ObjId, ls: &Listene
     let own_ns = world.namespace_of(id).unwrap_or("");
     let ns = p.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(own_ns);
     match world.lookup_from(id, &gk, Some(ns), name) {
-        Some(parent) => ParentResolution::Attached { parent, nodes: Vec::<NodeId>::new() },
+        Some(parent) => match &world.object(parent).body {
+            // gateway-api apis/v1 `AllowedListeners`: by default a Gateway admits no
+            // ListenerSet; a refused one is `Accepted: False, reason: NotAllowed`.
+            Body::Gateway(g) => {
+                let key = world.key(parent).to_string();
+                let who = Admitter { who: &key, field: "allowedListeners", what: "ListenerSet" };
+                let parent_ns = world.namespace_of(parent).unwrap_or("");
+                match namespace_refusal(world, &g.allowed_listeners, parent_ns, own_ns, &who) {
+                    Some(why) => ParentResolution::Refused { parent, reasons: vec![why] },
+                    None => ParentResolution::Attached { parent, nodes: Vec::<NodeId>::new() },
+                }
+            }
+            _ => ParentResolution::Attached { parent, nodes: Vec::<NodeId>::new() },
+        },
         None if world.is_external(&gk, Some(ns), name) => ParentResolution::Unchecked,
         None => {
             let names = world.objects_in(&gk, ns).iter();

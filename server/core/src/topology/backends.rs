@@ -1,5 +1,6 @@
 //! backendRefs: existence, ReferenceGrants and ports.
 
+use super::delegation::{self, Delegation};
 use super::{BackendResolution, Topology};
 use crate::model::{BackendRef, Body, GATEWAY_GROUP, GroupKind, normalize_group};
 use crate::suggest;
@@ -8,6 +9,11 @@ use crate::world::{ObjId, World};
 pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: &BackendRef) -> BackendResolution {
     if b.templated {
         return BackendResolution::Unchecked;
+    }
+    if world.object(route_id).kind() == "HTTPRoute"
+        && let Some(d) = delegation::delegation(world, route_id, b)
+    {
+        return delegated(world, route_id, d);
     }
     let Some(name) = b.name.as_ref().map(|n| n.value.as_str()).filter(|n| !n.is_empty()) else {
         return BackendResolution::Unchecked;
@@ -74,4 +80,31 @@ pub(crate) fn grant_allows(
                     && t.name.as_deref().is_none_or(|n| n.is_empty() || n == to_name)
             })
     })
+}
+
+/// A delegating backendRef: its children, or the named child that does not exist. Delegation
+/// needs no ReferenceGrant across namespaces.
+fn delegated(world: &World, parent: ObjId, d: Delegation<'_>) -> BackendResolution {
+    let children = match d {
+        Delegation::Named { namespace, name } => {
+            let gk = GroupKind::new(GATEWAY_GROUP, "HTTPRoute");
+            match world.lookup_from(parent, &gk, Some(namespace), name) {
+                // A child whose parentRefs name other routes does not take the requests.
+                Some(child) if child != parent && delegation::accepts(world, child, parent) => vec![child],
+                Some(_) => Vec::new(),
+                None if world.is_external(&gk, Some(namespace), name) => return BackendResolution::Unchecked,
+                None => {
+                    let names = world.objects_in(&gk, namespace).iter();
+                    return BackendResolution::NotFound {
+                        suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str()))
+                            .map(|s| Box::new(s.to_owned())),
+                    };
+                }
+            }
+        }
+        Delegation::Selected { namespace, label } => {
+            delegation::select(world, parent, namespace, label.as_ref().map(|(k, v)| (k.as_str(), *v)))
+        }
+    };
+    BackendResolution::Delegated { children: Box::new(children) }
 }

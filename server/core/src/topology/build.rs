@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::adjacency::Adjacency;
-use super::{Node, NodeId, ParentResolution, Topology, attach, backends, targets};
+use super::{Node, NodeId, ParentResolution, Topology, attach, backends, extension_refs, targets};
 use crate::model::{Body, GroupKind};
 use crate::world::{ObjId, World};
 
@@ -31,10 +31,15 @@ pub(super) fn build(world: &World) -> Topology {
             }
             Body::ListenerSet(ls) => {
                 let res = attach::resolve_listener_set_parent(world, id, ls);
-                if let ParentResolution::Attached { parent, .. } = &res {
-                    let (p, c) = (b.t.object_node(*parent), b.t.object_node(id));
-                    b.edge(p, c);
-                    b.referrer(*parent, id);
+                match &res {
+                    ParentResolution::Attached { parent, .. } => {
+                        let (p, c) = (b.t.object_node(*parent), b.t.object_node(id));
+                        b.edge(p, c);
+                        b.referrer(*parent, id);
+                    }
+                    // Refused by the Gateway's allowedListeners: not attached, still a referrer.
+                    ParentResolution::Refused { parent, .. } => b.referrer(*parent, id),
+                    _ => {}
                 }
                 b.t.listener_set_parents.insert(id, res);
             }
@@ -55,6 +60,7 @@ pub(super) fn build(world: &World) -> Topology {
                 match p {
                     ParentResolution::Attached { parent, .. }
                     | ParentResolution::SectionNotFound { parent, .. }
+                    | ParentResolution::PortNotFound { parent, .. }
                     | ParentResolution::Refused { parent, .. } => b.referrer(*parent, id),
                     ParentResolution::NotFound { .. } | ParentResolution::Unchecked => {}
                 }
@@ -64,8 +70,9 @@ pub(super) fn build(world: &World) -> Topology {
                 b.t.route_refs.push_parent(p);
             }
 
-            for rule in &route.rules {
+            for (k, rule) in route.rules.iter().enumerate() {
                 let from = rule.name.as_ref().and_then(|n| b.t.section_node(world, id, &n.value)).unwrap_or(route_node);
+                extension_refs::resolve(world, id, k as u32, &rule.extension_refs, from, &mut b.t.extension_refs);
                 b.t.route_refs.begin_rule();
                 for br in &rule.backend_refs {
                     let r = backends::resolve_backend(world, &b.t, id, br);
@@ -74,6 +81,13 @@ pub(super) fn build(world: &World) -> Topology {
                         | super::BackendResolution::PortNotFound { target, .. }
                         | super::BackendResolution::NotPermitted { target: Some(target) } => b.referrer(*target, id),
                         _ => {}
+                    }
+                    if let super::BackendResolution::Delegated { children } = &r {
+                        for &child in children.iter() {
+                            b.edge(from, b.t.object_node(child));
+                            b.referrer(child, id);
+                            b.t.delegated.push(child);
+                        }
                     }
                     if let super::BackendResolution::Found { target, .. } = &r {
                         let to = b.t.object_node(*target);
@@ -88,6 +102,13 @@ pub(super) fn build(world: &World) -> Topology {
         }
     }
     b.t.route_refs.shrink_to_fit();
+    b.t.delegated.sort_unstable();
+    b.t.delegated.dedup();
+    b.t.delegated.shrink_to_fit();
+    b.t.extension_refs.shrink_to_fit();
+    b.t.extension_by_policy = b.t.extension_refs.iter().filter_map(|e| Some((e.policy?, e.node))).collect::<Vec<_>>();
+    b.t.extension_by_policy.sort_unstable();
+    b.t.extension_by_policy.dedup();
     b.t.edge_ports.sort_unstable();
     b.t.edge_ports.dedup();
     b.t.edge_ports.shrink_to_fit();

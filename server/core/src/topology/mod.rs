@@ -10,7 +10,10 @@ mod adjacency;
 mod attach;
 mod backends;
 mod build;
+mod delegation;
+mod extension_refs;
 mod hostnames;
+mod mesh;
 mod paths;
 mod query;
 mod route_refs;
@@ -18,6 +21,7 @@ mod route_refs;
 mod targets;
 mod validate;
 
+pub use extension_refs::ExtensionAttachment;
 pub use paths::PathLimit;
 pub use query::{TargetError, is_core_kind};
 pub use targets::{PolicyResolution, RefProblem, TargetResolution};
@@ -54,8 +58,12 @@ pub enum ParentResolution {
     Attached { parent: ObjId, nodes: Vec<NodeId> },
     /// No such Gateway/ListenerSet/Service.
     NotFound { suggestion: Option<String> },
-    /// The parent exists but has no listener named `sectionName` (or none on `port`).
+    /// The parent exists but has no listener (Service port) named `sectionName`; `available`
+    /// lists the names it has.
     SectionNotFound { parent: ObjId, available: Vec<String> },
+    /// A parent Service has no port `port` (among the ports named `sectionName`, when set);
+    /// `available` lists those ports' numbers.
+    PortNotFound { parent: ObjId, available: Vec<i64> },
     /// Every candidate listener refused the route; one reason per listener.
     Refused { parent: ObjId, reasons: Vec<String> },
     /// Templated or of a kind policylens does not model.
@@ -84,6 +92,11 @@ pub enum BackendResolution {
     },
     /// Not a Service, templated, or otherwise not checkable.
     Unchecked,
+    /// Route delegation (kgateway, Gloo Gateway): the child HTTPRoutes the ref hands its
+    /// requests to, in id order (none: a wildcard or label that selects nothing yet).
+    Delegated {
+        children: Box<Vec<ObjId>>,
+    },
 }
 
 const _: () = assert!(std::mem::size_of::<BackendResolution>() == 16);
@@ -116,6 +129,12 @@ pub struct Topology {
     edge_ports: Vec<(NodeId, NodeId, Option<i64>)>,
     /// Per route: per parentRef, and per rule per backendRef.
     route_refs: route_refs::RouteRefs,
+    /// Every route rule's ExtensionRef filter that names a policy kind, by route and rule.
+    extension_refs: Vec<ExtensionAttachment>,
+    /// (policy, node) of each ExtensionRef attachment that found its policy, sorted.
+    extension_by_policy: Vec<(ObjId, NodeId)>,
+    /// Routes that some route delegates to (kgateway, Gloo Gateway), sorted.
+    delegated: Vec<ObjId>,
     /// Per ListenerSet: its parent Gateway, when found.
     pub listener_set_parents: HashMap<ObjId, ParentResolution>,
     /// Per policy.
@@ -276,6 +295,11 @@ impl Topology {
     /// Every (target, referrer) pair, sorted by target.
     pub fn referrer_pairs(&self) -> impl Iterator<Item = (ObjId, ObjId)> + '_ {
         self.referrer_targets.iter().copied().zip(self.referrers.iter().copied())
+    }
+
+    /// Whether some route delegates to `route` (it then needs no parentRefs of its own).
+    pub fn is_delegated(&self, route: ObjId) -> bool {
+        self.delegated.binary_search(&route).is_ok()
     }
 
     /// Routes, in id order.

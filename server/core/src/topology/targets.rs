@@ -67,6 +67,8 @@ pub struct PolicyResolution {
     pub refs: Vec<TargetResolution>,
     /// Nodes picked by `targetSelectors`.
     pub selected: Vec<NodeId>,
+    /// Rules (or routes) whose ExtensionRef filter names the policy.
+    pub extension_refs: Vec<NodeId>,
     /// Problems with the reference fields themselves (both, neither, empty, too many): the
     /// span to point at and the message.
     pub field_problems: Vec<(Span, String)>,
@@ -87,6 +89,7 @@ impl PolicyResolution {
                 _ => None,
             })
             .chain(self.selected.iter().copied())
+            .chain(self.extension_refs.iter().copied())
     }
 
     /// Malformed: bad ref fields or field combination (status reason `Invalid`).
@@ -105,7 +108,8 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
         return res;
     };
     let fields = &other.policy;
-    res.field_problems = field_problems(world, pid, kind, fields);
+    res.extension_refs = t.extension_nodes(pid).collect();
+    res.field_problems = field_problems(world, pid, kind, fields, !res.extension_refs.is_empty());
     let mut seen: Vec<(ObjectKey, Span)> = Vec::new();
     let singular = fields.target_ref.as_ref().and_then(|(_, r)| r.as_ref()).map(|r| r.span);
     for r in fields.refs() {
@@ -151,7 +155,7 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
                     FromNamespaces::Same => ns == policy_ns,
                     FromNamespaces::All => true,
                     FromNamespaces::Selector(sel) => sel.matches(&world.namespace_labels(ns)),
-                    FromNamespaces::Unknown(_) => false,
+                    FromNamespaces::None | FromNamespaces::Unknown(_) => false,
                 };
                 // Selecting into another namespace needs a ReferenceGrant there, as a targetRef does.
                 let granted = || {
@@ -197,7 +201,14 @@ fn selector_problem(sel: &crate::model::LabelSelector) -> Option<String> {
 }
 
 /// Problems with the combination of reference fields (docs/semantics.md §6 `target-ref-fields`).
-fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields) -> Vec<(Span, String)> {
+/// `by_filter`: a route's ExtensionRef filter attaches the policy, so it needs no targetRef.
+fn field_problems(
+    world: &World,
+    pid: ObjId,
+    kind: &PolicyKind,
+    f: &PolicyFields,
+    by_filter: bool,
+) -> Vec<(Span, String)> {
     let mut out = Vec::new();
     let obj = world.object(pid);
     let name = obj.kind();
@@ -226,13 +237,14 @@ fn field_problems(world: &World, pid: ObjId, kind: &PolicyKind, f: &PolicyFields
             ));
         }
     }
-    if !f.has_ref_fields() && !kind.target_optional {
+    if !f.has_ref_fields() && !kind.target_optional && !by_filter {
         let span = f.spec_span.map(|s| Span::new(s.start, s.start)).unwrap_or(obj.kind_span);
         let want = match (kind.target_ref, kind.target_refs) {
             (true, false) => "`targetRef`",
             _ => "`targetRefs`",
         };
-        out.push((span, format!("{name} has no target: add {want}")));
+        let or_filter = if kind.extension_ref { ", or name it in a route rule's ExtensionRef filter" } else { "" };
+        out.push((span, format!("{name} has no target: add {want}{or_filter}")));
     }
     if let Some(sels) = &f.target_selectors
         && !kind.target_selectors

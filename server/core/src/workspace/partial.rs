@@ -97,6 +97,16 @@ fn self_contained(o: &Object, outer: &World) -> bool {
                 .all(|s| matches!(s.namespaces, None | Some(FromNamespaces::Same)));
             fixed && narrow
         }
+        // Route delegation reaches routes outside the namespaces a file's objects name: a
+        // route without parentRefs may be a child of a route anywhere, and a label delegation
+        // to namespace `all` selects routes everywhere.
+        Body::Route(r) => {
+            !r.parent_refs.is_empty()
+                && !r.rules.iter().flat_map(|rule| rule.backend_refs.iter()).any(|b| {
+                    b.kind.as_ref().is_some_and(|k| k.value == "label")
+                        && b.namespace.as_ref().is_some_and(|n| n.value == "all")
+                })
+        }
         _ => true,
     }
 }

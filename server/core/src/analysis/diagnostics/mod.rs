@@ -13,6 +13,8 @@ pub(crate) use crate::model::section_noun;
 mod repo_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod topology_tests;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -14,7 +14,8 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
         let parents = t.parent_refs(rid);
         let file = &world.file_of(rid).path;
         let o = world.object(rid);
-        if route.parent_refs.is_empty() && !o.templated {
+        // A delegated child route takes its requests from its parent route.
+        if route.parent_refs.is_empty() && !o.templated && !t.is_delegated(rid) {
             out.push(
                 Diagnostic::new(
                     file,
@@ -51,15 +52,31 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                     let section = p.section_name.as_ref().map_or("", |s| s.value.as_str());
                     let suggestion =
                         crate::suggest::closest(section, available.iter().map(String::as_str)).map(str::to_owned);
-                    let mut msg = format!("{} has no listener `{section}`", world.key(*parent));
+                    let noun = section_noun(world.object(*parent).kind());
+                    let mut msg = format!("{} has no {noun} `{section}`", world.key(*parent));
                     if let Some(s) = &suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
                     }
-                    msg.push_str(&format!(" (listeners: {})", list(available)));
+                    msg.push_str(&format!(" ({noun}s: {})", list(available)));
                     let pf = &world.file_of(*parent).path;
                     Diagnostic::new(file, span, Code::ParentNotFound, msg)
                         .related(pf, world.object(*parent).name.span, "the parent")
                         .fix(suggestion)
+                }
+                ParentResolution::PortNotFound { parent, available } => {
+                    let span = p.port.as_ref().map_or(name_span, |n| n.span);
+                    let port = p.port.as_ref().map_or(0, |n| n.value);
+                    let ports: Vec<String> = available.iter().map(i64::to_string).collect();
+                    let msg = match &p.section_name {
+                        Some(s) if !ports.is_empty() => {
+                            format!("port `{}` of {} is {}, not {port}", s.value, world.key(*parent), list(&ports))
+                        }
+                        _ => format!("{} has no port {port} (ports: {})", world.key(*parent), list(&ports)),
+                    };
+                    let fix = (available.len() == 1).then(|| available[0].to_string());
+                    Diagnostic::new(file, span, Code::ParentNotFound, msg)
+                        .related(&world.file_of(*parent).path, world.object(*parent).name.span, "the parent")
+                        .fix(fix)
                 }
                 ParentResolution::Refused { parent, reasons } => {
                     let msg = format!("{} does not admit this route: {}", world.key(*parent), reasons.join("; "));
@@ -82,9 +99,16 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                 let name = b.name.as_ref().map_or("", |n| n.value.as_str());
                 let ns = b.namespace.as_ref().map_or(route_ns, |n| n.value.as_str());
                 let d = match res {
-                    BackendResolution::Found { .. } | BackendResolution::Unchecked => continue,
+                    BackendResolution::Found { .. }
+                    | BackendResolution::Unchecked
+                    | BackendResolution::Delegated { .. } => continue,
                     BackendResolution::NotFound { suggestion } => {
-                        let mut msg = format!("Service/{ns}/{name} does not exist");
+                        let kind = b.kind.as_ref().map_or("Service", |k| k.value.as_str());
+                        let mut msg = format!("{kind}/{ns}/{name} does not exist");
+                        if kind == "HTTPRoute" {
+                            // kgateway route delegation (docs "Automatic route replacement").
+                            msg.push_str(": requests this rule delegates get an HTTP 500");
+                        }
                         if let Some(s) = suggestion {
                             msg.push_str(&format!("; did you mean `{s}`?"));
                         }
@@ -123,22 +147,38 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    extension_refs(world, out);
     for (&lid, res) in &t.listener_set_parents {
-        if let ParentResolution::NotFound { suggestion } = res {
-            let Body::ListenerSet(ls) = &world.object(lid).body else { continue };
-            let Some(p) = &ls.parent_ref else { continue };
-            let span = p.name.as_ref().map_or(p.span, |n| n.span);
-            let name = p.name.as_ref().map_or("", |n| n.value.as_str());
-            let mut msg = format!("Gateway `{name}` does not exist");
-            if let Some(s) = suggestion {
-                msg.push_str(&format!("; did you mean `{s}`?"));
+        let Body::ListenerSet(ls) = &world.object(lid).body else { continue };
+        let Some(p) = &ls.parent_ref else { continue };
+        let span = p.name.as_ref().map_or(p.span, |n| n.span);
+        let file = &world.file_of(lid).path;
+        let d = match res {
+            ParentResolution::NotFound { suggestion } => {
+                let name = p.name.as_ref().map_or("", |n| n.value.as_str());
+                let mut msg = format!("Gateway `{name}` does not exist");
+                if let Some(s) = suggestion {
+                    msg.push_str(&format!("; did you mean `{s}`?"));
+                }
+                Diagnostic::new(file, span, Code::ParentNotFound, msg).fix(suggestion.clone())
             }
-            out.push(
-                Diagnostic::new(&world.file_of(lid).path, span, Code::ParentNotFound, msg)
-                    .fix(suggestion.clone())
-                    .object(world, lid),
-            );
-        }
+            // The ListenerSet counterpart of a listener refusing a route (both are the
+            // parent's `*.namespaces.from` saying no; upstream reason `NotAllowed`).
+            ParentResolution::Refused { parent, reasons } => {
+                let msg = format!(
+                    "{} does not admit this ListenerSet: {}; its listeners and their routes are not attached",
+                    world.key(*parent),
+                    reasons.join("; ")
+                );
+                Diagnostic::new(file, span, Code::RouteNotAllowed, msg).related(
+                    &world.file_of(*parent).path,
+                    world.object(*parent).name.span,
+                    "the Gateway",
+                )
+            }
+            _ => continue,
+        };
+        out.push(d.object(world, lid));
     }
 }
 
@@ -191,6 +231,36 @@ fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
             Diagnostic::new(&world.file_of(id).path, class.span, Code::GatewayClassNotFound, msg)
                 .object(world, id)
                 .fix(suggestion),
+        );
+    }
+}
+
+/// `target-not-found` on an ExtensionRef filter naming a policy (of a kind that attaches this
+/// way) that does not exist. Gateway API (HTTPRoute filters): a filter that does not resolve is
+/// never skipped; the requests it would have handled get an HTTP error.
+fn extension_refs(world: &Linked, out: &mut Vec<Diagnostic>) {
+    for e in world.topology.extension_refs().iter().filter(|e| e.policy.is_none()) {
+        let Body::Route(route) = &world.object(e.route).body else { continue };
+        let Some(r) = route.rules.get(e.rule as usize).and_then(|rule| rule.extension_refs.get(e.filter as usize))
+        else {
+            continue;
+        };
+        let (Some(group), Some(kind), Some(name)) = (&r.group, &r.kind, &r.name) else { continue };
+        let gk = GroupKind::new(crate::model::normalize_group(&group.value), &kind.value);
+        let ns = world.namespace_of(e.route).unwrap_or("");
+        let names = world.objects_in(&gk, ns).iter().map(|&o| world.object(o).name.value.as_str());
+        let suggestion = crate::suggest::closest(&name.value, names).map(str::to_owned);
+        let mut msg = format!(
+            "{gk}/{ns}/{} does not exist: requests this rule handles get an HTTP error (an ExtensionRef filter that does not resolve is never skipped)",
+            name.value
+        );
+        if let Some(s) = &suggestion {
+            msg.push_str(&format!("; did you mean `{s}`?"));
+        }
+        out.push(
+            Diagnostic::new(&world.file_of(e.route).path, name.span, Code::TargetNotFound, msg)
+                .fix(suggestion)
+                .object(world, e.route),
         );
     }
 }

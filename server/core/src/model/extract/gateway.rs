@@ -1,7 +1,7 @@
 //! GatewayClass, Gateway, ListenerSet / XListenerSet.
 
 use super::read::{self, CollectExact};
-use crate::model::{AllowedRoutes, Gateway, GatewayClass, Listener, ListenerSet, RouteGroupKind};
+use crate::model::{AllowedRoutes, FromNamespaces, Gateway, GatewayClass, Listener, ListenerSet, RouteGroupKind};
 use crate::syntax::Node;
 
 pub(super) fn gateway_class(spec: Option<&Node>) -> GatewayClass {
@@ -12,6 +12,16 @@ pub(super) fn gateway(spec: Option<&Node>) -> Gateway {
     Gateway {
         class_name: spec.and_then(|s| s.get("gatewayClassName")).and_then(read::spanned_str),
         listeners: listeners(spec),
+        allowed_listeners: allowed_listeners(spec),
+    }
+}
+
+/// `spec.allowedListeners.namespaces`: `from` defaults to `None` (no ListenerSet attaches;
+/// gateway-api apis/v1 `AllowedListeners`).
+fn allowed_listeners(spec: Option<&Node>) -> FromNamespaces {
+    match spec.and_then(|s| s.get("allowedListeners")).and_then(|a| a.get("namespaces")) {
+        Some(ns) if ns.get("from").is_some_and(|f| !f.is_null()) => read::from_namespaces(ns),
+        _ => FromNamespaces::None,
     }
 }
 

@@ -7,7 +7,9 @@ use crate::model::{
 };
 use crate::syntax::{Node, NodeKind, PackedNode};
 
-pub(super) fn policy_fields(spec: Option<&Node>) -> PolicyFields {
+/// `by_filter`: the kind may be attached by an ExtensionRef filter, so its spec is kept even
+/// without reference fields.
+pub(super) fn policy_fields(spec: Option<&Node>, by_filter: bool) -> PolicyFields {
     let Some(spec) = spec else {
         return PolicyFields::default();
     };
@@ -41,7 +43,7 @@ pub(super) fn policy_fields(spec: Option<&Node>) -> PolicyFields {
         });
     }
     // Only policies need their spec later (merging); most other objects must not pin theirs.
-    if p.has_ref_fields() {
+    if p.has_ref_fields() || by_filter {
         let entries = spec
             .as_mapping()
             .unwrap_or(&[])

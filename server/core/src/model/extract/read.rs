@@ -138,6 +138,7 @@ pub(super) fn from_namespaces(namespaces: &Node) -> FromNamespaces {
     match from.as_str() {
         Some("Same") => FromNamespaces::Same,
         Some("All") => FromNamespaces::All,
+        Some("None") => FromNamespaces::None,
         Some("Selector") => {
             FromNamespaces::Selector(namespaces.get("selector").map(label_selector).unwrap_or_default())
         }

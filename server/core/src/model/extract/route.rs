@@ -19,6 +19,11 @@ pub(super) fn route(kind: RouteKind, spec: Option<&Node>) -> Route {
             .map(|r| Rule {
                 name: r.get("name").and_then(read::spanned_str),
                 backend_refs: read::mappings(r.get("backendRefs")).map(read::ref_fields).collect(),
+                extension_refs: read::mappings(r.get("filters"))
+                    .filter(|f| read::str_at(Some(f), "type") == Some("ExtensionRef"))
+                    .filter_map(|f| f.get("extensionRef").filter(|e| e.as_mapping().is_some()))
+                    .map(read::ref_fields)
+                    .collect(),
                 span: r.span,
             })
             .collect(),

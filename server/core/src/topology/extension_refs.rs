@@ -1,0 +1,68 @@
+//! Policies attached by a route rule's `ExtensionRef` filter (Gloo Gateway RouteOption,
+//! kgateway TrafficPolicy): the filter names the policy, and the policy applies to that rule
+//! (to the route, for an unnamed rule: it has no node of its own). Only kinds the catalog says
+//! attach this way are read; any other extensionRef is a filter policylens does not model.
+
+use super::{NodeId, Topology};
+use crate::model::{ExtensionRef, GroupKind, normalize_group};
+use crate::world::{ObjId, World};
+
+/// One ExtensionRef filter naming a policy kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExtensionAttachment {
+    pub route: ObjId,
+    /// Index of the rule in the route, and of the filter among the rule's ExtensionRef filters.
+    pub rule: u32,
+    pub filter: u32,
+    /// The policy named; `None` when the workspace has no such policy.
+    pub policy: Option<ObjId>,
+    /// The rule's node (the route's, for an unnamed rule).
+    pub node: NodeId,
+}
+
+/// The attachments of rule `rule` of `route` (whose node is `node`), appended to `out`.
+pub(super) fn resolve(
+    world: &World,
+    route: ObjId,
+    rule: u32,
+    refs: &[ExtensionRef],
+    node: NodeId,
+    out: &mut Vec<ExtensionAttachment>,
+) {
+    let ns = world.namespace_of(route).unwrap_or("");
+    for (filter, r) in refs.iter().enumerate() {
+        let (Some(group), Some(kind), Some(name)) = (&r.group, &r.kind, &r.name) else { continue };
+        if r.templated || name.value.is_empty() {
+            continue;
+        }
+        let gk = GroupKind::new(normalize_group(&group.value), &kind.value);
+        if !world.catalog.get(&gk).is_some_and(|k| k.extension_ref) {
+            continue;
+        }
+        // A LocalObjectReference: the policy lives in the route's namespace.
+        let policy = world.lookup_from(route, &gk, Some(ns), &name.value);
+        if policy.is_none() && world.is_external(&gk, Some(ns), &name.value) {
+            continue;
+        }
+        out.push(ExtensionAttachment { route, rule, filter: filter as u32, policy, node });
+    }
+}
+
+impl Topology {
+    /// Every ExtensionRef filter that names a policy, by route and rule.
+    pub fn extension_refs(&self) -> &[ExtensionAttachment] {
+        &self.extension_refs
+    }
+
+    /// The nodes policy `pid` is attached to by ExtensionRef filters, in order.
+    pub fn extension_nodes(&self, pid: ObjId) -> impl Iterator<Item = NodeId> + '_ {
+        let start = self.extension_by_policy.partition_point(|&(p, _)| p < pid);
+        self.extension_by_policy[start..].iter().take_while(move |&&(p, _)| p == pid).map(|&(_, n)| n)
+    }
+
+    /// Whether `pid` is attached to `node` by an ExtensionRef filter (it then comes before
+    /// the policies attached there by targetRefs).
+    pub fn is_extension_attached(&self, node: NodeId, pid: ObjId) -> bool {
+        self.extension_by_policy.binary_search(&(pid, node)).is_ok()
+    }
+}
