@@ -4,7 +4,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::adjacency::Adjacency;
-use super::{Node, NodeId, ParentResolution, Topology, attach, backends, targets};
+use super::{Node, NodeId, ParentResolution, Topology, attach, backends, spec_refs, targets};
+use crate::catalog::SpecRefNamespaces;
 use crate::model::{Body, GroupKind};
 use crate::world::{ObjId, World};
 
@@ -41,6 +42,7 @@ pub(super) fn build(world: &World) -> Topology {
             _ => {}
         }
     }
+    let service = backends::route_default();
     for id in world.ids() {
         if let Body::Route(route) = &world.object(id).body {
             let parents: Vec<ParentResolution> =
@@ -68,12 +70,9 @@ pub(super) fn build(world: &World) -> Topology {
                 let from = rule.name.as_ref().and_then(|n| b.t.section_node(world, id, &n.value)).unwrap_or(route_node);
                 b.t.route_refs.begin_rule();
                 for br in &rule.backend_refs {
-                    let r = backends::resolve_backend(world, &b.t, id, br);
-                    match &r {
-                        super::BackendResolution::Found { target, .. }
-                        | super::BackendResolution::PortNotFound { target, .. }
-                        | super::BackendResolution::NotPermitted { target: Some(target) } => b.referrer(*target, id),
-                        _ => {}
+                    let r = backends::resolve_backend(world, id, br, &service, SpecRefNamespaces::Granted);
+                    if let Some(target) = r.target() {
+                        b.referrer(target, id);
                     }
                     if let super::BackendResolution::Found { target, .. } = &r {
                         let to = b.t.object_node(*target);
@@ -134,7 +133,15 @@ pub(super) fn build(world: &World) -> Topology {
             }
         }
         b.t.policies.push(pid, res);
+        let spec_refs = spec_refs::resolve(world, pid);
+        for r in &spec_refs {
+            if let Some(target) = r.resolution.target() {
+                b.referrer(target, pid);
+            }
+        }
+        b.t.spec_refs.push(pid, spec_refs);
     }
+    b.t.spec_refs.shrink_to_fit();
     b.t.shadowed.sort_unstable();
     b.t.shadowed.dedup_by_key(|(s, _)| *s);
     b.referrers.sort_unstable();
