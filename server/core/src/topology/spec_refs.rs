@@ -9,8 +9,6 @@ use crate::world::{ObjId, World};
 /// One reference inside a policy's spec and how it resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpecBackend {
-    /// The index of its path in the kind's `spec_refs`.
-    pub path: u32,
     pub fields: RefFields,
     pub resolution: BackendResolution,
 }
@@ -52,10 +50,10 @@ pub(super) fn resolve(world: &World, policy: ObjId) -> Vec<SpecBackend> {
     let Some(spec) = &other.policy.spec else { return Vec::new() };
     let spec = spec.unpack();
     let mut out = Vec::new();
-    for (i, rule) in kind.spec_refs.iter().enumerate() {
+    for rule in &kind.spec_refs {
         for fields in spec_refs_at(&spec, &rule.path) {
             let resolution = resolve_backend(world, policy, &fields, &rule.default_kind, rule.namespaces);
-            out.push(SpecBackend { path: i as u32, fields, resolution });
+            out.push(SpecBackend { fields, resolution });
         }
     }
     out
