@@ -122,12 +122,15 @@ fn overlay_references_resolve_to_the_overlay_copy() {
 fn gitops_repo_resolves_gateways_from_its_context_and_reports_only_its_own_files() {
     let (code, out, err) = run(&["check", "--format", "json", "fixtures/repos/gitops"]);
     assert_eq!(code, 1, "{err}");
-    // The one true finding: a typo in a listener name. The route attaches (the shop namespace
-    // is not in the world, so the listener's namespace selector is assumed to admit it) and
-    // nothing is reported on the platform repository's files.
+    // The true findings: a typo in a listener name, and an external authorization port the
+    // platform's Service does not have (its namespace admits the policy by a ReferenceGrant in
+    // the platform repository). The route attaches (the shop namespace is not in the world, so
+    // the listener's namespace selector is assumed to admit it) and nothing is reported on the
+    // platform repository's files.
     assert_eq!(
         findings(&out),
         [
+            "fixtures/repos/gitops/apps/shop/auth.yaml:19:17 warning[backend-not-found] Service/auth/grpc-ext-auth has no port 9000 (ports: `9002`)",
             "fixtures/repos/gitops/apps/shop/policy.yaml:27:20 error[section-not-found] Gateway/infra/edge has no listener named `htps`; did you mean `https`? (listeners: `https`)"
         ]
     );
@@ -135,7 +138,7 @@ fn gitops_repo_resolves_gateways_from_its_context_and_reports_only_its_own_files
     // file is reported on.
     let (code, out, _) = run(&["check", "--format", "json", "fixtures/repos/gitops/apps/shop/route.yaml"]);
     assert_eq!((code, findings(&out)), (0, vec![]));
-    assert_eq!(summary(&out)["files"], 3, "the whole workspace was analysed");
+    assert_eq!(summary(&out)["files"], 5, "the whole workspace was analysed");
     // --isolated: the file alone (with its config's context), so the route it targets is
     // missing.
     let (code, out, _) =

@@ -40,7 +40,8 @@ pub(crate) enum RefKind {
     PolicyTarget,
     /// A route's `parentRefs[]` item.
     Parent,
-    /// A rule's `backendRefs[]` item.
+    /// A rule's `backendRefs[]` item, or a backend reference inside a policy's spec
+    /// (docs/semantics.md §4.8).
     Backend,
     /// A ListenerSet's `parentRef`.
     ListenerSetParent,
@@ -148,6 +149,11 @@ pub(crate) fn sites(world: &Linked, owner: ObjId) -> Vec<RefSite<'_>> {
                 }
                 out.push(s);
             }
+            for r in t.spec_refs(owner) {
+                let mut s = RefSite { fields: Some(&r.fields), ..site(RefKind::Backend, &r.fields) };
+                backend_site(&mut s, &r.fields, &r.resolution);
+                out.push(s);
+            }
         }
         Body::Route(route) => {
             let parents = t.parent_refs(owner);
@@ -159,37 +165,7 @@ pub(crate) fn sites(world: &Linked, owner: ObjId) -> Vec<RefSite<'_>> {
             for (rule, results) in route.rules.iter().zip(t.backend_refs(owner)) {
                 for (b, res) in rule.backend_refs.iter().zip(results) {
                     let mut s = RefSite { fields: Some(b), ..site(RefKind::Backend, b) };
-                    match res {
-                        BackendResolution::Found { target, port } => {
-                            s.object = Some(*target);
-                            s.sections.extend(port);
-                        }
-                        BackendResolution::PortNotFound { target, available } => {
-                            s.object = Some(*target);
-                            let ports: Vec<String> = available.iter().map(i64::to_string).collect();
-                            s.problem = Some(format!(
-                                "no port {} (ports: {})",
-                                b.port.as_ref().map_or(0, |p| p.value),
-                                ports.join(", ")
-                            ));
-                        }
-                        BackendResolution::NotFound { suggestion } => {
-                            s.problem = Some(not_found("", suggestion.as_deref().map(String::as_str)));
-                        }
-                        BackendResolution::NotPermitted { target } => {
-                            s.object = *target;
-                            s.problem = Some("not permitted: no ReferenceGrant admits it".into());
-                        }
-                        BackendResolution::Delegated { children } => {
-                            // One child named: the ref points at it.
-                            if let [child] = children.as_slice()
-                                && b.name.as_ref().is_some_and(|n| n.value != "*")
-                            {
-                                s.object = Some(*child);
-                            }
-                        }
-                        BackendResolution::Unchecked => {}
-                    }
+                    backend_site(&mut s, b, res);
                     out.push(s);
                 }
             }
@@ -224,6 +200,38 @@ pub(crate) fn sites(world: &Linked, owner: ObjId) -> Vec<RefSite<'_>> {
         _ => {}
     }
     out
+}
+
+/// What a backendRef (a route rule's or one inside a policy's spec) names, or why nothing.
+fn backend_site(s: &mut RefSite<'_>, b: &RefFields, res: &BackendResolution) {
+    match res {
+        BackendResolution::Found { target, port } => {
+            s.object = Some(*target);
+            s.sections.extend(port);
+        }
+        BackendResolution::PortNotFound { target, available } => {
+            s.object = Some(*target);
+            let ports: Vec<String> = available.iter().map(i64::to_string).collect();
+            s.problem =
+                Some(format!("no port {} (ports: {})", b.port.as_ref().map_or(0, |p| p.value), ports.join(", ")));
+        }
+        BackendResolution::NotFound { suggestion } => {
+            s.problem = Some(not_found("", suggestion.as_deref().map(String::as_str)));
+        }
+        BackendResolution::NotPermitted { target } => {
+            s.object = *target;
+            s.problem = Some("not permitted: no ReferenceGrant admits it".into());
+        }
+        BackendResolution::Delegated { children } => {
+            // One child named: the ref points at it.
+            if let [child] = children.as_slice()
+                && b.name.as_ref().is_some_and(|n| n.value != "*")
+            {
+                s.object = Some(*child);
+            }
+        }
+        BackendResolution::Unchecked => {}
+    }
 }
 
 fn parent_site(world: &Linked, s: &mut RefSite<'_>, p: &RefFields, res: &ParentResolution, own_ns: &str) {

@@ -9,8 +9,8 @@
 //! API, `core/` the core group, and a trailing `#` that the target accepts `sectionName`.
 
 use super::{
-    DEFAULT_MAX_REFS, GATEWAY_API_MAX_REFS, KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy,
-    TargetKind, class_defaults,
+    DEFAULT_MAX_REFS, GATEWAY_API_MAX_REFS, KindSource, PolicyClass, PolicyKind, Semantics, SpecRef, SpecRefNamespaces,
+    Stanza, Strategy, TargetKind, class_defaults,
 };
 use crate::model::GroupKind;
 
@@ -175,6 +175,20 @@ impl B {
         self.0.set_effective_targets(gks(spec));
         self
     }
+    /// References to backends inside the spec, at these space-separated paths: each names a
+    /// core Service unless it says otherwise, in the policy's namespace or, with a
+    /// ReferenceGrant, another.
+    fn backend_refs(mut self, paths: &str) -> B {
+        self.0.spec_refs = paths
+            .split_whitespace()
+            .map(|path| SpecRef {
+                path: path.to_owned(),
+                default_kind: GroupKind::new("", "Service"),
+                namespaces: SpecRefNamespaces::Granted,
+            })
+            .collect();
+        self
+    }
     fn done(self) -> PolicyKind {
         self.0
     }
@@ -239,10 +253,22 @@ fn envoy_gateway(v: &mut Vec<PolicyKind>) {
     );
     // Listener settings: sectionName listener > ListenerSet > Gateway; no mergeType.
     v.push(p.inherited("ClientTrafficPolicy", "Gateway# ListenerSet#").effective("Gateway ListenerSet").done());
+    // Backends in the spec (Envoy Gateway v1.9 API, `BackendCluster` in
+    // api/v1alpha1/shared_types.go): `backendRef` (deprecated) or `backendRefs`, both Gateway
+    // API BackendObjectReferences (core Service by default; `Backend` and `ServiceImport` by
+    // group and kind); OIDC providers, remote JWKS and external processors take `backendRefs`
+    // only (CEL). A cross-namespace one needs a ReferenceGrant from the policy (the
+    // `*-invalid-no-reference-grant` tests in internal/gatewayapi/testdata). basicAuth and
+    // apiKeyAuth name Secrets, Wasm code an HTTP URL or an image: no backends.
     v.push(
         p.inherited("SecurityPolicy", "Gateway# ListenerSet# HTTPRoute# GRPCRoute# TCPRoute#")
             .strategies(&merge)
             .effective("HTTPRoute GRPCRoute TCPRoute")
+            .backend_refs(
+                "extAuth.grpc.backendRef extAuth.grpc.backendRefs[] extAuth.http.backendRef \
+                 extAuth.http.backendRefs[] oidc.provider.backendRefs[] \
+                 jwt.providers[].remoteJWKS.backendRefs[]",
+            )
             .done(),
     );
     v.push(
@@ -252,6 +278,7 @@ fn envoy_gateway(v: &mut Vec<PolicyKind>) {
         )
         .strategies(&merge)
         .effective(ROUTES_ALL)
+        .backend_refs("extProc[].backendRefs[]")
         .done(),
     );
     // GEP table: Inherited; behaviour: every matching patch applies in `priority` order, no

@@ -78,6 +78,29 @@ pub struct TargetKind {
     pub section_name: bool,
 }
 
+/// A reference inside the spec proper to a routable object (docs/semantics.md §4.8): resolved
+/// like a route's backendRef, never read for content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecRef {
+    /// Where it is, from `spec`: keys separated by dots, `[]` after a key for every item of
+    /// its list (`extAuth.http.backendRefs[]`; see [`crate::model::spec_path_steps`]).
+    pub path: String,
+    /// What the reference names when it leaves `group` and `kind` out.
+    pub default_kind: GroupKind,
+    /// Which namespaces it may name.
+    pub namespaces: SpecRefNamespaces,
+}
+
+/// The namespace rule of a [`SpecRef`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecRefNamespaces {
+    /// The policy's namespace by default; another one when a ReferenceGrant there admits the
+    /// policy's group, kind and namespace (GEP-709), as for a route's backendRef.
+    Granted,
+    /// The policy's namespace only.
+    Own,
+}
+
 /// Where a kind keeps defaults and overrides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum Stanza {
@@ -164,6 +187,9 @@ pub struct PolicyKind {
     /// Which field of the target a field of this policy shadows (GEP-2649 "value in
     /// HTTPRoute" tables): (policy field JSON pointer, target field JSON pointer).
     pub shadows: Vec<(String, String)>,
+    /// References inside the spec proper to backends (external authorization, processing,
+    /// identity providers), at the paths the implementation defines.
+    pub spec_refs: Vec<SpecRef>,
     /// The project that ships the kind, for hover text.
     pub project: String,
     pub source: KindSource,
@@ -213,6 +239,7 @@ impl PolicyKind {
             strategies,
             semantics: Semantics::Gep713,
             shadows: Vec::new(),
+            spec_refs: Vec::new(),
             source,
         }
     }

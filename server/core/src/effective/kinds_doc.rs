@@ -27,6 +27,12 @@ fn verified_by(group: &str, kind: &str) -> &'static str {
         ("gateway.kgateway.dev", "TrafficPolicy") => {
             "`fixtures/conformance/gloo-kgateway-extensionref`, `fixtures/conformance/kgateway-route-delegation`"
         }
+        ("gateway.envoyproxy.io", "SecurityPolicy") => {
+            "`spec_ref_tests::backends_in_a_policy_spec_resolve_like_route_backend_refs`, `navigation::definition_and_references_of_backends_in_a_policy_spec`"
+        }
+        ("gateway.envoyproxy.io", "EnvoyExtensionPolicy") => {
+            "`spec_ref_tests::backends_in_a_policy_spec_resolve_like_route_backend_refs`, `rename::rename_a_service_edits_the_backends_in_a_policy_spec`"
+        }
         ("security.istio.io", "AuthorizationPolicy") => {
             "`repo_tests::kinds_as_their_implementations_define_them`, `hover::hover_on_a_policy_without_target_says_what_it_applies_to`"
         }
@@ -59,7 +65,9 @@ pub fn kinds_markdown() -> String {
          `gateway.networking.k8s.io/policy` or, failing that, from their shape.\n\n\
          - **targets**: `§` marks targets whose sections (`sectionName`) the kind may name.\n\
          - **same target**: what happens to two policies of the kind on one target and section.\n\
-         - **refs**: the reference fields, and the most `targetRefs` items where the project's CRD sets a limit.\n\n\
+         - **refs**: the reference fields, and the most `targetRefs` items where the project's CRD sets a limit;\n  \
+         *backends* the paths inside the spec whose references are resolved like a route's backendRefs\n  \
+         (`docs/semantics.md` §4.8; `[]`: every item of a list).\n\n\
          | kind | project | class | targets | same target | strategies | refs | verified by |\n\
          |---|---|---|---|---|---|---|---|\n",
     );
@@ -94,6 +102,10 @@ pub fn kinds_markdown() -> String {
         }
         if k.extension_ref {
             refs.push("route rule ExtensionRef filter (first at its rule)".into());
+        }
+        if !k.spec_refs.is_empty() {
+            let paths: Vec<String> = k.spec_refs.iter().map(|r| format!("`{}`", r.path)).collect();
+            refs.push(format!("*backends*: {}", paths.join(", ")));
         }
         let _ = writeln!(
             out,

@@ -8,6 +8,9 @@ mod gateway;
 mod policy;
 mod read;
 mod route;
+mod spec_refs;
+
+pub use spec_refs::{PathStep, spec_path_steps, spec_refs_at};
 
 use super::refs::GATEWAY_GROUP;
 use super::{Body, Object, Other, RouteKind, Str, Timestamp, TypeMeta, normalize_group};

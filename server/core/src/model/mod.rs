@@ -9,7 +9,7 @@ mod tests;
 mod time;
 mod type_meta;
 
-pub use extract::{extract_document, extract_objects};
+pub use extract::{PathStep, extract_document, extract_objects, spec_path_steps, spec_refs_at};
 pub use labels::{LabelExpr, LabelSelector};
 pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, is_core_kind, normalize_group, str_of};
 pub use time::Timestamp;

@@ -1,31 +1,48 @@
-//! backendRefs: existence, ReferenceGrants and ports.
+//! backendRefs (a route rule's, and those inside a policy's spec): existence,
+//! ReferenceGrants and ports.
 
+use super::BackendResolution;
 use super::delegation::{self, Delegation};
-use super::{BackendResolution, Topology};
+use crate::catalog::SpecRefNamespaces;
 use crate::model::{BackendRef, Body, GATEWAY_GROUP, GroupKind, normalize_group};
 use crate::suggest;
 use crate::world::{ObjId, World};
 
-pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: &BackendRef) -> BackendResolution {
+/// What a route rule's backendRef names when it leaves `group` and `kind` out.
+pub(super) fn route_default() -> GroupKind {
+    GroupKind::new("", "Service")
+}
+
+/// Resolves backendRef `b` written in object `from` (a route, or a policy for references in
+/// its spec): `default` is the group and kind it names when it leaves them out, `namespaces`
+/// whether another namespace may be named with a ReferenceGrant from `from`'s group, kind and
+/// namespace.
+pub(super) fn resolve_backend(
+    world: &World,
+    from: ObjId,
+    b: &BackendRef,
+    default: &GroupKind,
+    namespaces: SpecRefNamespaces,
+) -> BackendResolution {
     if b.templated {
         return BackendResolution::Unchecked;
     }
-    if world.object(route_id).kind() == "HTTPRoute"
-        && let Some(d) = delegation::delegation(world, route_id, b)
+    if world.object(from).kind() == "HTTPRoute"
+        && let Some(d) = delegation::delegation(world, from, b)
     {
-        return delegated(world, route_id, d);
+        return delegated(world, from, d);
     }
     let Some(name) = b.name.as_ref().map(|n| n.value.as_str()).filter(|n| !n.is_empty()) else {
         return BackendResolution::Unchecked;
     };
     let gk = GroupKind::new(
-        b.group.as_ref().map(|g| g.value.as_str()).unwrap_or(""),
-        b.kind.as_ref().map(|k| k.value.as_str()).unwrap_or("Service"),
+        b.group.as_ref().map_or(default.group.as_str(), |g| g.value.as_str()),
+        b.kind.as_ref().map_or(default.kind.as_str(), |k| k.value.as_str()),
     );
-    let route_ns = world.namespace_of(route_id).unwrap_or("");
-    let ns = b.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(route_ns);
+    let from_ns = world.namespace_of(from).unwrap_or("");
+    let ns = b.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(from_ns);
     let is_service = gk.is("", "Service");
-    let Some(target) = world.lookup_from(route_id, &gk, Some(ns), name) else {
+    let Some(target) = world.lookup_from(from, &gk, Some(ns), name) else {
         if world.is_external(&gk, Some(ns), name) {
             return BackendResolution::Unchecked;
         }
@@ -38,10 +55,12 @@ pub(super) fn resolve_backend(world: &World, _t: &Topology, route_id: ObjId, b: 
                 .map(|s| Box::new(s.to_owned())),
         };
     };
-    if ns != route_ns {
-        let from = GroupKind::new(GATEWAY_GROUP, world.object(route_id).kind());
-        let from = GroupKind { group: crate::model::str_of(world.object(route_id).group()), ..from };
-        if !grant_allows(world, &from, route_ns, &gk, ns, name) {
+    if ns != from_ns {
+        let permitted = match namespaces {
+            SpecRefNamespaces::Granted => grant_allows(world, &world.object(from).group_kind(), from_ns, &gk, ns, name),
+            SpecRefNamespaces::Own => false,
+        };
+        if !permitted {
             return BackendResolution::NotPermitted { target: Some(target) };
         }
     }

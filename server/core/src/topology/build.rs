@@ -4,7 +4,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::adjacency::Adjacency;
-use super::{Node, NodeId, ParentResolution, Topology, attach, backends, extension_refs, targets};
+use super::{Node, NodeId, ParentResolution, Topology, attach, backends, extension_refs, spec_refs, targets};
+use crate::catalog::SpecRefNamespaces;
 use crate::model::{Body, GroupKind};
 use crate::world::{ObjId, World};
 
@@ -46,6 +47,7 @@ pub(super) fn build(world: &World) -> Topology {
             _ => {}
         }
     }
+    let service = backends::route_default();
     for id in world.ids() {
         if let Body::Route(route) = &world.object(id).body {
             let parents: Vec<ParentResolution> =
@@ -75,12 +77,9 @@ pub(super) fn build(world: &World) -> Topology {
                 extension_refs::resolve(world, id, k as u32, &rule.extension_refs, from, &mut b.t.extension_refs);
                 b.t.route_refs.begin_rule();
                 for br in &rule.backend_refs {
-                    let r = backends::resolve_backend(world, &b.t, id, br);
-                    match &r {
-                        super::BackendResolution::Found { target, .. }
-                        | super::BackendResolution::PortNotFound { target, .. }
-                        | super::BackendResolution::NotPermitted { target: Some(target) } => b.referrer(*target, id),
-                        _ => {}
+                    let r = backends::resolve_backend(world, id, br, &service, SpecRefNamespaces::Granted);
+                    if let Some(target) = r.target() {
+                        b.referrer(target, id);
                     }
                     if let super::BackendResolution::Delegated { children } = &r {
                         for &child in children.iter() {
@@ -155,7 +154,15 @@ pub(super) fn build(world: &World) -> Topology {
             }
         }
         b.t.policies.push(pid, res);
+        let spec_refs = spec_refs::resolve(world, pid);
+        for r in &spec_refs {
+            if let Some(target) = r.resolution.target() {
+                b.referrer(target, pid);
+            }
+        }
+        b.t.spec_refs.push(pid, spec_refs);
     }
+    b.t.spec_refs.shrink_to_fit();
     b.t.shadowed.sort_unstable();
     b.t.shadowed.dedup_by_key(|(s, _)| *s);
     b.referrers.sort_unstable();

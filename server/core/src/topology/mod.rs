@@ -17,13 +17,14 @@ mod mesh;
 mod paths;
 mod query;
 mod route_refs;
-
+mod spec_refs;
 mod targets;
 mod validate;
 
 pub use extension_refs::ExtensionAttachment;
 pub use paths::PathLimit;
 pub use query::{TargetError, is_core_kind};
+pub use spec_refs::SpecBackend;
 pub use targets::{PolicyResolution, RefProblem, TargetResolution};
 pub use validate::RefViolation;
 
@@ -101,6 +102,18 @@ pub enum BackendResolution {
 
 const _: () = assert!(std::mem::size_of::<BackendResolution>() == 16);
 
+impl BackendResolution {
+    /// The object the reference names, when it exists (whether or not it may name it).
+    pub fn target(&self) -> Option<ObjId> {
+        match self {
+            BackendResolution::Found { target, .. }
+            | BackendResolution::PortNotFound { target, .. }
+            | BackendResolution::NotPermitted { target: Some(target) } => Some(*target),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Topology {
     /// Nodes come in three runs: the objects (node `i` is object `i`), their sections, then
@@ -135,6 +148,8 @@ pub struct Topology {
     extension_by_policy: Vec<(ObjId, NodeId)>,
     /// Routes that some route delegates to (kgateway, Gloo Gateway), sorted.
     delegated: Vec<ObjId>,
+    /// Per policy: the references inside its spec (docs/semantics.md §4.8).
+    spec_refs: spec_refs::SpecRefs,
     /// Per ListenerSet: its parent Gateway, when found.
     pub listener_set_parents: HashMap<ObjId, ParentResolution>,
     /// Per policy.
@@ -315,6 +330,11 @@ impl Topology {
     /// Per rule of a route, how each of its backendRefs resolved.
     pub fn backend_refs(&self, route: ObjId) -> impl Iterator<Item = &[BackendResolution]> + '_ {
         self.route_refs.rules(route)
+    }
+
+    /// The references inside a policy's spec proper, resolved (docs/semantics.md §4.8).
+    pub fn spec_refs(&self, policy: ObjId) -> &[SpecBackend] {
+        self.spec_refs.of(policy)
     }
 
     /// The ports the backendRefs behind edge `from → to` name (`None`: no port named).

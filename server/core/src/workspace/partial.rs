@@ -7,8 +7,8 @@ use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use super::{Snapshot, SourceFile};
-use crate::catalog::KindSource;
-use crate::model::{Body, FromNamespaces, Object};
+use crate::catalog::{Catalog, KindSource};
+use crate::model::{Body, FromNamespaces, Object, spec_refs_at};
 use crate::topology::Linked;
 use crate::world::{Outer, World};
 
@@ -57,7 +57,7 @@ impl Snapshot {
         let mut paths: BTreeSet<Arc<str>> = BTreeSet::new();
         paths.insert(file.path.clone());
         let default_ns = &outer.default_namespace;
-        let reached = reached_namespaces(&file.objects, default_ns);
+        let reached = reached_namespaces(&file.objects, default_ns, &outer.catalog);
         // A changed file matters when it has (or had) objects where this file's references
         // reach, or cluster-wide ones; the rest (a 50 MB file of other namespaces just
         // opened) would make this world as costly as the full one.
@@ -129,8 +129,9 @@ fn changed_files(now: &Snapshot, base: &Snapshot, max: usize) -> Option<Vec<Arc<
     (out.len() <= max + 1).then_some(out)
 }
 
-/// The namespaces the objects live in and point into.
-fn reached_namespaces(objects: &[Object], default_ns: &str) -> BTreeSet<String> {
+/// The namespaces the objects live in and point into (policies also through the references
+/// inside their spec, docs/semantics.md §4.8).
+fn reached_namespaces(objects: &[Object], default_ns: &str, catalog: &Catalog) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for o in objects {
         let own = o.namespace.as_ref().map_or(default_ns, |n| n.value.as_str());
@@ -149,6 +150,15 @@ fn reached_namespaces(objects: &[Object], default_ns: &str) -> BTreeSet<String> 
             _ => Vec::new(),
         };
         out.extend(refs.into_iter().flatten().map(str::to_owned));
+        if let Body::Other(other) = &o.body
+            && let Some(spec) = &other.policy.spec
+            && let Some(kind) = catalog.get(&o.group_kind()).filter(|k| !k.spec_refs.is_empty())
+        {
+            let spec = spec.unpack();
+            for r in kind.spec_refs.iter().flat_map(|r| spec_refs_at(&spec, &r.path)) {
+                out.extend(r.namespace.map(|n| n.value.to_string()));
+            }
+        }
     }
     out
 }

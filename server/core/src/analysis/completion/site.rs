@@ -3,6 +3,7 @@
 use super::Ctx;
 use crate::analysis::cursor::{Role, Seg};
 use crate::analysis::refs::RefKind;
+use crate::model::{PathStep, spec_path_steps};
 use crate::syntax::{Node, NodeKind};
 
 pub(super) enum Site {
@@ -83,6 +84,12 @@ pub(super) fn classify(ctx: &Ctx<'_>) -> Option<Site> {
     if !value {
         return None;
     }
+    // A backend reference inside the spec, at a path the kind declares (§4.8).
+    if let (Some(kind), [P::K("spec"), inner @ .., P::K(f)]) = (&doc.policy, p.as_slice())
+        && kind.spec_refs.iter().any(|r| at_path(&r.path, inner))
+    {
+        return ref_value(RefKind::Backend, p.len() - 1, f);
+    }
     if doc.is_route() {
         match p.as_slice() {
             [P::K("spec"), P::K("parentRefs"), P::I, P::K(f)] => return ref_value(RefKind::Parent, 3, f),
@@ -98,6 +105,16 @@ pub(super) fn classify(ctx: &Ctx<'_>) -> Option<Site> {
         return ref_value(RefKind::ListenerSetParent, 2, f);
     }
     None
+}
+
+/// Whether `steps` (below `spec`) are the reference mapping of spec path `path`.
+fn at_path(path: &str, steps: &[P<'_>]) -> bool {
+    spec_path_steps(path).count() == steps.len()
+        && steps.iter().zip(spec_path_steps(path)).all(|(got, want)| match (got, want) {
+            (P::K(k), PathStep::Key(w)) => *k == w,
+            (P::I, PathStep::Each) => true,
+            _ => false,
+        })
 }
 
 /// A null, missing or empty value: nothing written yet.

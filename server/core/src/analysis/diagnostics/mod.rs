@@ -1,6 +1,7 @@
 //! Diagnostics (docs/semantics.md §6): stable codes, exact ranges, messages that name the objects
 //! involved and say what would fix it.
 
+mod backends;
 mod duplicates;
 mod policies;
 mod routes;
@@ -11,6 +12,8 @@ pub use crate::diagnostic::{Code, DOCS_URL, Diagnostic, Related, Severity, Suppr
 pub(crate) use crate::model::section_noun;
 #[cfg(test)]
 mod repo_tests;
+#[cfg(test)]
+mod spec_ref_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -125,6 +128,7 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     }
     let world = snapshot.world();
     routes::check(world, &mut out);
+    backends::check(world, &mut out);
     policies::check(world, &mut out);
     duplicates::check(world, None, &mut out);
     status::check(snapshot.effective(), world, &mut out);
@@ -156,6 +160,7 @@ pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[T
     syntax(file, &mut out);
     let mut refs = Vec::new();
     routes::check(&world, &mut refs);
+    backends::check(&world, &mut refs);
     policies::check(&world, &mut refs);
     duplicates::check(&world, Some(path), &mut refs);
     out.extend(refs.into_iter().filter(|d| *d.file == *path));

@@ -1,9 +1,9 @@
-//! Route diagnostics: parentRefs and backendRefs.
+//! Route diagnostics: parentRefs (backendRefs are `backends.rs`'s).
 
 use super::{Code, Diagnostic, list, section_noun};
 use crate::model::{Body, GroupKind};
 use crate::topology::Linked;
-use crate::topology::{BackendResolution, ParentResolution};
+use crate::topology::ParentResolution;
 use crate::world::ObjId;
 
 pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
@@ -86,65 +86,6 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                 }
             };
             out.push(d.object(world, rid));
-        }
-    }
-    for rid in t.routes() {
-        let Body::Route(route) = &world.object(rid).body else { continue };
-        let rules = t.backend_refs(rid);
-        let file = &world.file_of(rid).path;
-        let route_ns = world.namespace_of(rid).unwrap_or("");
-        for (rule, results) in route.rules.iter().zip(rules) {
-            for (b, res) in rule.backend_refs.iter().zip(results) {
-                let name_span = b.name.as_ref().map_or(b.span, |n| n.span);
-                let name = b.name.as_ref().map_or("", |n| n.value.as_str());
-                let ns = b.namespace.as_ref().map_or(route_ns, |n| n.value.as_str());
-                let d = match res {
-                    BackendResolution::Found { .. }
-                    | BackendResolution::Unchecked
-                    | BackendResolution::Delegated { .. } => continue,
-                    BackendResolution::NotFound { suggestion } => {
-                        let kind = b.kind.as_ref().map_or("Service", |k| k.value.as_str());
-                        let mut msg = format!("{kind}/{ns}/{name} does not exist");
-                        if kind == "HTTPRoute" {
-                            // kgateway route delegation (docs "Automatic route replacement").
-                            msg.push_str(": requests this rule delegates get an HTTP 500");
-                        }
-                        if let Some(s) = suggestion {
-                            msg.push_str(&format!("; did you mean `{s}`?"));
-                        }
-                        Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.as_deref().cloned())
-                    }
-                    BackendResolution::PortNotFound { target, available } => {
-                        let span = b.port.as_ref().map_or(name_span, |p| p.span);
-                        let port = b.port.as_ref().map_or(0, |p| p.value);
-                        let ports: Vec<String> = available.iter().map(i64::to_string).collect();
-                        let fix = (available.len() == 1).then(|| available[0].to_string());
-                        Diagnostic::new(
-                            file,
-                            span,
-                            Code::BackendNotFound,
-                            format!("{} has no port {port} (ports: {})", world.key(*target), list(&ports)),
-                        )
-                        .related(&world.file_of(*target).path, world.object(*target).name.span, "the Service")
-                        .fix(fix)
-                    }
-                    BackendResolution::NotPermitted { target } => {
-                        let span = b.namespace.as_ref().map_or(name_span, |n| n.span);
-                        let route_kind = world.object(rid).kind();
-                        let what = target.map_or_else(|| format!("Service/{ns}/{name}"), |t| world.key(t).to_string());
-                        Diagnostic::new(
-                            file,
-                            span,
-                            Code::BackendNotPermitted,
-                            format!(
-                                "{} may not refer to {what}: no ReferenceGrant in namespace `{ns}` allows {route_kind}s from namespace `{route_ns}`; add one to `{ns}`",
-                                world.key(rid)
-                            ),
-                        )
-                    }
-                };
-                out.push(d.object(world, rid));
-            }
         }
     }
     extension_refs(world, out);

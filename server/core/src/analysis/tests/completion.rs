@@ -613,3 +613,42 @@ https [Section] listener · HTTPS :443 · *.example.com
 "#,
     );
 }
+
+#[test]
+fn completion_of_backends_in_a_policy_spec() {
+    // Envoy Gateway's extAuth backendRefs (envoyproxy/gateway v1.9.0
+    // internal/gatewayapi/testdata/securitypolicy-with-extauth-backendrefs.in.yaml).
+    let sp = |body: &str| {
+        with_base(&format!(
+            "//- sp.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata:
+  name: auth
+  namespace: shop
+spec:
+  targetRef: {{group: gateway.networking.k8s.io, kind: HTTPRoute, name: store}}
+  extAuth:
+    http:
+{body}"
+        ))
+    };
+    check(
+        &sp("      backendRefs:\n      - name: c$0\n"),
+        r#"
+replace "c"
+cart [Reference] Service shop/cart · ports 8080
+checkout [Reference] Service shop/checkout · ports http:80, https:443
+"#,
+    );
+    check(
+        &sp("      backendRef:\n        name: checkout\n        port: $0\n"),
+        r#"
+replace ""
+80 [Value] port · http
+443 [Value] port · https
+"#,
+    );
+    // Not a path the kind declares: nothing.
+    check(&sp("      headersToBackend:\n      - name: c$0\n"), "");
+}

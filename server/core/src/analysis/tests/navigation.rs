@@ -214,3 +214,61 @@ fn referrer_index_matches_a_full_scan() {
         assert!(checked > 0, "{dir}: no target has a usage; the test would prove nothing");
     }
 }
+
+/// A SecurityPolicy whose external authorization and remote JWKS name backends (modelled on
+/// envoyproxy/gateway v1.9.0 internal/gatewayapi/testdata/securitypolicy-with-extauth-backendrefs.in.yaml
+/// and securitypolicy-with-jwt-backendcluster.in.yaml), in the `shop` namespace of the base.
+fn security_policy(cursor_after: &str) -> String {
+    let policy = r#"//- auth.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata:
+  name: policy-for-store
+  namespace: shop
+spec:
+  targetRef:
+    group: gateway.networking.k8s.io
+    kind: HTTPRoute
+    name: store
+  extAuth:
+    failOpen: true
+    grpc:
+      backendRefs:
+      - name: checkout
+        port: 443
+      - name: nowhere
+        port: 9000
+  jwt:
+    providers:
+    - name: example
+      issuer: https://www.example.com
+      remoteJWKS:
+        uri: https://localhost/jwt/public-key/jwks.json
+        backendRefs:
+        - name: cart
+"#;
+    let src = with_base(policy);
+    let from = src.find("//- auth.yaml").expect("file");
+    let i = from + src[from..].find(cursor_after).expect("needle") + cursor_after.len();
+    format!("{}$0{}", &src[..i], &src[i..])
+}
+
+#[test]
+fn definition_and_references_of_backends_in_a_policy_spec() {
+    // The name: the Service's port the ref uses, as for a route's backendRef.
+    check_definition(&security_policy("      - name: check"), "shop.yaml:15 \"https\"");
+    // No port: the Service.
+    check_definition(&security_policy("        - name: ca"), "shop.yaml:21 \"cart\"");
+    // A Service that does not exist: nowhere.
+    check_definition(&security_policy("      - name: nowh"), "");
+    // The policy is among the Service's referrers.
+    check_references(
+        &security_policy("        - name: ca"),
+        true,
+        r#"
+shop.yaml:21 "cart"
+auth.yaml:26 "cart"
+shop.yaml:43 "cart"
+"#,
+    );
+}

@@ -166,3 +166,34 @@ shop.yaml:38 "pay" -> "443"
 "#,
     );
 }
+
+#[test]
+fn rename_a_service_edits_the_backends_in_a_policy_spec() {
+    // Envoy Gateway's extProc backendRefs (envoyproxy/gateway v1.9.0
+    // internal/gatewayapi/testdata/envoyextensionpolicy-with-extproc-with-multiple-backendrefs.in.yaml).
+    let eep = r#"//- eep.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyExtensionPolicy
+metadata:
+  name: processors
+  namespace: shop
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: store}
+  extProc:
+  - backendRefs:
+    - name: cart
+      port: 8080
+"#;
+    let src = with_base(eep);
+    let i = src.find("  name: cart").expect("cart") + "  name: ca".len();
+    check(
+        &format!("{}$0{}", &src[..i], &src[i..]),
+        "basket",
+        r#"
+eep.yaml:11 "cart" -> basket
+shop.yaml:21 "cart" -> basket
+shop.yaml:43 "cart" -> basket
+"#,
+    );
+}
