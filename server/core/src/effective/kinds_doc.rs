@@ -47,8 +47,9 @@ fn same_target(class: PolicyClass, semantics: Semantics, same: SameLevel, additi
     match (same, semantics, class) {
         (SameLevel::YoungerConflicted, _, _) => "younger rejected (Conflicted)",
         (SameLevel::ConflictOnOverlap, _, _) => "conflict only on the same fields",
-        (_, _, PolicyClass::Direct) => "younger Conflicted (None)",
+        // Gloo's semantics decide before the class: RouteOption is Direct yet shallow-merged.
         (_, Semantics::Gloo, _) => "merged, older first",
+        (_, _, PolicyClass::Direct) => "younger Conflicted (None)",
         _ => "merged by strategy, older first",
     }
 }
