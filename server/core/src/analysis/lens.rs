@@ -113,6 +113,9 @@ fn policy_lens(snap: &Snapshot, pid: ObjId, at: Span) -> CodeLens {
     }
     if st.affects.is_empty() {
         let title = match (untargeted_scope(world, pid), st.enforcement) {
+            _ if crate::effective::left_to_other_controllers(world, pid) => {
+                "ignored by Istio (istio.io/ignore-policy-attachment)".to_owned()
+            }
             (Some(_), _) => "applies without a target (selector or namespace-wide)".to_owned(),
             (None, Some(Enforcement::Overridden)) => "affects nothing: overridden everywhere".to_owned(),
             (None, _) => "affects nothing".to_owned(),

@@ -18,7 +18,7 @@ fn verified_by(group: &str, kind: &str) -> &'static str {
             "`fixtures/demo` (mistake 3), `repo_tests::an_overlay_copy_takes_part_where_it_is_nearer_and_the_policies_do_not_compete`"
         }
         ("gateway.networking.k8s.io", "BackendTLSPolicy") => {
-            "`fixtures/conformance/backendtlspolicy-conflicts-ports`, `repo_tests::backend_tls_policy_may_name_a_section_of_an_implementation_backend`"
+            "`fixtures/conformance/backendtlspolicy-conflicts-ports`, `repo_tests::backend_tls_policy_may_name_a_section_of_an_implementation_backend`, `repo_tests::istio_leaves_a_policy_annotated_for_another_controller_alone`"
         }
         ("kuadrant.io", "AuthPolicy" | "RateLimitPolicy") => {
             "`fixtures/conformance/kuadrant-merge-defaults-overrides`, `fixtures/demo`"

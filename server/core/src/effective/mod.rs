@@ -25,6 +25,7 @@ mod strategy;
 
 pub use explain::explain;
 pub use provenance::{Origin, field_label};
+pub use semantics::istio::left_to_other_controllers;
 pub use spec::UnknownStrategy;
 pub use status::{
     AcceptedReport, Enforcement, Lost, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus,
@@ -151,6 +152,9 @@ impl EffectiveIndex {
         for (node, pols) in world.topology.attached_nodes() {
             for &p in pols {
                 let Some(kind) = world.policy_kind(p) else { continue };
+                if semantics::istio::left_to_other_controllers(world, p) {
+                    continue;
+                }
                 let plan = plans.entry(kind.gk.clone()).or_insert_with(|| KindPlan {
                     kind: kind.clone(),
                     rules: semantics::rules(kind),

@@ -78,6 +78,10 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
     })
 }
 
+/// Istio leaves a policy carrying this annotation (set to `"true"`) to other controllers
+/// (Istio release notes, istio/istio issue 60122: on BackendTLSPolicy and XBackendTrafficPolicy).
+pub const ISTIO_OPT_OUT: &str = "istio.io/ignore-policy-attachment";
+
 fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Body {
     let spec = || root.get("spec");
     if matches!(group, GATEWAY_GROUP | GATEWAY_X_GROUP)
@@ -99,7 +103,9 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
         (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(Box::new(core_kinds::crd(spec(), labels))),
         _ => {
             let by_filter = super::EXTENSION_REF_KINDS.contains(&(group, kind));
-            let policy = policy::policy_fields(spec(), by_filter);
+            let mut policy = policy::policy_fields(spec(), by_filter);
+            policy.istio_opt_out =
+                root.at(&["metadata", "annotations", ISTIO_OPT_OUT]).and_then(Node::as_str) == Some("true");
             let reported = if policy.has_ref_fields() {
                 let own_ns = root.at(&["metadata", "namespace"]).and_then(Node::as_str);
                 policy::reported(root.get("status"), own_ns)

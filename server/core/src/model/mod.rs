@@ -342,6 +342,9 @@ pub struct PolicyFields {
     pub target_selectors: Option<SelectorList>,
     /// `spec.selector` or `spec.workloadSelector` (Istio's workload selectors) is set.
     pub workload_selector: bool,
+    /// `metadata.annotations` has `istio.io/ignore-policy-attachment: "true"`: Istio leaves
+    /// the policy to another controller (BackendTLSPolicy, XBackendTrafficPolicy).
+    pub istio_opt_out: bool,
 }
 
 impl PolicyFields {

@@ -410,6 +410,40 @@ fn envoy_gateway_rejects_the_younger_of_two_policies_on_one_target() {
     );
 }
 
+/// Two BackendTLSPolicies on one Service port, the older annotated
+/// `istio.io/ignore-policy-attachment: "true"`, under a GatewayClass of `controller`.
+fn opted_out_tls(controller: &str, mark: &str) -> String {
+    let tls = |name: &str, ts: &str, note: &str, service: &str| {
+        format!(
+            "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata:\n  name: {name}\n  creationTimestamp: \"{ts}\"\n{note}spec:\n  targetRefs:\n  - {{group: \"\", kind: Service, name: {service}, sectionName: https}}\n  validation:\n    hostname: web.example.com\n    wellKnownCACertificates: System\n"
+        )
+    };
+    format!(
+        "//- infra.yaml\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: mesh\nspec:\n  controllerName: {controller}\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - {{name: https, port: 443}}\n//- tls.yaml\n{}{}",
+        tls(
+            "for-other-controller",
+            "2025-01-01T00:00:00Z",
+            "  annotations:\n    istio.io/ignore-policy-attachment: \"true\"\n",
+            "web"
+        ),
+        tls("istio-tls", "2025-02-01T00:00:00Z", "", &format!("{mark}web{mark}")),
+    )
+}
+
+#[test]
+fn istio_leaves_a_policy_annotated_for_another_controller_alone() {
+    // Istio (release notes; istio/istio issue 60122): a BackendTLSPolicy annotated
+    // `istio.io/ignore-policy-attachment: "true"` is not translated and takes part in no
+    // conflict detection. Under Istio the newer policy is therefore the only one on the port:
+    // no conflict, and the annotated one is not "affects nothing".
+    check(&opted_out_tls("istio.io/gateway-controller", ""), "");
+    // Under another controller the annotation means nothing: the older policy wins the port.
+    check(
+        &opted_out_tls("gateway.envoyproxy.io/gatewayclass-controller", "$0"),
+        r#"tls.yaml "web" warning[conflicted] `BackendTLSPolicy/default/istio-tls` conflicts with `BackendTLSPolicy/default/for-other-controller` on `Service/default/web#https`: `BackendTLSPolicy/default/for-other-controller` is older, so this policy is not applied there"#,
+    );
+}
+
 #[test]
 fn backend_tls_policy_may_name_a_section_of_an_implementation_backend() {
     // Envoy Gateway's Backend (gateway.envoyproxy.io/v1alpha1) is a BackendTLSPolicy target

@@ -93,7 +93,10 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
             .get(&pid)
             .is_some_and(|r| r.refs.iter().any(|x| matches!(x, TargetResolution::Virtual(_))));
         let untargeted = crate::analysis::summary::untargeted_scope(world, pid).is_some();
-        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable && !untargeted {
+        // Left by Istio to another controller: reaching nothing here is the point.
+        let left = crate::effective::left_to_other_controllers(world, pid);
+        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable && !untargeted && !left
+        {
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
     }

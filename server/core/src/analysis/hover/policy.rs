@@ -60,6 +60,11 @@ pub(super) fn hover(snap: &Snapshot, pid: ObjId) -> String {
             parts.push(format!("Targets: {}", targets.join(", ")));
         }
     }
+    if crate::effective::left_to_other_controllers(world, pid) {
+        parts.push(
+            "Ignored by Istio (`istio.io/ignore-policy-attachment: \"true\"`), the controller of every GatewayClass here: it takes part in no conflict and changes nothing".to_owned(),
+        );
+    }
     let scope = untargeted_scope(world, pid);
     let untargeted = scope.is_some();
     parts.extend(scope);

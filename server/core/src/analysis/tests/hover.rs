@@ -386,3 +386,39 @@ shop.yaml:9 "checkout"
 "#,
     );
 }
+
+#[test]
+fn hover_on_a_policy_istio_leaves_to_another_controller_says_so() {
+    let src = r#"//- infra.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: istio
+spec:
+  controllerName: istio.io/gateway-controller
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+  - {name: https, port: 443}
+//- tls.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata:
+  name: for-$0other
+  annotations:
+    istio.io/ignore-policy-attachment: "true"
+spec:
+  targetRefs:
+  - {group: "", kind: Service, name: web, sectionName: https}
+  validation:
+    hostname: web.example.com
+    wellKnownCACertificates: System
+"#;
+    let f = fixture(src);
+    let h = hover(&f.snap, &f.file, f.offset).expect("hover");
+    assert!(h.markdown.contains("Ignored by Istio (`istio.io/ignore-policy-attachment: \"true\"`)"), "{}", h.markdown);
+}

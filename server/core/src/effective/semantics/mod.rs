@@ -5,6 +5,7 @@
 
 pub mod envoy;
 pub mod gloo;
+pub mod istio;
 pub mod kuadrant;
 pub mod nginx;
 
