@@ -47,6 +47,9 @@ pub(crate) enum RefKind {
     ListenerSetParent,
     /// A Gateway's `gatewayClassName`.
     GatewayClass,
+    /// A rule filter's `extensionRef` naming a policy that attaches that way (Gloo
+    /// RouteOption, kgateway TrafficPolicy).
+    Extension,
 }
 
 /// One reference written in an object, with what it resolved to.
@@ -168,6 +171,20 @@ pub(crate) fn sites(world: &Linked, owner: ObjId) -> Vec<RefSite<'_>> {
                     backend_site(&mut s, b, res);
                     out.push(s);
                 }
+            }
+            // Filters naming a policy kind that attaches by ExtensionRef; others are not modelled.
+            for e in t.extension_refs().iter().filter(|e| e.route == owner) {
+                let Some(r) =
+                    route.rules.get(e.rule as usize).and_then(|rule| rule.extension_refs.get(e.filter as usize))
+                else {
+                    continue;
+                };
+                let mut s = RefSite { fields: Some(r), ..site(RefKind::Extension, r) };
+                s.object = e.policy;
+                if e.policy.is_none() {
+                    s.problem = Some("not found".into());
+                }
+                out.push(s);
             }
         }
         Body::ListenerSet(ls) => {

@@ -28,7 +28,7 @@ pub fn prepare_rename(snap: &Snapshot, file: &str, offset: u32) -> Option<(Span,
 pub fn rename(snap: &Snapshot, file: &str, offset: u32, new_name: &str) -> Result<Vec<TextEdit>, String> {
     let world = snap.world();
     if prepare_rename(snap, file, offset).is_none() {
-        return Err("nothing to rename here: put the cursor on the name of a Gateway, route, Service, listener, rule or port, or on a reference's name".into());
+        return Err("nothing to rename here: put the cursor on the name of a Gateway, route, Service, listener, rule, port or ExtensionRef-attached policy, or on a reference's name".into());
     }
     let (target, _) = target_at(world, file, offset).ok_or("nothing to rename here")?;
     let kind = renameable(world, target).ok_or("this cannot be renamed")?;
@@ -74,6 +74,9 @@ fn renameable(world: &Linked, t: Target) -> Option<Renamed> {
         (Body::Gateway(_) | Body::ListenerSet(_) | Body::Route(_) | Body::GatewayClass(_), None) => {
             Some(Renamed::Object)
         }
+        // Routes' ExtensionRef filters name these policies (Gloo RouteOption, kgateway
+        // TrafficPolicy), so their names have references to keep in step.
+        (Body::Other(_), None) if world.policy_kind(t.obj).is_some_and(|k| k.extension_ref) => Some(Renamed::Object),
         _ => None,
     }
 }

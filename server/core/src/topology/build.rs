@@ -74,7 +74,14 @@ pub(super) fn build(world: &World) -> Topology {
 
             for (k, rule) in route.rules.iter().enumerate() {
                 let from = rule.name.as_ref().and_then(|n| b.t.section_node(world, id, &n.value)).unwrap_or(route_node);
+                let first = b.t.extension_refs.len();
                 extension_refs::resolve(world, id, k as u32, &rule.extension_refs, from, &mut b.t.extension_refs);
+                // The route refers to the policies its filters name (references, rename).
+                for i in first..b.t.extension_refs.len() {
+                    if let Some(policy) = b.t.extension_refs[i].policy {
+                        b.referrer(policy, id);
+                    }
+                }
                 b.t.route_refs.begin_rule();
                 for br in &rule.backend_refs {
                     let r = backends::resolve_backend(world, id, br, &service, SpecRefNamespaces::Granted);

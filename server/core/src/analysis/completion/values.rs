@@ -65,6 +65,8 @@ pub(super) fn allowed(ctx: &Ctx<'_>, kind: RefKind) -> Vec<GroupKind> {
         RefKind::ListenerSetParent => vec![gw("Gateway")],
         RefKind::Backend => vec![GroupKind::new("", "Service")],
         RefKind::GatewayClass => vec![gw("GatewayClass")],
+        // Completion does not offer filters' extensionRefs (no site reaches here yet).
+        RefKind::Extension => ctx.world.catalog.iter().filter(|k| k.extension_ref).map(|k| k.gk.clone()).collect(),
     }
 }
 

@@ -151,7 +151,7 @@ fn rename_rejects_invalid_and_taken_names() {
     check(
         &at("policies.yaml", "  name: tl"),
         "x",
-        "error: nothing to rename here: put the cursor on the name of a Gateway, route, Service, listener, rule or port, or on a reference's name",
+        "error: nothing to rename here: put the cursor on the name of a Gateway, route, Service, listener, rule, port or ExtensionRef-attached policy, or on a reference's name",
     );
     check(&at("infra.yaml", "  name: ed"), "edge", "");
 }
@@ -194,6 +194,38 @@ spec:
 eep.yaml:11 "cart" -> basket
 shop.yaml:21 "cart" -> basket
 shop.yaml:43 "cart" -> basket
+"#,
+    );
+}
+
+#[test]
+fn renaming_a_policy_edits_the_extension_ref_filters_naming_it() {
+    let src = r#"//- route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: web
+spec:
+  rules:
+  - name: static
+    filters:
+    - type: ExtensionRef
+      extensionRef: {group: gateway.solo.io, kind: RouteOption, name: rewrite}
+//- options.yaml
+apiVersion: gateway.solo.io/v1
+kind: RouteOption
+metadata:
+  name: re$0write
+spec:
+  options:
+    hostRewrite: static.example.com
+"#;
+    check(
+        src,
+        "host-rewrite",
+        r#"
+options.yaml:4 "rewrite" -> host-rewrite
+route.yaml:10 "rewrite" -> host-rewrite
 "#,
     );
 }
