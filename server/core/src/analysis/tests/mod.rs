@@ -138,6 +138,36 @@ spec:
 "#;
 
 /// `INFRA` and `SHOP` followed by `more` (more files, one holding the cursor).
+/// A Gloo Gateway RouteOption named by a rule's ExtensionRef filter (Gloo Gateway docs,
+/// "RouteOption": `filters: [{type: ExtensionRef, extensionRef: {group: gateway.solo.io,
+/// kind: RouteOption, name: ...}}]`).
+pub(super) const EXTENSION: &str = r#"//- route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: web
+spec:
+  rules:
+  - name: static
+    filters:
+    - type: ExtensionRef
+      extensionRef: {group: gateway.solo.io, kind: RouteOption, name: rewrite}
+//- options.yaml
+apiVersion: gateway.solo.io/v1
+kind: RouteOption
+metadata:
+  name: rewrite
+spec:
+  options:
+    hostRewrite: static.example.com
+"#;
+
+/// `src` with the cursor (`$0`) right after the first `needle`.
+pub(super) fn cursor_after(src: &str, needle: &str) -> String {
+    let i = src.find(needle).expect("needle in fixture") + needle.len();
+    format!("{}$0{}", &src[..i], &src[i..])
+}
+
 pub(super) fn with_base(more: &str) -> String {
     format!("{INFRA}{SHOP}{more}")
 }

@@ -1,6 +1,6 @@
 //! Definition and references: each location as `file:line "covered text"`.
 
-use super::{assert_lines, fixture, show, with_base};
+use super::{EXTENSION, assert_lines, cursor_after, fixture, show, with_base};
 use crate::analysis::{Location, definition, references};
 
 fn render(snap: &crate::workspace::Snapshot, locs: &[Location]) -> String {
@@ -273,37 +273,8 @@ shop.yaml:43 "cart"
     );
 }
 
-/// A Gloo Gateway RouteOption named by a rule's ExtensionRef filter (Gloo Gateway docs,
-/// "RouteOption": `filters: [{type: ExtensionRef, extensionRef: {group: gateway.solo.io,
-/// kind: RouteOption, name: ...}}]`).
-const EXTENSION: &str = r#"//- route.yaml
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata:
-  name: web
-spec:
-  rules:
-  - name: static
-    filters:
-    - type: ExtensionRef
-      extensionRef: {group: gateway.solo.io, kind: RouteOption, name: rewrite}
-//- options.yaml
-apiVersion: gateway.solo.io/v1
-kind: RouteOption
-metadata:
-  name: rewrite
-spec:
-  options:
-    hostRewrite: static.example.com
-"#;
-
 #[test]
 fn an_extension_ref_filter_leads_to_its_policy_and_back() {
-    // The cursor right after `needle`.
-    let at = |needle: &str| {
-        let i = EXTENSION.find(needle).expect("needle") + needle.len();
-        format!("{}$0{}", &EXTENSION[..i], &EXTENSION[i..])
-    };
-    check_definition(&at("kind: RouteOption, name: rew"), "options.yaml:4 \"rewrite\"");
-    check_references(&at("  name: rew"), false, "route.yaml:10 \"rewrite\"");
+    check_definition(&cursor_after(EXTENSION, "kind: RouteOption, name: rew"), "options.yaml:4 \"rewrite\"");
+    check_references(&cursor_after(EXTENSION, "  name: rew"), false, "route.yaml:10 \"rewrite\"");
 }

@@ -1,6 +1,6 @@
 //! Rename: prepare (the span and current name) and every edit, `file:line "old" -> new`.
 
-use super::{assert_lines, fixture, show, with_base};
+use super::{EXTENSION, assert_lines, cursor_after, fixture, show, with_base};
 use crate::analysis::{prepare_rename, rename};
 
 fn check(src: &str, new_name: &str, expect: &str) {
@@ -200,28 +200,8 @@ shop.yaml:43 "cart" -> basket
 
 #[test]
 fn renaming_a_policy_edits_the_extension_ref_filters_naming_it() {
-    let src = r#"//- route.yaml
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata:
-  name: web
-spec:
-  rules:
-  - name: static
-    filters:
-    - type: ExtensionRef
-      extensionRef: {group: gateway.solo.io, kind: RouteOption, name: rewrite}
-//- options.yaml
-apiVersion: gateway.solo.io/v1
-kind: RouteOption
-metadata:
-  name: re$0write
-spec:
-  options:
-    hostRewrite: static.example.com
-"#;
     check(
-        src,
+        &cursor_after(EXTENSION, "  name: re"),
         "host-rewrite",
         r#"
 options.yaml:4 "rewrite" -> host-rewrite
