@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use policylens_core::workspace::Workspace;
 use policylens_core::source::{FileContent, decode};
+use policylens_core::workspace::Workspace;
 
 const PATH: &str = "deploy/fuzz.yaml";
 

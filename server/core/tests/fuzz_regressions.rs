@@ -58,3 +58,24 @@ fn empty_flow_value_stays_inside_its_mapping_in_a_template() {
     let root = doc.root.as_ref().map(nodes);
     assert_eq!(root, Some(vec![("mapping", 12, 20), ("scalar", 13, 18), ("scalar", 19, 19)]));
 }
+
+/// edits target: an editor buffer that starts with a byte-order mark and holds a NUL byte gets
+/// the binary-file diagnostic at offset 0, inside the mark. Columns are counted after the mark,
+/// so the first line starts at byte 3, and `offset - line start` underflowed: a panic with
+/// overflow checks, a column of 4294967293 sent to the editor without them. An offset inside
+/// the mark is now column 0.
+#[test]
+fn offset_inside_a_byte_order_mark_is_column_zero() {
+    use policylens_core::syntax::{Position, PositionEncoding};
+    use policylens_core::workspace::Workspace;
+    let mut ws = Workspace::new();
+    ws.set_file("edited.yaml", "\u{feff}# notes\n\0junk");
+    let snap = ws.snapshot();
+    let diags = snap.diagnostics().into_iter().flat_map(|(_, d)| d.iter().cloned()).collect::<Vec<_>>();
+    let found: Vec<_> = diags.iter().map(|d| (d.span.start, d.span.end, d.message.as_str())).collect();
+    assert_eq!(found, [(0, 0, "skipped: binary file (holds NUL bytes)")]);
+    let file = snap.source("edited.yaml").map(|f| {
+        [PositionEncoding::Utf8, PositionEncoding::Utf16, PositionEncoding::Utf32].map(|enc| f.position(0, enc))
+    });
+    assert_eq!(file, Some([Position { line: 0, character: 0 }; 3]));
+}

@@ -169,6 +169,9 @@ impl LineIndex {
         let offset = offset.min(self.len);
         let line = self.line_of(offset);
         let start = self.line_start(line);
+        // An offset inside a leading byte-order mark is the first line's column 0: columns
+        // are counted after the mark.
+        let offset = offset.max(start);
         let character = if self.non_ascii_lines.binary_search(&line).is_err() {
             offset - start
         } else {
