@@ -216,3 +216,24 @@ fn status_is_a_table_and_every_policy_not_accepted_says_why() {
         }
     }
 }
+
+/// `explain`'s human report of the demo's `pay` rule: sections folded into their objects on
+/// the path, policies named as `namespace/name` under their kind's heading, long values as
+/// blocks, a loss's reason on its own line; and every target of the demo explained in lines of
+/// at most 100 characters.
+#[test]
+fn explain_reads_as_a_short_tree() {
+    let (code, out, err) =
+        run(&["explain", "--color", "never", "--target", "HTTPRoute/shop/checkout#pay", "fixtures/demo"]);
+    assert_eq!(code, 0, "{err}");
+    expect_text("demo-explain-pay.txt", &out);
+    let (_, targets, _) = run(&["targets", "fixtures/demo"]);
+    let refs: Vec<&str> = targets.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert!(refs.len() > 20, "{targets}");
+    for t in refs {
+        let (code, out, err) = run(&["explain", "--color", "never", "--target", t, "fixtures/demo"]);
+        assert_eq!(code, 0, "{t}: {err}");
+        let long: Vec<&str> = out.lines().filter(|l| l.chars().count() > 100).collect();
+        assert!(long.is_empty(), "{t}: {long:#?}");
+    }
+}

@@ -71,7 +71,7 @@ fn offset_inside_a_byte_order_mark_is_column_zero() {
     let mut ws = Workspace::new();
     ws.set_file("edited.yaml", "\u{feff}# notes\n\0junk");
     let snap = ws.snapshot();
-    let diags = snap.diagnostics().into_iter().flat_map(|(_, d)| d.iter().cloned()).collect::<Vec<_>>();
+    let diags: Vec<_> = snap.diagnostics().values().flat_map(|d| d.iter().cloned()).collect();
     let found: Vec<_> = diags.iter().map(|d| (d.span.start, d.span.end, d.message.as_str())).collect();
     assert_eq!(found, [(0, 0, "skipped: binary file (holds NUL bytes)")]);
     let file = snap.source("edited.yaml").map(|f| {

@@ -14,7 +14,13 @@ pub type Line = (String, Option<String>);
 /// `value` as block YAML lines; `leaf_note` gives the note for a JSON pointer that is a leaf
 /// (a scalar, a whole list, an empty mapping), `None` elsewhere.
 pub fn lines(value: &Value, leaf_note: &dyn Fn(&str) -> Option<String>) -> Vec<Line> {
-    let mut out = Out::default();
+    lines_within(value, usize::MAX, leaf_note)
+}
+
+/// [`lines`], with a leaf collection whose one-line form would pass `width` characters written
+/// as a block below its key instead (its note on the key's line): a terminal's lines stay short.
+pub fn lines_within(value: &Value, width: usize, leaf_note: &dyn Fn(&str) -> Option<String>) -> Vec<Line> {
+    let mut out = Out { width, ..Out::default() };
     match value {
         Value::Object(m) if !m.is_empty() => mapping(&mut out, m, 0, "", leaf_note),
         other => {
@@ -44,6 +50,8 @@ pub fn render(value: &Value, leaf_note: &dyn Fn(&str) -> Option<String>) -> Stri
 struct Out {
     lines: Vec<Line>,
     current: String,
+    /// Lines longer than this write their collection as a block (see [`lines_within`]).
+    width: usize,
 }
 
 impl Out {
@@ -58,6 +66,45 @@ impl Out {
     /// Whether the current line is a list item's dash so far.
     fn after_dash(&self) -> bool {
         self.current.ends_with("- ")
+    }
+
+    /// Whether `v` written after the current line (and `gap`), then its note as a comment,
+    /// fits the width, or cannot be broken (a scalar, an empty collection).
+    fn fits(&self, v: &Value, gap: usize, inline: &str, note: Option<&str>) -> bool {
+        let breakable = matches!(v, Value::Object(m) if !m.is_empty()) || matches!(v, Value::Array(a) if !a.is_empty());
+        let note = note.map_or(0, |n| n.chars().count() + 4);
+        !breakable || self.current.chars().count() + gap + inline.chars().count() + note <= self.width
+    }
+
+    /// `v` as a block at `indent` (its keys' or dashes' column), its leaves without notes,
+    /// and `note` on the first line written. Continues a `- ` already on the current line.
+    fn block(&mut self, v: &Value, indent: usize, note: Option<String>) {
+        let first = self.lines.len();
+        match v {
+            Value::Object(m) => mapping(self, m, indent, "", &|_| None),
+            Value::Array(items) => {
+                for item in items {
+                    if !self.after_dash() {
+                        self.push_str(&" ".repeat(indent));
+                    }
+                    self.push_str("- ");
+                    let text = inline(item);
+                    if self.fits(item, 0, &text, None) {
+                        self.push_str(&text);
+                        self.end_line(None);
+                    } else {
+                        self.block(item, indent + 2, None);
+                    }
+                }
+            }
+            other => {
+                self.push_str(&inline(other));
+                self.end_line(None);
+            }
+        }
+        if let Some(line) = self.lines.get_mut(first) {
+            line.1 = line.1.take().or(note);
+        }
     }
 }
 
@@ -102,16 +149,28 @@ fn value_after_key(out: &mut Out, v: &Value, indent: usize, p: &str, leaf_note: 
                         mapping(out, m, indent + 2, &ip, leaf_note)
                     }
                     other => {
-                        out.push_str(&inline(other));
-                        out.end_line(leaf_note(&ip));
+                        let (text, note) = (inline(other), leaf_note(&ip));
+                        if out.fits(other, 0, &text, note.as_deref()) {
+                            out.push_str(&text);
+                            out.end_line(note);
+                        } else {
+                            out.block(other, indent + 2, note);
+                        }
                     }
                 }
             }
         }
         other => {
-            out.push_str(" ");
-            out.push_str(&inline(other));
-            out.end_line(n);
+            let text = inline(other);
+            if out.fits(other, 1, &text, n.as_deref()) {
+                out.push_str(" ");
+                out.push_str(&text);
+                out.end_line(n);
+            } else {
+                out.end_line(n);
+                // Under a key, a mapping is indented and a sequence's dashes are not.
+                out.block(other, if other.is_object() { indent + 2 } else { indent }, None);
+            }
         }
     }
 }
@@ -191,5 +250,40 @@ empty: {}  # shop/r · PatchDefaults
 flags: [\"on\", \"yes\", off-peak, \"1e3\"]  # shop/r · PatchDefaults
 ";
         assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn long_collections_break_into_blocks_within_a_width() {
+        let v = serde_json::json!({
+            "limits": {"per-ip": {"rates": [{"limit": 600, "window": "1m"}], "counters": [{"expression": "source.address"}]}},
+            "short": {"a": 1},
+            "hosts": [["a.example.com", "b.example.com", "c.example.com"], "d"]
+        });
+        let note = |p: &str| match p {
+            "/limits/per-ip" | "/short" => Some("infra/rl · Custom".to_owned()),
+            _ => None,
+        };
+        let got: Vec<String> = lines_within(&v, 40, &note)
+            .into_iter()
+            .map(|(l, n)| n.map_or(l.clone(), |n| format!("{l}  # {n}")))
+            .collect();
+        let expect = [
+            "limits:",
+            "  per-ip:  # infra/rl · Custom",
+            "    rates:",
+            "    - limit: 600",
+            "      window: 1m",
+            "    counters:",
+            "    - expression: source.address",
+            "short: {a: 1}  # infra/rl · Custom",
+            "hosts:",
+            "- - a.example.com",
+            "  - b.example.com",
+            "  - c.example.com",
+            "- d",
+        ];
+        assert_eq!(got, expect);
+        // Without a width nothing breaks.
+        assert_eq!(lines(&v, &note).len(), 6);
     }
 }
