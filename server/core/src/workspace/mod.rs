@@ -179,9 +179,9 @@ struct SnapshotInner {
     world: OnceLock<Arc<Linked>>,
     effective: OnceLock<Arc<EffectiveIndex>>,
     diagnostics: OnceLock<Arc<Reported>>,
-    /// The last partial world cut for one file (`partial.rs`): a keystroke's diagnostics
-    /// and the requests right after it share it.
-    near: Mutex<Option<partial::Near>>,
+    /// The last partial worlds cut for one file each (`partial.rs`): a keystroke's
+    /// diagnostics and the requests right after it share one.
+    near: Mutex<Vec<Arc<partial::Near>>>,
 }
 
 /// A snapshot's diagnostics as reported, and those ignore comments silenced: computed by

@@ -4,7 +4,7 @@
 //! would, at a cost that follows the file's neighbourhood instead of the workspace.
 
 use std::collections::{BTreeSet, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::{Snapshot, SourceFile};
 use crate::catalog::{Catalog, KindSource};
@@ -15,27 +15,43 @@ use crate::world::{Outer, World};
 /// Beyond this many other changed files, a partial world is no cheaper than the full one.
 const MAX_CHANGED: usize = 32;
 
-/// A partial world cut for `path` from `base` (the outer world it was cut from).
+/// Beyond this many files asked for since the last full analysis, the oldest partial world is
+/// dropped (a request for it builds it again).
+const MAX_KEPT: usize = 4;
+
+/// A partial world cut for `path` from `base` (the outer world it was cut from), built once by
+/// whoever asks first; `None` inside when the file has no partial world.
 #[derive(Debug)]
 pub(super) struct Near {
     path: Arc<str>,
     base: Arc<Linked>,
-    world: Arc<Linked>,
+    world: OnceLock<Option<Arc<Linked>>>,
 }
 
 impl Snapshot {
-    /// [`Snapshot::partial_world`], kept for the next caller asking for the same file and
+    /// [`Snapshot::partial_world`], kept for the next callers asking for the same file and
     /// base: the keystroke's diagnostics and the requests that follow it build it once.
     pub(crate) fn near_world(&self, path: &str, base: &Snapshot) -> Option<Arc<Linked>> {
-        // Held while building, so a request racing the keystroke's diagnostics waits for
-        // their world instead of building a second one.
-        let mut near = self.inner.near.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = near.as_ref().filter(|n| *n.path == *path && Arc::ptr_eq(&n.base, base.world())) {
-            return Some(n.world.clone());
-        }
-        let world = Arc::new(self.partial_world(path, base)?);
-        *near = Some(Near { path: path.into(), base: base.world().clone(), world: world.clone() });
-        Some(world)
+        let near = {
+            let mut kept = self.inner.near.lock().unwrap_or_else(|e| e.into_inner());
+            kept.retain(|n| Arc::ptr_eq(&n.base, base.world()));
+            match kept.iter().find(|n| *n.path == *path) {
+                Some(n) => n.clone(),
+                None => {
+                    let n = Arc::new(Near { path: path.into(), base: base.world().clone(), world: OnceLock::new() });
+                    if kept.len() >= MAX_KEPT {
+                        kept.remove(0);
+                    }
+                    kept.push(n.clone());
+                    n
+                }
+            }
+        };
+        // Built outside the list's lock: a request racing the keystroke's diagnostics on the
+        // same file waits for their world instead of building a second one, and a request on
+        // another file does not wait for it (the partial world of a 50 MB file just opened
+        // takes seconds).
+        near.world.get_or_init(|| self.partial_world(path, base).map(Arc::new)).clone()
     }
 
     /// The partial world of `path` cut from `base`'s world (built here if it is not yet), or
