@@ -24,16 +24,6 @@ const TIMEOUT = 120_000;
 // test-host/workspace/app.yaml: a BackendTrafficPolicy names HTTPRoute `chekout` (line 66),
 // the route is `checkout` (line 23).
 const MESSAGE = 'HTTPRoute/shop/chekout does not exist; did you mean `checkout`?';
-const EFFECTIVE = [
-  'HTTPRoute/shop/checkout',
-  '',
-  'BackendTrafficPolicy.gateway.envoyproxy.io',
-  '  path: GatewayClass/eg > Gateway/shop/edge > Gateway/shop/edge#http > HTTPRoute/shop/checkout',
-  '    timeout:',
-  '      http:',
-  '        requestTimeout: 30s  # BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-timeout (AtomicDefaults)',
-  '',
-];
 
 const host = await ensureCodeServer();
 if (host.skip !== undefined) {
@@ -183,12 +173,13 @@ async function hostTests(bin) {
         .sort((a, b) => a.top - b.top)
         .map((l) => l.text),
     );
-    assert.deepEqual(lines, EFFECTIVE);
-    // The same text as the CLI prints with the bundled binary.
+    // Exactly what the bundled binary's explain prints for the route, a line per editor line.
     const cli = execFileSync(bundled, ['explain', '--target', 'HTTPRoute/shop/checkout', '--color', 'never', dirs.workspace], {
       encoding: 'utf8',
     });
-    assert.equal(cli, EFFECTIVE.join('\n'));
+    assert.ok(cli.startsWith('HTTPRoute/shop/checkout\n\nBackendTrafficPolicy.gateway.envoyproxy.io\n'), cli);
+    assert.match(cli, /^ +requestTimeout: 30s .*checkout-timeout/m);
+    assert.deepEqual(lines, cli.split('\n'));
     // Back beside it, the route's code lens (redrawn after the editor was split).
     await page.waitForFunction(
       () => [...document.querySelectorAll('.codelens-decoration')].some((e) => e.textContent === '1 policy affects this'),
