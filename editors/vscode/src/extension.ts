@@ -26,6 +26,8 @@ let statusItem: vscode.StatusBarItem | undefined;
 // Read-only virtual documents of `Show Effective Policy`, by URI.
 const views = new Map<string, string>();
 const VIEW_SCHEME = 'policylens-view';
+// Registered by the language client from the server's `executeCommandProvider`, not by us.
+const SHOW_REFERENCES = 'policylens.showReferences';
 const statusView = new StatusView();
 
 function configuredServer(): string {
@@ -48,6 +50,14 @@ function createClient(command: string): LanguageClient {
     // when it changes; this names the section for those notifications.
     synchronize: { configurationSection: 'policylens' },
     outputChannel: output,
+    // The server lists its code lenses' command in `executeCommandProvider`, so the client
+    // registers that command itself (to forward it to the server). The extension must not
+    // register it too, or the client fails to start ("command ... already exists"); it runs
+    // here instead, as VS Code's references peek.
+    middleware: {
+      executeCommand: (command, args, next) =>
+        command === SHOW_REFERENCES ? showReferences(args[0], args[1], args[2]) : next(command, args),
+    },
   };
   // The id `policylens` makes the client honour the `policylens.trace.server` setting.
   return new LanguageClient('policylens', 'policylens', { run, debug: run }, clientOptions);
@@ -243,7 +253,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('policylens.showTopology', () => showTopology(context, serverCommand ?? foundServer(), output)),
     vscode.commands.registerCommand('policylens.restartServer', restartServer),
     vscode.commands.registerCommand('policylens.showOutput', () => output?.show(true)),
-    vscode.commands.registerCommand('policylens.showReferences', showReferences),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration('policylens.server.path')) {
         await restartServer();
