@@ -422,7 +422,7 @@ impl LanguageServer for Backend {
                     // Parsed here, off the ordered writer: a big file saved must not hold it.
                     let content = (typ != FileChangeType::DELETED
                         && crate::config::is_discoverable(p, &roots, &excludes))
-                    .then(|| SourceFile::read(path.clone(), p).ok())
+                    .then(|| policylens_loader::read_file(path.clone(), p).ok())
                     .flatten();
                     (path, content)
                 })

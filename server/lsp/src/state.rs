@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use policylens_core::source::{self, SourceFile};
+use policylens_core::source::SourceFile;
 use policylens_core::syntax::{PositionEncoding, TextEdit};
 use policylens_core::workspace::{Snapshot, Workspace};
 use tokio::sync::watch;
@@ -241,10 +241,9 @@ impl State {
         }
         // Back to what is on disk, if the walk or a watched-file event put it in the workspace;
         // a binary or non-UTF-8 file is recorded as such, as a walk would.
-        let on_disk = self.disk.contains(path).then(|| source::read(Path::new(path)).ok()).flatten();
-        match on_disk {
-            Some(source::FileContent::Text(text)) => self.ws.set_file_on_disk(path, Path::new(path), &text),
-            Some(source::FileContent::Unreadable(reason)) => self.ws.set_unreadable(path, &reason),
+        let on_disk = self.disk.contains(path).then(|| policylens_loader::read_file(path.into(), Path::new(path)).ok());
+        match on_disk.flatten() {
+            Some(file) => self.ws.set_parsed(file),
             None => {
                 self.disk.remove(path);
                 self.ws.remove_file(path);
@@ -309,7 +308,7 @@ impl State {
         for path in touched {
             let p = Path::new(&*path);
             let content = crate::config::is_discoverable(p, &self.roots, &self.excludes)
-                .then(|| SourceFile::read(path.clone(), p).ok())
+                .then(|| policylens_loader::read_file(path.clone(), p).ok())
                 .flatten();
             self.apply_disk(path, content);
         }
@@ -502,7 +501,7 @@ mod tests {
         let mut st = State::new();
         st.roots = vec![root.clone()];
         st.touched = Some(HashSet::new());
-        let content = SourceFile::read(path.clone(), &file).ok();
+        let content = policylens_loader::read_file(path.clone(), &file).ok();
         assert!(st.apply_watched(1, path.clone(), content));
         st.install(Workspace::new(), HashSet::new(), None, Excludes::default());
         assert_eq!(names(&mut st, &path), ["late"]);
