@@ -21,7 +21,7 @@ use super::spec::PolicySpec;
 use crate::catalog::{PolicyClass, PolicyKind};
 use crate::model::{Body, GroupKind};
 use crate::topology::Linked;
-use crate::topology::{BackendResolution, Node, NodeId, PathLimit, Topology};
+use crate::topology::{BackendResolution, DagNode, NodeId, PathLimit, Topology};
 use crate::world::ObjId;
 
 pub type Sig = Arc<[NodeId]>;
@@ -97,7 +97,7 @@ impl KindPlan {
             return None;
         }
         match world.topology.node(n) {
-            Node::Object(o) => world.namespace_of(o).and_then(|ns| self.namespaces.get(ns).copied()),
+            DagNode::Object(o) => world.namespace_of(o).and_then(|ns| self.namespaces.get(ns).copied()),
             _ => None,
         }
     }
@@ -106,7 +106,7 @@ impl KindPlan {
     /// the section (which beats the whole object).
     pub fn direct_signature(&self, t: &Topology, target: NodeId) -> Vec<NodeId> {
         let mut sig = Vec::new();
-        if let Node::Section(o, _) = t.node(target) {
+        if let DagNode::Section(o, _) = t.node(target) {
             let obj = t.object_node(o);
             if self.attached.contains_key(&obj) {
                 sig.push(obj);
@@ -137,7 +137,7 @@ pub fn sections_of(t: &Topology, o: ObjId) -> Vec<NodeId> {
     t.children(t.object_node(o))
         .iter()
         .copied()
-        .filter(|&c| matches!(t.node(c), Node::Section(x, _) if x == o))
+        .filter(|&c| matches!(t.node(c), DagNode::Section(x, _) if x == o))
         .collect()
 }
 
@@ -145,26 +145,26 @@ pub fn sections_of(t: &Topology, o: ObjId) -> Vec<NodeId> {
 pub fn is_effective(world: &Linked, kind: &PolicyKind, n: NodeId) -> bool {
     let t = &world.topology;
     if kind.effective_targets.is_empty() && kind.effective_target.is_none() {
-        return t.children(n).is_empty() && !matches!(t.node(n), Node::Namespace(_));
+        return t.children(n).is_empty() && !matches!(t.node(n), DagNode::Namespace(_));
     }
     // Compared field by field: this runs for every node below every policy.
     let is = |group: &str, k: &str| {
         kind.effective_targets.iter().chain(kind.effective_target.iter()).any(|g| g.group == group && g.kind == k)
     };
     match t.node(n) {
-        Node::Object(o) => {
+        DagNode::Object(o) => {
             let ob = world.object(o);
             is(ob.group(), ob.kind()) && whole_object_counts(world, o)
         }
-        Node::Section(o, _) => {
+        DagNode::Section(o, _) => {
             let ob = world.object(o);
             is(ob.group(), ob.kind())
         }
-        Node::Virtual(k) => {
+        DagNode::Virtual(k) => {
             let k = world.topology.virtual_key(k);
             is(&k.gk.group, &k.gk.kind)
         }
-        Node::Namespace(_) => false,
+        DagNode::Namespace(_) => false,
     }
 }
 
@@ -179,10 +179,10 @@ fn rank(world: &Linked, n: NodeId) -> u8 {
         _ => 6,
     };
     match world.topology.node(n) {
-        Node::Object(o) => of(o),
-        Node::Section(o, _) => of(o) + 1,
-        Node::Namespace(_) => 0,
-        Node::Virtual(_) => 6,
+        DagNode::Object(o) => of(o),
+        DagNode::Section(o, _) => of(o) + 1,
+        DagNode::Namespace(_) => 0,
+        DagNode::Virtual(_) => 6,
     }
 }
 
@@ -207,7 +207,7 @@ fn max_rank(kind: &PolicyKind) -> u8 {
 pub fn direct_effective(world: &Linked, n: NodeId) -> Vec<NodeId> {
     let t = &world.topology;
     match t.node(n) {
-        Node::Object(o) => {
+        DagNode::Object(o) => {
             let mut v = sections_of(t, o);
             if v.is_empty() || whole_object_counts(world, o) {
                 v.insert(0, n);
@@ -357,19 +357,19 @@ impl Classes {
         let of = (0..t.node_count() as u32)
             .map(|i| {
                 let (group, kind, whole) = match t.node(NodeId(i)) {
-                    Node::Object(o) => {
+                    DagNode::Object(o) => {
                         let ob = world.object(o);
                         (ob.group(), ob.kind(), whole_object_counts(world, o))
                     }
-                    Node::Section(o, _) => {
+                    DagNode::Section(o, _) => {
                         let ob = world.object(o);
                         (ob.group(), ob.kind(), true)
                     }
-                    Node::Virtual(k) => {
+                    DagNode::Virtual(k) => {
                         let gk = &t.virtual_key(k).gk;
                         (gk.group.as_str(), gk.kind.as_str(), true)
                     }
-                    Node::Namespace(_) => return NO_CLASS,
+                    DagNode::Namespace(_) => return NO_CLASS,
                 };
                 if let Some(&c) = index.get(&(group, kind, whole)) {
                     return c;
@@ -524,7 +524,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
             }
         };
         for &n in plan.attached.keys() {
-            if !matches!(t.node(n), Node::Namespace(_)) {
+            if !matches!(t.node(n), DagNode::Namespace(_)) {
                 seed(n, &mut s.below, &mut queue);
             }
         }
@@ -775,7 +775,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
 /// A Service port section: the Service and the port number.
 pub fn service_port(world: &Linked, n: NodeId) -> Option<(ObjId, Option<i64>)> {
     match world.topology.node(n) {
-        Node::Section(o, i) => match &world.object(o).body {
+        DagNode::Section(o, i) => match &world.object(o).body {
             Body::Service(s) => Some((o, s.ports.get(i as usize).and_then(|p| p.port))),
             _ => None,
         },
@@ -789,8 +789,8 @@ fn admits(world: &Linked, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
     let t = &world.topology;
     let Some(want) = port else { return true };
     let (route, section) = match t.node(q) {
-        Node::Object(r) => (r, None),
-        Node::Section(r, i) => (r, Some(i)),
+        DagNode::Object(r) => (r, None),
+        DagNode::Section(r, i) => (r, Some(i)),
         _ => return true,
     };
     let Body::Route(r) = &world.object(route).body else {
