@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use policylens_core::source::SourceFile;
-use policylens_core::syntax::{PositionEncoding, TextEdit};
+use policylens_core::syntax::{ByteEdit, PositionEncoding};
 use policylens_core::workspace::{Snapshot, Workspace};
 use tokio::sync::watch;
 use tower_lsp_server::Client;
@@ -255,7 +255,7 @@ impl State {
     /// The edits that turned the document as `base` saw it into its text as `now` sees it:
     /// `None` when either did not have it open, it was reopened in between (versions restart),
     /// or the edits are forgotten.
-    pub fn edits_since(&self, path: &str, base: &Ctx, now: &Ctx) -> Option<Vec<TextEdit>> {
+    pub fn edits_since(&self, path: &str, base: &Ctx, now: &Ctx) -> Option<Vec<ByteEdit>> {
         let (from, to) = (base.open.get(path)?, now.open.get(path)?);
         if from.opening != to.opening {
             return None;

@@ -235,7 +235,7 @@ pub fn code_lens(ctx: &Ctx, file: &SourceFile, path: &str, l: core::CodeLens) ->
 
 /// Core edits grouped by file into a workspace edit; edits in files the snapshot does not
 /// know are dropped.
-pub fn workspace_edit(ctx: &Ctx, edits: &[core::TextEdit]) -> WorkspaceEdit {
+pub fn workspace_edit(ctx: &Ctx, edits: &[core::FileEdit]) -> WorkspaceEdit {
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
     for e in edits {
         let (Some(file), Some(u)) = (ctx.snap.source(&e.file), uri(ctx, &e.file)) else { continue };

@@ -1,4 +1,4 @@
-use policylens_core::analysis::{self, CodeAction as CoreAction, CodeActionKind, TextEdit as CoreEdit};
+use policylens_core::analysis::{self, CodeAction as CoreAction, CodeActionKind, FileEdit};
 use policylens_core::syntax::Span;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{CodeActionOrCommand, CodeActionParams, CodeActionResponse};
@@ -31,7 +31,7 @@ pub fn code_actions(ctx: &Ctx, params: CodeActionParams) -> Result<Option<CodeAc
             actions.push(CoreAction {
                 title: format!("Replace with `{fix}`"),
                 kind: CodeActionKind::QuickFix,
-                edits: vec![CoreEdit { file: path.clone(), span: d.span, new_text: fix.clone() }],
+                edits: vec![FileEdit { file: path.clone(), span: d.span, new_text: fix.clone() }],
                 fixes: Some(d.code),
                 preferred: i == 0,
             });

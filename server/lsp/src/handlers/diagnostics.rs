@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use policylens_core::analysis::diagnostics::{self as core_diagnostics, Diagnostic as CoreDiagnostic};
-use policylens_core::syntax::TextEdit;
+use policylens_core::syntax::ByteEdit;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
     Diagnostic, DocumentDiagnosticParams, DocumentDiagnosticReport, DocumentDiagnosticReportResult,
@@ -216,7 +216,7 @@ pub async fn open_files(shared: Arc<Shared>) {
         if todo.is_empty() {
             continue;
         }
-        let edits: Vec<Option<Vec<TextEdit>>> = {
+        let edits: Vec<Option<Vec<ByteEdit>>> = {
             let st = shared.lock();
             todo.iter().map(|(p, _)| st.edits_since(p, &base, &ctx)).collect()
         };
@@ -249,7 +249,7 @@ pub async fn open_files(shared: Arc<Shared>) {
 /// An open document's diagnostics without a full analysis: the base's own when the base saw
 /// this very text, else the partial-world ones plus the base's workspace-wide ones moved
 /// through `edits`. `None` when only a full analysis can tell.
-fn open_file(ctx: &Ctx, base: &Ctx, path: &str, edits: Option<&[TextEdit]>) -> Option<Vec<CoreDiagnostic>> {
+fn open_file(ctx: &Ctx, base: &Ctx, path: &str, edits: Option<&[ByteEdit]>) -> Option<Vec<CoreDiagnostic>> {
     let (now, then) = (ctx.snap.file(path)?, base.snap.file(path));
     if then.is_some_and(|t| Arc::ptr_eq(t, now)) {
         return Some(base.snap.diagnostics_for(path).to_vec());
