@@ -15,17 +15,17 @@ mod extension_refs;
 mod hostnames;
 mod mesh;
 mod paths;
-mod query;
 mod route_refs;
 mod spec_refs;
 mod targets;
+mod typed_target;
 mod validate;
 
 pub use extension_refs::ExtensionAttachment;
 pub use paths::PathLimit;
-pub use query::{TargetError, is_core_kind};
 pub use spec_refs::SpecBackend;
 pub use targets::{PolicyResolution, RefProblem, TargetResolution};
+pub use typed_target::TargetError;
 pub use validate::RefViolation;
 
 use std::collections::HashMap;
