@@ -25,10 +25,6 @@ impl Span {
     pub fn contains_inclusive(self, offset: u32) -> bool {
         self.start <= offset && offset <= self.end
     }
-
-    pub fn cover(self, other: Span) -> Span {
-        Span::new(self.start.min(other.start), self.end.max(other.end))
-    }
 }
 
 /// Where a text changed: the bytes `start..end` were replaced by `new_len` bytes (the new

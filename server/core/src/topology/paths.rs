@@ -82,24 +82,4 @@ impl Topology {
             _ => None,
         }
     }
-
-    /// Every node below `node` (not including it), each once, breadth first.
-    pub fn descendants(&self, node: NodeId) -> Vec<NodeId> {
-        let mut seen = vec![false; self.node_count()];
-        seen[node.0 as usize] = true;
-        let mut out = Vec::new();
-        let mut i = 0;
-        let mut queue = vec![node];
-        while i < queue.len() {
-            for &c in self.children(queue[i]) {
-                if !seen[c.0 as usize] {
-                    seen[c.0 as usize] = true;
-                    queue.push(c);
-                    out.push(c);
-                }
-            }
-            i += 1;
-        }
-        out
-    }
 }

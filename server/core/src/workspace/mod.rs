@@ -6,7 +6,7 @@
 
 mod partial;
 
-pub use crate::source::{Origin, SourceFile, Suppression, SuppressionScope};
+pub use crate::source::{Origin, SourceFile};
 pub use crate::world::{ObjId, World};
 
 use std::collections::BTreeMap;
