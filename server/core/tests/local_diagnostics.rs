@@ -121,7 +121,7 @@ fn local_of_unchanged_workspace_is_the_full_reference_set() {
 /// their policy when it goes.
 #[test]
 fn workspace_wide_diagnostics_are_carried_through_edits() {
-    use policylens_core::syntax::TextEdit;
+    use policylens_core::syntax::ByteEdit;
     let files = demo();
     let (path, text) = files.iter().find(|(p, _)| p == "policies/edge.yaml").expect("demo edge policies");
     let mut ws = Workspace::new();
@@ -134,7 +134,7 @@ fn workspace_wide_diagnostics_are_carried_through_edits() {
     let comment = "# reviewed\n";
     ws.set_file(path, format!("{comment}{text}"));
     let now = ws.snapshot();
-    let edit = TextEdit { start: 0, end: 0, new_len: comment.len() as u32 };
+    let edit = ByteEdit { start: 0, end: 0, new_len: comment.len() as u32 };
     let local = diagnostics::local(&now, path, &base, Some(&[edit])).expect("built-in kinds");
     assert_eq!(local, now.diagnostics_for(path));
     assert_eq!(local.iter().find(|d| d.code.is_workspace_wide()).map(|d| d.span.start), Some(wide[0].span.start + 11));
@@ -145,7 +145,7 @@ fn workspace_wide_diagnostics_are_carried_through_edits() {
     let at = text.find(moved).expect("policy metadata") + moved.len() - "infra\n".len();
     ws.set_file(path, text.replacen(moved, &moved.replace("infra", "edges"), 1));
     let now = ws.snapshot();
-    let edit = TextEdit { start: at as u32, end: at as u32 + 5, new_len: 5 };
+    let edit = ByteEdit { start: at as u32, end: at as u32 + 5, new_len: 5 };
     let local = diagnostics::local(&now, path, &base, Some(&[edit])).expect("built-in kinds");
     assert!(local.iter().all(|d| !d.code.is_workspace_wide()), "{local:#?}");
     // Without that check the span alone would have carried it.

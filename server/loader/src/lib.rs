@@ -3,6 +3,7 @@
 //! hidden directories and the config's `exclude`), reads `context:` directories as context,
 //! and hands the core engine text. The core does no I/O; this crate does all of it.
 
+mod read;
 mod walk;
 
 use std::collections::BTreeSet;
@@ -10,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use policylens_core::workspace::{Origin, Workspace};
 
-pub use walk::{CONFIG_FILE, find_config, is_discoverable, read_text, walk_yaml};
+pub use read::{Disk, read_file, read_files};
+pub use walk::{CONFIG_FILE, find_config, is_discoverable, walk_yaml};
 
 /// What to load.
 #[derive(Clone, Debug, Default)]
@@ -137,7 +139,7 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
     // Read and parsed a chunk at a time (in parallel, texts dropped once parsed) so that
     // progress moves and the texts are never all in memory.
     for chunk in manifests.chunks(64) {
-        let failed = ws.read_files(chunk.to_vec());
+        let failed = read_into(&mut ws, chunk.to_vec(), Origin::Workspace);
         for (f, e) in &failed {
             // A named file that cannot be read is an error; one found by the walk a warning.
             if named_files.contains(f) {
@@ -168,7 +170,7 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
             .filter(|f| files.binary_search(f).is_err() && !streams.contains(f))
             .map(|f| (shown(&f), f))
             .collect();
-        for (f, e) in ws.read_files_with_origin(ctx, Origin::Context) {
+        for (f, e) in read_into(&mut ws, ctx, Origin::Context) {
             warnings.push(format!("{}: {}", f.display(), io_message(&e)));
         }
     }
@@ -179,6 +181,15 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         s
     });
     Ok(Loaded { workspace: ws, config_path, roots, report_only, disk, warnings })
+}
+
+/// Reads and parses files from disk in parallel into `ws`, as files of `origin`: (path as
+/// shown, path on disk). Their texts are not kept ([`read_file`]). Returns the files that could
+/// not be read.
+fn read_into(ws: &mut Workspace, files: Vec<(String, PathBuf)>, origin: Origin) -> Vec<(PathBuf, std::io::Error)> {
+    let (read, failed): (Vec<_>, Vec<_>) = read_files(files).into_iter().partition(Result::is_ok);
+    ws.set_parsed_files(read.into_iter().flatten().map(|f| f.with_origin(origin)));
+    failed.into_iter().filter_map(Result::err).collect()
 }
 
 /// The workspace a file belongs to: the nearest ancestor holding `.policylens.yaml`, else the

@@ -2,8 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use policylens_core::source::{FileContent, read};
-
 pub const CONFIG_FILE: &str = ".policylens.yaml";
 
 /// Every `*.yaml`/`*.yml` file under `root` (a file given directly is taken whatever its
@@ -52,14 +50,6 @@ pub fn find_config(start: &Path) -> Option<PathBuf> {
     let start = if start.is_dir() { start } else { start.parent()? };
     let abs = std::path::absolute(start).ok()?;
     abs.ancestors().map(|d| d.join(CONFIG_FILE)).find(|p| p.is_file())
-}
-
-/// A file's text; `None` when unreadable, binary or not UTF-8.
-pub fn read_text(path: &Path) -> Option<String> {
-    match read(path) {
-        Ok(FileContent::Text(t)) => Some(t),
-        _ => None,
-    }
 }
 
 /// Whether `path` is a manifest a walk of `roots` would pick up: below a root, no hidden

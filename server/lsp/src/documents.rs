@@ -1,6 +1,6 @@
 //! Open documents: their text as a rope, edited in place by incremental `didChange` events.
 
-use policylens_core::syntax::{PositionEncoding, TextEdit};
+use policylens_core::syntax::{ByteEdit, PositionEncoding};
 use ropey::{Rope, RopeSlice};
 use tower_lsp_server::ls_types::{Position, Range};
 
@@ -13,7 +13,7 @@ pub struct Document {
     pub version: i32,
     pub rope: Rope,
     /// The byte-level edits since the last full analysis, each with the version it produced.
-    edits: Vec<(i32, TextEdit)>,
+    edits: Vec<(i32, ByteEdit)>,
     /// Edits before this version were dropped from `edits`.
     edits_from: i32,
 }
@@ -32,14 +32,14 @@ impl Document {
             None => {
                 let end = u32::try_from(self.rope.len_bytes()).unwrap_or(u32::MAX);
                 self.rope = Rope::from_str(text);
-                TextEdit { start: 0, end, new_len }
+                ByteEdit { start: 0, end, new_len }
             }
             Some(range) => {
                 let a = char_index(&self.rope, range.start, enc);
                 let b = char_index(&self.rope, range.end, enc);
                 let (start, end) = if a <= b { (a, b) } else { (b, a) };
                 let byte = |c: usize| u32::try_from(self.rope.char_to_byte(c)).unwrap_or(u32::MAX);
-                let edit = TextEdit { start: byte(start), end: byte(end), new_len };
+                let edit = ByteEdit { start: byte(start), end: byte(end), new_len };
                 self.rope.remove(start..end);
                 self.rope.insert(start, text);
                 edit
@@ -55,7 +55,7 @@ impl Document {
 
     /// The edits that turned version `from` into version `to`, or `None` when they are no
     /// longer known.
-    pub fn edits_between(&self, from: i32, to: i32) -> Option<Vec<TextEdit>> {
+    pub fn edits_between(&self, from: i32, to: i32) -> Option<Vec<ByteEdit>> {
         if from < self.edits_from || from > to {
             return None;
         }
@@ -145,7 +145,7 @@ mod tests {
         d.apply(range(0, 4, 0, 4), "zz", PositionEncoding::Utf16, 2);
         d.apply(range(1, 3, 1, 4), "", PositionEncoding::Utf16, 3);
         assert_eq!(d.text(), "a: ézz\nb: \n");
-        let e = |start, end, new_len| TextEdit { start, end, new_len };
+        let e = |start, end, new_len| ByteEdit { start, end, new_len };
         assert_eq!(d.edits_between(0, 3), Some(vec![e(5, 5, 2), e(11, 12, 0)]));
         assert_eq!(d.edits_between(2, 3), Some(vec![e(11, 12, 0)]));
         d.forget_edits(2);

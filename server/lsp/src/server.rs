@@ -251,25 +251,25 @@ impl Backend {
     }
 
     async fn explain(&self, params: custom::ExplainParams) -> Result<Value> {
-        let ctx = self.shared.ctx();
-        run("policylens/explain", move || custom::explain(&ctx, params)).await
+        let view = self.shared.view();
+        run("policylens/explain", move || custom::explain(&view, params)).await
     }
 
     async fn status(&self, _params: Option<Value>) -> Result<Value> {
-        let ctx = self.shared.ctx();
-        run("policylens/status", move || custom::status(&ctx)).await
+        let view = self.shared.view();
+        run("policylens/status", move || custom::status(&view)).await
     }
 
     async fn graph(&self, params: Option<Value>) -> Result<Value> {
-        let ctx = self.shared.ctx();
+        let view = self.shared.view();
         // Params are optional: `{}` or nothing means dot.
         let params: custom::GraphParams = params.and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
-        run("policylens/graph", move || custom::graph(&ctx, params)).await
+        run("policylens/graph", move || custom::graph(&view, params)).await
     }
 
     async fn debug_document(&self, params: custom::DocumentParams) -> Result<Value> {
-        let ctx = self.shared.ctx_for(None).await;
-        run("policylens/debugDocument", move || custom::debug_document(&ctx, params)).await
+        let view = self.shared.view_for(None).await;
+        run("policylens/debugDocument", move || custom::debug_document(&view, params)).await
     }
 
     /// Test-only: answers once the full diagnostics pass has analysed the current state, so
@@ -277,7 +277,7 @@ impl Backend {
     async fn debug_settle(&self, _params: Option<Value>) -> Result<Value> {
         let mut bases = self.shared.base_changed.subscribe();
         loop {
-            let now = self.shared.ctx_for(None).await;
+            let now = self.shared.view_for(None).await;
             if self.shared.base().is_some_and(|b| b.snap.same(&now.snap)) {
                 return Ok(Value::Bool(true));
             }
@@ -422,7 +422,7 @@ impl LanguageServer for Backend {
                     // Parsed here, off the ordered writer: a big file saved must not hold it.
                     let content = (typ != FileChangeType::DELETED
                         && crate::config::is_discoverable(p, &roots, &excludes))
-                    .then(|| SourceFile::read(path.clone(), p).ok())
+                    .then(|| policylens_loader::read_file(path.clone(), p).ok())
                     .flatten();
                     (path, content)
                 })
@@ -479,53 +479,53 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        let ctx = self.shared.ctx_for_uri(&params.text_document_position_params.text_document.uri).await;
-        run("textDocument/hover", move || handlers::hover::hover(&ctx, params)).await
+        let view = self.shared.view_for_uri(&params.text_document_position_params.text_document.uri).await;
+        run("textDocument/hover", move || handlers::hover::hover(&view, params)).await
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
-        let ctx = self.shared.ctx_for_uri(&params.text_document_position.text_document.uri).await;
-        run("textDocument/completion", move || handlers::completion::completion(&ctx, params)).await
+        let view = self.shared.view_for_uri(&params.text_document_position.text_document.uri).await;
+        run("textDocument/completion", move || handlers::completion::completion(&view, params)).await
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
-        let ctx = self.shared.ctx_for_uri(&params.text_document_position_params.text_document.uri).await;
-        run("textDocument/definition", move || handlers::navigation::definition(&ctx, params)).await
+        let view = self.shared.view_for_uri(&params.text_document_position_params.text_document.uri).await;
+        run("textDocument/definition", move || handlers::navigation::definition(&view, params)).await
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
-        let ctx = self.shared.ctx_for_uri(&params.text_document_position.text_document.uri).await;
-        run("textDocument/references", move || handlers::navigation::references(&ctx, params)).await
+        let view = self.shared.view_for_uri(&params.text_document_position.text_document.uri).await;
+        run("textDocument/references", move || handlers::navigation::references(&view, params)).await
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        let ctx = self.shared.ctx_for_uri(&params.text_document.uri).await;
-        run("textDocument/documentSymbol", move || handlers::symbols::document_symbols(&ctx, params)).await
+        let view = self.shared.view_for_uri(&params.text_document.uri).await;
+        run("textDocument/documentSymbol", move || handlers::symbols::document_symbols(&view, params)).await
     }
 
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
-        let ctx = self.shared.ctx();
-        run("workspace/symbol", move || handlers::symbols::workspace_symbols(&ctx, params)).await
+        let view = self.shared.view();
+        run("workspace/symbol", move || handlers::symbols::workspace_symbols(&view, params)).await
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        let ctx = self.shared.ctx_for_uri(&params.text_document.uri).await;
-        run("textDocument/codeLens", move || handlers::lens::code_lens(&ctx, params)).await
+        let view = self.shared.view_for_uri(&params.text_document.uri).await;
+        run("textDocument/codeLens", move || handlers::lens::code_lens(&view, params)).await
     }
 
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
-        let ctx = self.shared.ctx_for_uri(&params.text_document.uri).await;
-        run("textDocument/prepareRename", move || handlers::rename::prepare_rename(&ctx, params)).await
+        let view = self.shared.view_for_uri(&params.text_document.uri).await;
+        run("textDocument/prepareRename", move || handlers::rename::prepare_rename(&view, params)).await
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
-        let ctx = self.shared.ctx_for(None).await;
-        run("textDocument/rename", move || handlers::rename::rename(&ctx, params)).await
+        let view = self.shared.view_for(None).await;
+        run("textDocument/rename", move || handlers::rename::rename(&view, params)).await
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let ctx = self.shared.ctx_for_uri(&params.text_document.uri).await;
-        run("textDocument/codeAction", move || handlers::actions::code_actions(&ctx, params)).await
+        let view = self.shared.view_for_uri(&params.text_document.uri).await;
+        run("textDocument/codeAction", move || handlers::actions::code_actions(&view, params)).await
     }
 
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {

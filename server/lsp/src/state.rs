@@ -3,7 +3,7 @@
 //! All of it sits behind one `std::sync::Mutex` that is only ever held for synchronous work
 //! (never across an `.await`). Notification handlers apply their edits while holding it, in the
 //! synchronous prefix of the handler, which tower-lsp-server polls in the order the client sent
-//! the messages: that lock is the ordered writer. Requests take a [`Ctx`] (one immutable
+//! the messages: that lock is the ordered writer. Requests take a [`View`] (one immutable
 //! snapshot) under the same lock and never see half an edit.
 
 use std::collections::{HashMap, HashSet};
@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use policylens_core::source::{self, SourceFile};
-use policylens_core::syntax::{PositionEncoding, TextEdit};
+use policylens_core::source::SourceFile;
+use policylens_core::syntax::{ByteEdit, PositionEncoding};
 use policylens_core::workspace::{Snapshot, Workspace};
 use tokio::sync::watch;
 use tower_lsp_server::Client;
@@ -57,9 +57,10 @@ pub struct Pushed {
     pub doc: Option<(u64, i32)>,
 }
 
-/// Everything a request reads: one snapshot and the open documents of that moment.
+/// A request's view of the server: everything it reads, one snapshot and the open documents
+/// of that moment (and the client's capabilities).
 #[derive(Clone)]
-pub struct Ctx {
+pub struct View {
     pub snap: Snapshot,
     /// The last fully analysed snapshot when this one is newer: requests in a just-edited
     /// file answer from the file's partial world cut from it (`analysis::near`) instead of
@@ -69,7 +70,7 @@ pub struct Ctx {
     pub caps: Arc<Caps>,
 }
 
-impl Ctx {
+impl View {
     pub fn enc(&self) -> PositionEncoding {
         self.caps.encoding
     }
@@ -82,7 +83,7 @@ pub const PARSE_ASIDE: usize = 1 << 20;
 /// A big editor text to parse on a blocking thread. Until it lands ([`State::land`]) the
 /// workspace and the open-document versions requests see stay as they were, so requests on
 /// other files answer at once from the previous snapshot; requests on this file wait for it
-/// ([`Shared::ctx_for`]).
+/// ([`Shared::view_for`]).
 pub struct Parse {
     pub path: Arc<str>,
     pub text: Arc<str>,
@@ -241,10 +242,9 @@ impl State {
         }
         // Back to what is on disk, if the walk or a watched-file event put it in the workspace;
         // a binary or non-UTF-8 file is recorded as such, as a walk would.
-        let on_disk = self.disk.contains(path).then(|| source::read(Path::new(path)).ok()).flatten();
-        match on_disk {
-            Some(source::FileContent::Text(text)) => self.ws.set_file_on_disk(path, Path::new(path), &text),
-            Some(source::FileContent::Unreadable(reason)) => self.ws.set_unreadable(path, &reason),
+        let on_disk = self.disk.contains(path).then(|| policylens_loader::read_file(path.into(), Path::new(path)).ok());
+        match on_disk.flatten() {
+            Some(file) => self.ws.set_parsed(file),
             None => {
                 self.disk.remove(path);
                 self.ws.remove_file(path);
@@ -256,7 +256,7 @@ impl State {
     /// The edits that turned the document as `base` saw it into its text as `now` sees it:
     /// `None` when either did not have it open, it was reopened in between (versions restart),
     /// or the edits are forgotten.
-    pub fn edits_since(&self, path: &str, base: &Ctx, now: &Ctx) -> Option<Vec<TextEdit>> {
+    pub fn edits_since(&self, path: &str, base: &View, now: &View) -> Option<Vec<ByteEdit>> {
         let (from, to) = (base.open.get(path)?, now.open.get(path)?);
         if from.opening != to.opening {
             return None;
@@ -264,7 +264,7 @@ impl State {
         self.docs.get(path)?.edits_between(from.version, to.version)
     }
 
-    /// Forgets the edits a full analysis has seen (the open documents of its [`Ctx`]).
+    /// Forgets the edits a full analysis has seen (the open documents of its [`View`]).
     pub fn forget_edits(&mut self, seen: &HashMap<Arc<str>, OpenDoc>) {
         for (path, o) in seen {
             let current = self.open.get(path).is_some_and(|c| c.opening == o.opening);
@@ -279,8 +279,8 @@ impl State {
         self.open.clone()
     }
 
-    pub fn ctx(&mut self, caps: Arc<Caps>) -> Ctx {
-        Ctx { snap: self.ws.snapshot(), base: None, open: self.open.clone(), caps }
+    pub fn view(&mut self, caps: Arc<Caps>) -> View {
+        View { snap: self.ws.snapshot(), base: None, open: self.open.clone(), caps }
     }
 
     /// Replaces the whole workspace after a directory walk, keeping the open documents' texts.
@@ -309,7 +309,7 @@ impl State {
         for path in touched {
             let p = Path::new(&*path);
             let content = crate::config::is_discoverable(p, &self.roots, &self.excludes)
-                .then(|| SourceFile::read(path.clone(), p).ok())
+                .then(|| policylens_loader::read_file(path.clone(), p).ok())
                 .flatten();
             self.apply_disk(path, content);
         }
@@ -376,8 +376,8 @@ pub struct Shared {
     /// Serialises re-indexing (config changes while a walk runs).
     pub index_lock: tokio::sync::Mutex<()>,
     pub shutdown: AtomicBool,
-    /// The last fully analysed context (its snapshot's diagnostics are computed).
-    base: Mutex<Option<Ctx>>,
+    /// The last fully analysed view (its snapshot's diagnostics are computed).
+    base: Mutex<Option<View>>,
     /// Bumped when `base` is replaced.
     pub base_changed: watch::Sender<u64>,
     /// What the client was last sent per file; both diagnostics passes publish through it.
@@ -409,16 +409,16 @@ impl Shared {
         }
     }
 
-    /// The last fully analysed context.
-    pub fn base(&self) -> Option<Ctx> {
+    /// The last fully analysed view.
+    pub fn base(&self) -> Option<View> {
         self.base.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Installs a fully analysed context as the base. The edits the previous base had seen
+    /// Installs a fully analysed view as the base. The edits the previous base had seen
     /// are forgotten (not this one's: a computation may still be moving diagnostics from the
     /// previous base).
-    pub fn set_base(&self, ctx: Ctx) {
-        let old = self.base.lock().unwrap_or_else(|e| e.into_inner()).replace(ctx);
+    pub fn set_base(&self, view: View) {
+        let old = self.base.lock().unwrap_or_else(|e| e.into_inner()).replace(view);
         if let Some(old) = old {
             self.lock().forget_edits(&old.open);
         }
@@ -434,34 +434,34 @@ impl Shared {
         self.caps.get().cloned().unwrap_or_default()
     }
 
-    pub fn ctx(&self) -> Ctx {
+    pub fn view(&self) -> View {
         let caps = self.caps();
-        let mut ctx = self.lock().ctx(caps);
-        ctx.base = self.base().map(|b| b.snap).filter(|b| !b.same(&ctx.snap));
-        ctx
+        let mut view = self.lock().view(caps);
+        view.base = self.base().map(|b| b.snap).filter(|b| !b.same(&view.snap));
+        view
     }
 
-    /// The context for a request on `path` (on every file with `None`): once no parse set
+    /// The view for a request on `path` (on every file with `None`): once no parse set
     /// aside for it is pending, so the request sees the text the client last sent. Requests
     /// on other files do not wait.
-    pub async fn ctx_for(&self, path: Option<&str>) -> Ctx {
+    pub async fn view_for(&self, path: Option<&str>) -> View {
         let mut parsed = self.parsed.subscribe();
         loop {
             parsed.borrow_and_update();
             if !self.lock().parsing(path) {
-                return self.ctx();
+                return self.view();
             }
             if parsed.changed().await.is_err() {
-                return self.ctx();
+                return self.view();
             }
         }
     }
 
-    /// [`Shared::ctx_for`] the document `uri` names.
-    pub async fn ctx_for_uri(&self, uri: &Uri) -> Ctx {
+    /// [`Shared::view_for`] the document `uri` names.
+    pub async fn view_for_uri(&self, uri: &Uri) -> View {
         match crate::from_proto::path(uri) {
-            Some(p) => self.ctx_for(Some(&p)).await,
-            None => self.ctx(),
+            Some(p) => self.view_for(Some(&p)).await,
+            None => self.view(),
         }
     }
 
@@ -502,7 +502,7 @@ mod tests {
         let mut st = State::new();
         st.roots = vec![root.clone()];
         st.touched = Some(HashSet::new());
-        let content = SourceFile::read(path.clone(), &file).ok();
+        let content = policylens_loader::read_file(path.clone(), &file).ok();
         assert!(st.apply_watched(1, path.clone(), content));
         st.install(Workspace::new(), HashSet::new(), None, Excludes::default());
         assert_eq!(names(&mut st, &path), ["late"]);

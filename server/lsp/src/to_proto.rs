@@ -16,7 +16,7 @@ use tower_lsp_server::ls_types::{
     SymbolKind, TextEdit, Uri, WorkspaceEdit,
 };
 
-use crate::state::Ctx;
+use crate::state::View;
 
 pub const SOURCE: &str = "policylens";
 /// The command code lenses carry: `[uri, position, locations]`, as VS Code's
@@ -24,8 +24,8 @@ pub const SOURCE: &str = "policylens";
 pub const SHOW_REFERENCES: &str = "policylens.showReferences";
 
 /// The URI of a workspace path: the client's own spelling for open documents.
-pub fn uri(ctx: &Ctx, path: &str) -> Option<Uri> {
-    if let Some(o) = ctx.open.get(path) {
+pub fn uri(view: &View, path: &str) -> Option<Uri> {
+    if let Some(o) = view.open.get(path) {
         return Some(o.uri.clone());
     }
     Uri::from_file_path(path)
@@ -40,9 +40,9 @@ pub fn range(file: &SourceFile, span: Span, enc: PositionEncoding) -> Range {
     Range::new(position(file, span.start, enc), position(file, span.end, enc))
 }
 
-pub fn location(ctx: &Ctx, path: &str, span: Span) -> Option<Location> {
-    let file = ctx.snap.source(path)?;
-    Some(Location::new(uri(ctx, path)?, range(file, span, ctx.enc())))
+pub fn location(view: &View, path: &str, span: Span) -> Option<Location> {
+    let file = view.snap.source(path)?;
+    Some(Location::new(uri(view, path)?, range(file, span, view.enc())))
 }
 
 pub fn severity(s: Severity) -> DiagnosticSeverity {
@@ -54,16 +54,19 @@ pub fn severity(s: Severity) -> DiagnosticSeverity {
     }
 }
 
-pub fn diagnostic(ctx: &Ctx, file: &SourceFile, d: &CoreDiagnostic) -> Diagnostic {
+pub fn diagnostic(view: &View, file: &SourceFile, d: &CoreDiagnostic) -> Diagnostic {
     let related: Vec<DiagnosticRelatedInformation> = d
         .related
         .iter()
         .filter_map(|r| {
-            Some(DiagnosticRelatedInformation { location: location(ctx, &r.file, r.span)?, message: r.message.clone() })
+            Some(DiagnosticRelatedInformation {
+                location: location(view, &r.file, r.span)?,
+                message: r.message.clone(),
+            })
         })
         .collect();
     Diagnostic {
-        range: range(file, d.span, ctx.enc()),
+        range: range(file, d.span, view.enc()),
         severity: Some(severity(d.severity)),
         code: Some(NumberOrString::String(d.code.as_str().to_owned())),
         code_description: <Uri as std::str::FromStr>::from_str(&d.code.help_uri())
@@ -77,26 +80,26 @@ pub fn diagnostic(ctx: &Ctx, file: &SourceFile, d: &CoreDiagnostic) -> Diagnosti
 }
 
 /// Every diagnostic of one file, in LSP form.
-pub fn file_diagnostics(ctx: &Ctx, path: &str) -> Vec<Diagnostic> {
-    diagnostics(ctx, path, ctx.snap.diagnostics_for(path))
+pub fn file_diagnostics(view: &View, path: &str) -> Vec<Diagnostic> {
+    diagnostics(view, path, view.snap.diagnostics_for(path))
 }
 
-/// Diagnostics of one file of `ctx`'s snapshot, in LSP form.
-pub fn diagnostics(ctx: &Ctx, path: &str, ds: &[CoreDiagnostic]) -> Vec<Diagnostic> {
-    let Some(file) = ctx.snap.source(path) else { return Vec::new() };
-    ds.iter().map(|d| diagnostic(ctx, file, d)).collect()
+/// Diagnostics of one file of `view`'s snapshot, in LSP form.
+pub fn diagnostics(view: &View, path: &str, ds: &[CoreDiagnostic]) -> Vec<Diagnostic> {
+    let Some(file) = view.snap.source(path) else { return Vec::new() };
+    ds.iter().map(|d| diagnostic(view, file, d)).collect()
 }
 
-pub fn hover(ctx: &Ctx, file: &SourceFile, h: core::Hover) -> Hover {
-    let contents = if ctx.caps.markdown_hover {
+pub fn hover(view: &View, file: &SourceFile, h: core::Hover) -> Hover {
+    let contents = if view.caps.markdown_hover {
         HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: h.markdown })
     } else {
         HoverContents::Markup(MarkupContent { kind: MarkupKind::PlainText, value: h.markdown })
     };
-    Hover { contents, range: Some(range(file, h.span, ctx.enc())) }
+    Hover { contents, range: Some(range(file, h.span, view.enc())) }
 }
 
-pub fn completion(ctx: &Ctx, file: &SourceFile, c: core::CompletionItem) -> CompletionItem {
+pub fn completion(view: &View, file: &SourceFile, c: core::CompletionItem) -> CompletionItem {
     let kind = match c.kind {
         CompletionKind::Reference => CompletionItemKind::REFERENCE,
         CompletionKind::Section => CompletionItemKind::FIELD,
@@ -105,7 +108,7 @@ pub fn completion(ctx: &Ctx, file: &SourceFile, c: core::CompletionItem) -> Comp
         CompletionKind::Value => CompletionItemKind::ENUM_MEMBER,
         CompletionKind::Snippet => CompletionItemKind::SNIPPET,
     };
-    let snippet = c.is_snippet && ctx.caps.snippets;
+    let snippet = c.is_snippet && view.caps.snippets;
     let new_text = if c.is_snippet && !snippet { strip_snippet(&c.insert_text) } else { c.insert_text };
     CompletionItem {
         label: c.label,
@@ -116,7 +119,7 @@ pub fn completion(ctx: &Ctx, file: &SourceFile, c: core::CompletionItem) -> Comp
             .map(|d| Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: d })),
         sort_text: Some(c.sort_text),
         insert_text_format: Some(if snippet { InsertTextFormat::SNIPPET } else { InsertTextFormat::PLAIN_TEXT }),
-        text_edit: Some(CompletionTextEdit::Edit(TextEdit { range: range(file, c.replace, ctx.enc()), new_text })),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit { range: range(file, c.replace, view.enc()), new_text })),
         ..Default::default()
     }
 }
@@ -176,8 +179,8 @@ fn symbol_kind(k: CoreSymbolKind) -> SymbolKind {
 }
 
 #[allow(deprecated)] // `deprecated` is a required field of the LSP structs
-pub fn document_symbol(ctx: &Ctx, file: &SourceFile, s: core::Symbol) -> DocumentSymbol {
-    let enc = ctx.enc();
+pub fn document_symbol(view: &View, file: &SourceFile, s: core::Symbol) -> DocumentSymbol {
+    let enc = view.enc();
     let range = range(file, s.span, enc);
     // Clients reject a selection range outside the full range.
     let sel = if s.span.start <= s.selection_span.start && s.selection_span.end <= s.span.end {
@@ -194,14 +197,14 @@ pub fn document_symbol(ctx: &Ctx, file: &SourceFile, s: core::Symbol) -> Documen
         range,
         selection_range: sel,
         children: (!s.children.is_empty())
-            .then(|| s.children.into_iter().map(|c| document_symbol(ctx, file, c)).collect()),
+            .then(|| s.children.into_iter().map(|c| document_symbol(view, file, c)).collect()),
     }
 }
 
 /// Symbols flattened, children named with their parent as container.
 #[allow(deprecated)] // `deprecated` is a required field of the LSP structs
-pub fn symbol_information(ctx: &Ctx, s: core::Symbol, container: Option<&str>, out: &mut Vec<SymbolInformation>) {
-    let Some(loc) = location(ctx, &s.file, s.selection_span) else { return };
+pub fn symbol_information(view: &View, s: core::Symbol, container: Option<&str>, out: &mut Vec<SymbolInformation>) {
+    let Some(loc) = location(view, &s.file, s.selection_span) else { return };
     let name = if s.name.is_empty() { "(unnamed)".to_owned() } else { s.name };
     out.push(SymbolInformation {
         name: name.clone(),
@@ -212,14 +215,14 @@ pub fn symbol_information(ctx: &Ctx, s: core::Symbol, container: Option<&str>, o
         container_name: container.map(str::to_owned),
     });
     for c in s.children {
-        symbol_information(ctx, c, Some(&name), out);
+        symbol_information(view, c, Some(&name), out);
     }
 }
 
-pub fn code_lens(ctx: &Ctx, file: &SourceFile, path: &str, l: core::CodeLens) -> CodeLens {
-    let range = range(file, l.span, ctx.enc());
-    let locations: Vec<Location> = l.locations.iter().filter_map(|x| location(ctx, &x.file, x.span)).collect();
-    let args = uri(ctx, path).map(|u| {
+pub fn code_lens(view: &View, file: &SourceFile, path: &str, l: core::CodeLens) -> CodeLens {
+    let range = range(file, l.span, view.enc());
+    let locations: Vec<Location> = l.locations.iter().filter_map(|x| location(view, &x.file, x.span)).collect();
+    let args = uri(view, path).map(|u| {
         vec![
             serde_json::json!(u.as_str()),
             serde_json::to_value(range.start).unwrap_or_default(),
@@ -235,19 +238,19 @@ pub fn code_lens(ctx: &Ctx, file: &SourceFile, path: &str, l: core::CodeLens) ->
 
 /// Core edits grouped by file into a workspace edit; edits in files the snapshot does not
 /// know are dropped.
-pub fn workspace_edit(ctx: &Ctx, edits: &[core::TextEdit]) -> WorkspaceEdit {
+pub fn workspace_edit(view: &View, edits: &[core::FileEdit]) -> WorkspaceEdit {
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
     for e in edits {
-        let (Some(file), Some(u)) = (ctx.snap.source(&e.file), uri(ctx, &e.file)) else { continue };
+        let (Some(file), Some(u)) = (view.snap.source(&e.file), uri(view, &e.file)) else { continue };
         changes
             .entry(u)
             .or_default()
-            .push(TextEdit { range: range(file, e.span, ctx.enc()), new_text: e.new_text.clone() });
+            .push(TextEdit { range: range(file, e.span, view.enc()), new_text: e.new_text.clone() });
     }
     WorkspaceEdit { changes: Some(changes), ..Default::default() }
 }
 
-pub fn code_action(ctx: &Ctx, a: core::CodeAction, diagnostics: Vec<Diagnostic>) -> CodeAction {
+pub fn code_action(view: &View, a: core::CodeAction, diagnostics: Vec<Diagnostic>) -> CodeAction {
     CodeAction {
         title: a.title,
         kind: Some(match a.kind {
@@ -255,7 +258,7 @@ pub fn code_action(ctx: &Ctx, a: core::CodeAction, diagnostics: Vec<Diagnostic>)
             CoreActionKind::Refactor => CodeActionKind::REFACTOR_REWRITE,
         }),
         diagnostics: (!diagnostics.is_empty()).then_some(diagnostics),
-        edit: Some(workspace_edit(ctx, &a.edits)),
+        edit: Some(workspace_edit(view, &a.edits)),
         is_preferred: a.preferred.then_some(true),
         ..Default::default()
     }

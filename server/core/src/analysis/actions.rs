@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::diagnostics::{Code, Diagnostic};
 use super::refs::{RefKind, objects_in, sites};
-use super::{CodeAction, CodeActionKind, TextEdit};
+use super::{CodeAction, CodeActionKind, FileEdit};
 use crate::model::{Body, GATEWAY_GROUP, GroupKind};
 use crate::syntax::Span;
 use crate::topology::Linked;
@@ -65,7 +65,7 @@ fn replace(path: &Arc<str>, text: &str, d: &Diagnostic, with: &str, preferred: b
     CodeAction {
         title: format!("Replace with `{with}`"),
         kind: CodeActionKind::QuickFix,
-        edits: vec![TextEdit { file: path.clone(), span: d.span, new_text }],
+        edits: vec![FileEdit { file: path.clone(), span: d.span, new_text }],
         fixes: Some(d.code),
         preferred,
     }

@@ -33,11 +33,11 @@ pub(super) fn completions_in(snap: &Snapshot, world: &Linked, file: &str, offset
     let Some(src) = snap.file(file) else { return Vec::new() };
     let cursor = Cursor::at(src.text(), offset);
     let Some(doc) = DocObject::read(world, file, &cursor) else { return Vec::new() };
-    let ctx = Ctx { world, file, text: src.text(), cursor: &cursor, doc: &doc };
-    let mut items = match site::classify(&ctx) {
-        Some(site::Site::RefValue { kind, ref_path, field }) => values::ref_value(&ctx, kind, &ref_path, &field),
-        Some(site::Site::NewTargetRef(form)) => snippet::new_target_ref(&ctx, form),
-        Some(site::Site::Strategy { field, overrides }) => values::strategy(&ctx, &field, overrides),
+    let input = CompletionInput { world, file, text: src.text(), cursor: &cursor, doc: &doc };
+    let mut items = match site::classify(&input) {
+        Some(site::Site::RefValue { kind, ref_path, field }) => values::ref_value(&input, kind, &ref_path, &field),
+        Some(site::Site::NewTargetRef(form)) => snippet::new_target_ref(&input, form),
+        Some(site::Site::Strategy { field, overrides }) => values::strategy(&input, &field, overrides),
         None => Vec::new(),
     };
     if cursor.needs_space {
@@ -54,8 +54,9 @@ pub(super) fn completions_in(snap: &Snapshot, world: &Linked, file: &str, offset
     items
 }
 
-/// Everything a completion provider reads.
-pub(super) struct Ctx<'a> {
+/// What a completion provider reads: the world, the file and its text, where the cursor is
+/// and the object of its document.
+pub(super) struct CompletionInput<'a> {
     pub world: &'a Linked,
     pub file: &'a str,
     pub text: &'a str,

@@ -13,7 +13,7 @@ use crate::effective::Enforcement;
 use crate::model::Body;
 use crate::syntax::Span;
 use crate::topology::Linked;
-use crate::topology::{Node, NodeId};
+use crate::topology::{DagNode, NodeId};
 use crate::workspace::Snapshot;
 use crate::world::ObjId;
 
@@ -127,20 +127,20 @@ fn policy_lens(snap: &Snapshot, pid: ObjId, at: Span) -> CodeLens {
     let mut locations: Vec<Location> = Vec::new();
     for &n in &st.affects {
         let noun = match t.node(n) {
-            Node::Section(o, _) => section_noun(world, o),
-            Node::Object(o) => match &world.object(o).body {
+            DagNode::Section(o, _) => section_noun(world, o),
+            DagNode::Object(o) => match &world.object(o).body {
                 Body::Route(_) => "route",
                 _ => world.object(o).kind(),
             },
-            Node::Namespace(_) => "namespace",
-            Node::Virtual(_) => "virtual target",
+            DagNode::Namespace(_) => "namespace",
+            DagNode::Virtual(_) => "virtual target",
         };
         match counts.iter_mut().find(|(k, _)| *k == noun) {
             Some((_, c)) => *c += 1,
             None => counts.push((noun, 1)),
         }
         let loc = match t.node(n) {
-            Node::Section(o, i) => section_decl(world, o, i)
+            DagNode::Section(o, i) => section_decl(world, o, i)
                 .map(|(_, name, _)| Location { file: world.file_of(o).path.clone(), span: name })
                 .unwrap_or_else(|| name_location(world, o)),
             _ => match t.node_object(n) {

@@ -16,9 +16,10 @@ pub struct Location {
     pub span: Span,
 }
 
-/// A text replacement.
+/// A replacement of a span of one file by new text: what a rename or a code action edits
+/// (converted to an LSP `TextEdit` at the server's edge).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TextEdit {
+pub struct FileEdit {
     pub file: Arc<str>,
     pub span: Span,
     pub new_text: String,
@@ -101,7 +102,7 @@ pub enum CodeActionKind {
 pub struct CodeAction {
     pub title: String,
     pub kind: CodeActionKind,
-    pub edits: Vec<TextEdit>,
+    pub edits: Vec<FileEdit>,
     /// The diagnostic code it fixes, when it is a quick fix.
     pub fixes: Option<diagnostics::Code>,
     pub preferred: bool,

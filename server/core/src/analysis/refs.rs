@@ -8,11 +8,11 @@ use std::sync::Arc;
 use crate::model::{Body, GATEWAY_GROUP, GroupKind, RefFields};
 use crate::syntax::Span;
 use crate::topology::Linked;
-use crate::topology::{BackendResolution, Node, NodeId, ParentResolution, RefProblem, TargetResolution};
+use crate::topology::{BackendResolution, DagNode, NodeId, ParentResolution, RefProblem, TargetResolution};
 use crate::world::ObjId;
 
 /// Something a name can denote: an object, or one of its sections (listener, rule, port; the
-/// index is into the object's listeners, rules or ports, as in [`Node::Section`]).
+/// index is into the object's listeners, rules or ports, as in [`DagNode::Section`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct Target {
     pub obj: ObjId,
@@ -131,14 +131,14 @@ pub(crate) fn sites(world: &Linked, owner: ObjId) -> Vec<RefSite<'_>> {
                 let mut s = RefSite { fields: Some(r), ..site(RefKind::PolicyTarget, r) };
                 match resolution {
                     TargetResolution::Resolved(n) | TargetResolution::Virtual(n) => match t.node(*n) {
-                        Node::Object(o) => s.object = Some(o),
-                        Node::Section(o, i) => {
+                        DagNode::Object(o) => s.object = Some(o),
+                        DagNode::Section(o, i) => {
                             s.object = Some(o);
                             s.sections = vec![i];
                             s.section_named = true;
                         }
-                        Node::Namespace(ns) => s.object = world.namespace_object(t.namespace_name(ns)),
-                        Node::Virtual(k) => {
+                        DagNode::Namespace(ns) => s.object = world.namespace_object(t.namespace_name(ns)),
+                        DagNode::Virtual(k) => {
                             s.problem = Some(format!("{} is a virtual target (not checked)", t.virtual_key(k)))
                         }
                     },
@@ -257,7 +257,7 @@ fn parent_site(world: &Linked, s: &mut RefSite<'_>, p: &RefFields, res: &ParentR
         ParentResolution::Attached { parent, nodes } => {
             s.object = Some(*parent);
             let selects = |n: &NodeId| match t.node(*n) {
-                Node::Section(o, i) => match &world.object(o).body {
+                DagNode::Section(o, i) => match &world.object(o).body {
                     Body::Gateway(g) => g.listeners.get(i as usize).is_some_and(|l| {
                         matches!(l.allowed_routes.namespaces, crate::model::FromNamespaces::Selector(_))
                     }),
@@ -274,7 +274,7 @@ fn parent_site(world: &Linked, s: &mut RefSite<'_>, p: &RefFields, res: &ParentR
                 s.sections = nodes
                     .iter()
                     .filter_map(|&n| match t.node(n) {
-                        Node::Section(o, i) if o == *parent => Some(i),
+                        DagNode::Section(o, i) if o == *parent => Some(i),
                         _ => None,
                     })
                     .collect();

@@ -2,7 +2,7 @@
 //! with every reference to it: the declaration and every ref's `name` or `sectionName` that
 //! points at it, across files. Port numbers that match a port are not names and stay.
 
-use super::TextEdit;
+use super::FileEdit;
 use super::refs::{Target, declaration, target_at, usages};
 use super::scalar::{inner, replacement};
 use super::summary::{display_name, section_noun};
@@ -25,7 +25,7 @@ pub fn prepare_rename(snap: &Snapshot, file: &str, offset: u32) -> Option<(Span,
     (text.get(span.start as usize..span.end as usize)? == name).then_some((span, name))
 }
 
-pub fn rename(snap: &Snapshot, file: &str, offset: u32, new_name: &str) -> Result<Vec<TextEdit>, String> {
+pub fn rename(snap: &Snapshot, file: &str, offset: u32, new_name: &str) -> Result<Vec<FileEdit>, String> {
     let world = snap.world();
     if prepare_rename(snap, file, offset).is_none() {
         return Err("nothing to rename here: put the cursor on the name of a Gateway, route, Service, listener, rule, port or ExtensionRef-attached policy, or on a reference's name".into());
@@ -45,7 +45,7 @@ pub fn rename(snap: &Snapshot, file: &str, offset: u32, new_name: &str) -> Resul
     for (f, span) in spans {
         let Some(src) = snap.source(&f) else { continue };
         let (span, new_text) = replacement(src.text(), span, new_name);
-        edits.push(TextEdit { file: f, span, new_text });
+        edits.push(FileEdit { file: f, span, new_text });
     }
     edits.sort_by(|a, b| (&a.file, a.span.start).cmp(&(&b.file, b.span.start)));
     edits.dedup();

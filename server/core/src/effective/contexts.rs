@@ -21,7 +21,7 @@ use super::spec::PolicySpec;
 use crate::catalog::{PolicyClass, PolicyKind};
 use crate::model::{Body, GroupKind};
 use crate::topology::Linked;
-use crate::topology::{BackendResolution, Node, NodeId, PathLimit, Topology};
+use crate::topology::{BackendResolution, DagNode, NodeId, PathLimit, Topology};
 use crate::world::ObjId;
 
 pub type Sig = Arc<[NodeId]>;
@@ -97,7 +97,7 @@ impl KindPlan {
             return None;
         }
         match world.topology.node(n) {
-            Node::Object(o) => world.namespace_of(o).and_then(|ns| self.namespaces.get(ns).copied()),
+            DagNode::Object(o) => world.namespace_of(o).and_then(|ns| self.namespaces.get(ns).copied()),
             _ => None,
         }
     }
@@ -106,7 +106,7 @@ impl KindPlan {
     /// the section (which beats the whole object).
     pub fn direct_signature(&self, t: &Topology, target: NodeId) -> Vec<NodeId> {
         let mut sig = Vec::new();
-        if let Node::Section(o, _) = t.node(target) {
+        if let DagNode::Section(o, _) = t.node(target) {
             let obj = t.object_node(o);
             if self.attached.contains_key(&obj) {
                 sig.push(obj);
@@ -137,7 +137,7 @@ pub fn sections_of(t: &Topology, o: ObjId) -> Vec<NodeId> {
     t.children(t.object_node(o))
         .iter()
         .copied()
-        .filter(|&c| matches!(t.node(c), Node::Section(x, _) if x == o))
+        .filter(|&c| matches!(t.node(c), DagNode::Section(x, _) if x == o))
         .collect()
 }
 
@@ -145,26 +145,26 @@ pub fn sections_of(t: &Topology, o: ObjId) -> Vec<NodeId> {
 pub fn is_effective(world: &Linked, kind: &PolicyKind, n: NodeId) -> bool {
     let t = &world.topology;
     if kind.effective_targets.is_empty() && kind.effective_target.is_none() {
-        return t.children(n).is_empty() && !matches!(t.node(n), Node::Namespace(_));
+        return t.children(n).is_empty() && !matches!(t.node(n), DagNode::Namespace(_));
     }
     // Compared field by field: this runs for every node below every policy.
     let is = |group: &str, k: &str| {
         kind.effective_targets.iter().chain(kind.effective_target.iter()).any(|g| g.group == group && g.kind == k)
     };
     match t.node(n) {
-        Node::Object(o) => {
+        DagNode::Object(o) => {
             let ob = world.object(o);
             is(ob.group(), ob.kind()) && whole_object_counts(world, o)
         }
-        Node::Section(o, _) => {
+        DagNode::Section(o, _) => {
             let ob = world.object(o);
             is(ob.group(), ob.kind())
         }
-        Node::Virtual(k) => {
+        DagNode::Virtual(k) => {
             let k = world.topology.virtual_key(k);
             is(&k.gk.group, &k.gk.kind)
         }
-        Node::Namespace(_) => false,
+        DagNode::Namespace(_) => false,
     }
 }
 
@@ -179,10 +179,10 @@ fn rank(world: &Linked, n: NodeId) -> u8 {
         _ => 6,
     };
     match world.topology.node(n) {
-        Node::Object(o) => of(o),
-        Node::Section(o, _) => of(o) + 1,
-        Node::Namespace(_) => 0,
-        Node::Virtual(_) => 6,
+        DagNode::Object(o) => of(o),
+        DagNode::Section(o, _) => of(o) + 1,
+        DagNode::Namespace(_) => 0,
+        DagNode::Virtual(_) => 6,
     }
 }
 
@@ -207,7 +207,7 @@ fn max_rank(kind: &PolicyKind) -> u8 {
 pub fn direct_effective(world: &Linked, n: NodeId) -> Vec<NodeId> {
     let t = &world.topology;
     match t.node(n) {
-        Node::Object(o) => {
+        DagNode::Object(o) => {
             let mut v = sections_of(t, o);
             if v.is_empty() || whole_object_counts(world, o) {
                 v.insert(0, n);
@@ -218,9 +218,10 @@ pub fn direct_effective(world: &Linked, n: NodeId) -> Vec<NodeId> {
     }
 }
 
-/// A context: the signature of some paths and its fold.
+/// A context as computed: the signature of some paths and its fold (the report of one is
+/// [`super::Context`]).
 #[derive(Clone)]
-pub struct Ctx {
+pub struct SigFold {
     pub sig: Sig,
     pub folded: Arc<Folded>,
 }
@@ -313,7 +314,7 @@ pub fn visit(
     scratch: &mut Scratch,
     ns_objects: &HashMap<Arc<str>, Vec<ObjId>>,
     limit: PathLimit,
-    visit: &mut dyn FnMut(NodeId, &[Ctx]),
+    visit: &mut dyn FnMut(NodeId, &[SigFold]),
 ) -> bool {
     let (world, plan) = (folder.world, folder.plan);
     let t = &world.topology;
@@ -327,7 +328,7 @@ pub fn visit(
                 if seen.insert(e) {
                     let sig: Sig = plan.direct_signature(t, e).into();
                     let folded = memo.entry(sig.clone()).or_insert_with(|| Arc::new(folder.full(&sig))).clone();
-                    visit(e, &[Ctx { sig, folded }]);
+                    visit(e, &[SigFold { sig, folded }]);
                 }
             }
         }
@@ -357,19 +358,19 @@ impl Classes {
         let of = (0..t.node_count() as u32)
             .map(|i| {
                 let (group, kind, whole) = match t.node(NodeId(i)) {
-                    Node::Object(o) => {
+                    DagNode::Object(o) => {
                         let ob = world.object(o);
                         (ob.group(), ob.kind(), whole_object_counts(world, o))
                     }
-                    Node::Section(o, _) => {
+                    DagNode::Section(o, _) => {
                         let ob = world.object(o);
                         (ob.group(), ob.kind(), true)
                     }
-                    Node::Virtual(k) => {
+                    DagNode::Virtual(k) => {
                         let gk = &t.virtual_key(k).gk;
                         (gk.group.as_str(), gk.kind.as_str(), true)
                     }
-                    Node::Namespace(_) => return NO_CLASS,
+                    DagNode::Namespace(_) => return NO_CLASS,
                 };
                 if let Some(&c) = index.get(&(group, kind, whole)) {
                     return c;
@@ -454,7 +455,7 @@ pub struct Scratch {
     indeg: Vec<u32>,
     /// The contexts of done nodes that still have readers: few at a time (the walk is depth
     /// first), so a map rather than a slot per node.
-    sets: HashMap<NodeId, CtxSet>,
+    sets: HashMap<NodeId, SigFoldSet>,
 }
 
 impl Scratch {
@@ -501,11 +502,11 @@ struct Propagation<'a, 'f> {
     s: &'a mut Scratch,
     /// Every node marked `below` (the nodes to reset).
     touched: Vec<NodeId>,
-    empty: CtxSet,
+    empty: SigFoldSet,
     truncated: bool,
 }
 
-type CtxSet = Arc<Vec<Ctx>>;
+type SigFoldSet = Arc<Vec<SigFold>>;
 
 impl<'a, 'f> Propagation<'a, 'f> {
     fn new(
@@ -524,7 +525,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
             }
         };
         for &n in plan.attached.keys() {
-            if !matches!(t.node(n), Node::Namespace(_)) {
+            if !matches!(t.node(n), DagNode::Namespace(_)) {
                 seed(n, &mut s.below, &mut queue);
             }
         }
@@ -582,14 +583,14 @@ impl<'a, 'f> Propagation<'a, 'f> {
                 }
             }
         }
-        let empty = Arc::new(vec![Ctx {
+        let empty = Arc::new(vec![SigFold {
             sig: Sig::from(Vec::new()),
             folded: Arc::new(Folded { fold: Fold::new(), outcomes: OnceLock::new() }),
         }]);
         Propagation { folder, world, t, plan, limit: limit.0.max(1), s, touched: queue, empty, truncated: false }
     }
 
-    fn run(mut self, visit: &mut dyn FnMut(NodeId, &[Ctx])) -> bool {
+    fn run(mut self, visit: &mut dyn FnMut(NodeId, &[SigFold])) -> bool {
         let t = self.t;
         let mut ready = Vec::new();
         for &n in &self.touched {
@@ -666,7 +667,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
         }
     }
 
-    fn set_of(&self, p: NodeId) -> CtxSet {
+    fn set_of(&self, p: NodeId) -> SigFoldSet {
         if self.s.needed.get(p.0 as usize) {
             self.s.sets.get(&p).cloned().unwrap_or_else(|| self.empty.clone())
         } else {
@@ -674,14 +675,14 @@ impl<'a, 'f> Propagation<'a, 'f> {
         }
     }
 
-    fn node_set(&mut self, n: NodeId) -> CtxSet {
+    fn node_set(&mut self, n: NodeId) -> SigFoldSet {
         let t = self.t;
         // A Service port: only the paths whose backendRef uses the port (as `paths_to`).
         if let Some((svc, port)) = self.s.is_port.get(n.0 as usize).then(|| service_port(self.world, n)).flatten() {
             let s_node = t.object_node(svc);
             let admitted: Vec<NodeId> =
                 t.parents(s_node).iter().copied().filter(|&q| admits(self.world, q, svc, port)).collect();
-            let mut sets: Vec<CtxSet> = admitted.iter().map(|&q| self.set_of(q)).collect();
+            let mut sets: Vec<SigFoldSet> = admitted.iter().map(|&q| self.set_of(q)).collect();
             if sets.is_empty() {
                 sets.push(self.empty.clone());
             }
@@ -690,7 +691,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
             return self.extend(&at_service, n);
         }
         let parents = t.parents(n);
-        let mut sets: Vec<CtxSet> =
+        let mut sets: Vec<SigFoldSet> =
             parents.iter().filter(|p| self.s.needed.get(p.0 as usize)).map(|&p| self.set_of(p)).collect();
         if parents.iter().any(|p| !self.s.needed.get(p.0 as usize)) || parents.is_empty() {
             sets.push(self.empty.clone());
@@ -699,7 +700,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
         self.extend(&merged, n)
     }
 
-    fn union(&mut self, mut sets: Vec<CtxSet>) -> CtxSet {
+    fn union(&mut self, mut sets: Vec<SigFoldSet>) -> SigFoldSet {
         if sets.len() == 1 {
             return sets.pop().unwrap_or_else(|| self.empty.clone());
         }
@@ -723,7 +724,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
     }
 
     /// Adds what node `n` contributes to every context (its Namespace level, itself).
-    fn extend(&self, set: &CtxSet, n: NodeId) -> CtxSet {
+    fn extend(&self, set: &SigFoldSet, n: NodeId) -> SigFoldSet {
         let ns = self.plan.namespace_above(self.world, n);
         let here = self.plan.attached.contains_key(&n);
         if ns.is_none() && !here {
@@ -749,13 +750,13 @@ impl<'a, 'f> Propagation<'a, 'f> {
             let sig: Sig = v.into();
             if seen.insert(sig.clone()) {
                 let folded = Arc::new(self.folder.extend(&ctx.folded.fold, &sig, ctx.sig.len()));
-                out.push(Ctx { sig, folded });
+                out.push(SigFold { sig, folded });
             }
         }
         Arc::new(out)
     }
 
-    fn by_paths(&mut self, n: NodeId) -> Vec<Ctx> {
+    fn by_paths(&mut self, n: NodeId) -> Vec<SigFold> {
         let (paths, truncated) = self.t.paths_to(self.world, n, PathLimit(self.limit));
         self.truncated |= truncated;
         let mut seen = HashSet::new();
@@ -765,7 +766,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
             let s: Sig = sig.into();
             if seen.insert(s.clone()) {
                 let folded = Arc::new(self.folder.full(&s));
-                out.push(Ctx { sig: s, folded });
+                out.push(SigFold { sig: s, folded });
             }
         }
         out
@@ -775,7 +776,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
 /// A Service port section: the Service and the port number.
 pub fn service_port(world: &Linked, n: NodeId) -> Option<(ObjId, Option<i64>)> {
     match world.topology.node(n) {
-        Node::Section(o, i) => match &world.object(o).body {
+        DagNode::Section(o, i) => match &world.object(o).body {
             Body::Service(s) => Some((o, s.ports.get(i as usize).and_then(|p| p.port))),
             _ => None,
         },
@@ -789,8 +790,8 @@ fn admits(world: &Linked, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
     let t = &world.topology;
     let Some(want) = port else { return true };
     let (route, section) = match t.node(q) {
-        Node::Object(r) => (r, None),
-        Node::Section(r, i) => (r, Some(i)),
+        DagNode::Object(r) => (r, None),
+        DagNode::Section(r, i) => (r, Some(i)),
         _ => return true,
     };
     let Body::Route(r) = &world.object(route).body else {

@@ -40,7 +40,7 @@ use serde::Serialize;
 use crate::catalog::Strategy;
 use crate::model::{Body, GroupKind};
 use crate::topology::Linked;
-use crate::topology::{Node, NodeId, PathLimit};
+use crate::topology::{DagNode, NodeId, PathLimit};
 use crate::world::ObjId;
 
 use contexts::{Folder, KindPlan};
@@ -162,7 +162,7 @@ impl EffectiveIndex {
                     namespaces: HashMap::new(),
                 });
                 plan.attached.entry(node).or_default().push(p);
-                if let Node::Namespace(ns) = world.topology.node(node) {
+                if let DagNode::Namespace(ns) = world.topology.node(node) {
                     plan.namespaces.insert(world.topology.namespace_name(ns).clone(), node);
                 }
             }

@@ -15,7 +15,7 @@ use super::strategy::{Patch, Rule};
 use crate::catalog::{PolicyKind, Strategy};
 use crate::syntax::{Node, ParsedFile, parse_file};
 use crate::topology::Linked;
-use crate::topology::{Node as TNode, NodeId};
+use crate::topology::{DagNode, NodeId};
 use crate::world::ObjId;
 
 /// Objects as JSON, re-read from their file's text on demand (the model keeps only what it
@@ -50,8 +50,8 @@ pub fn target_values(world: &Linked, kind: &PolicyKind, target: NodeId, json: &m
         return Vec::new();
     }
     let (o, rule) = match world.topology.node(target) {
-        TNode::Object(o) => (o, None),
-        TNode::Section(o, i) => (o, Some(i as usize)),
+        DagNode::Object(o) => (o, None),
+        DagNode::Section(o, i) => (o, Some(i as usize)),
         _ => return Vec::new(),
     };
     let declared = !kind.effective_targets.is_empty() || kind.effective_target.is_some();

@@ -3,15 +3,16 @@
 //! A file read from disk does not keep its text once parsed: the model holds what analysis
 //! needs, and the text is read back on the rare occasions something needs it (positions on a
 //! non-ASCII line, a source line in a report, rename edits). Editor buffers keep their text.
+//! Core reads nothing itself: whoever read the file hands over a [`ReadBack`] with its text.
 
 use std::hash::{DefaultHasher, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-mod read;
+mod decode;
 mod suppress;
 
-pub use read::{FileContent, decode, read};
+pub use decode::{FileContent, decode};
 pub use suppress::{Suppression, SuppressionScope};
 
 use crate::model::{Object, extract_document};
@@ -51,6 +52,14 @@ pub enum Origin {
     Cluster,
 }
 
+/// Gives back the bytes of a file whose text was dropped after parsing
+/// ([`SourceFile::parse_on_disk`]): the reader at the edge that read it the first time
+/// (`policylens-loader` reads the filesystem).
+pub trait ReadBack: Send + Sync + std::fmt::Debug {
+    /// The bytes at `disk` now; `None` when they cannot be read (the file went away).
+    fn read_back(&self, disk: &Path) -> Option<Vec<u8>>;
+}
+
 #[derive(Debug)]
 enum Text {
     Held(Arc<str>),
@@ -61,6 +70,7 @@ enum Text {
         len: u32,
         hash: u64,
         cache: OnceLock<Option<Arc<str>>>,
+        source: Arc<dyn ReadBack>,
     },
 }
 
@@ -68,7 +78,7 @@ impl SourceFile {
     pub fn parse(path: Arc<str>, text: Arc<str>) -> SourceFile {
         // Binary junk in an editor buffer gets the one diagnostic a binary file on disk gets,
         // not whatever the YAML parser makes of it.
-        if let Some(reason) = read::binary(text.as_bytes()) {
+        if let Some(reason) = decode::binary(text.as_bytes()) {
             return SourceFile { text: Text::Held(text), ..SourceFile::unreadable(path, &reason) };
         }
         let mut file = SourceFile::parsed(path, &text);
@@ -76,20 +86,18 @@ impl SourceFile {
         file
     }
 
-    /// Parses a file read from `disk` and keeps its text only until the objects are read.
-    pub fn parse_on_disk(path: Arc<str>, disk: &Path, text: &str) -> SourceFile {
+    /// Parses a file read from `disk` and keeps its text only until the objects are read;
+    /// `source` gives it back when it is needed again.
+    pub fn parse_on_disk(path: Arc<str>, disk: &Path, text: &str, source: Arc<dyn ReadBack>) -> SourceFile {
         let mut file = SourceFile::parsed(path, text);
-        file.text =
-            Text::OnDisk { disk: disk.into(), len: text.len() as u32, hash: hash(text), cache: OnceLock::new() };
+        file.text = Text::OnDisk {
+            disk: disk.into(),
+            len: text.len() as u32,
+            hash: hash(text),
+            cache: OnceLock::new(),
+            source,
+        };
         file
-    }
-
-    /// Reads and parses `disk`, keeping no text (see [`SourceFile::parse_on_disk`]).
-    pub fn read(path: Arc<str>, disk: &Path) -> std::io::Result<SourceFile> {
-        Ok(match read(disk)? {
-            FileContent::Text(t) => SourceFile::parse_on_disk(path, disk, &t),
-            FileContent::Unreadable(reason) => SourceFile::unreadable(path, &reason),
-        })
     }
 
     fn parsed(path: Arc<str>, text: &str) -> SourceFile {
@@ -161,7 +169,7 @@ impl SourceFile {
         match &self.text {
             Text::Held(t) => Some(t.clone()),
             Text::OnDisk { cache, .. } if cache.get().is_some() => cache.get().cloned().flatten(),
-            Text::OnDisk { disk, len, hash: h, .. } => match read(disk).ok()? {
+            Text::OnDisk { disk, len, hash: h, source, .. } => match decode(source.read_back(disk)?) {
                 FileContent::Text(t) if t.len() == *len as usize && hash(&t) == *h => Some(t.into()),
                 _ => None,
             },
@@ -236,30 +244,41 @@ fn hash(text: &str) -> u64 {
     h.finish()
 }
 
-/// Reads and parses files in parallel, keeping no texts: (shown path, path on disk).
-pub fn read_all(files: Vec<(String, PathBuf)>) -> Vec<Result<SourceFile, (PathBuf, std::io::Error)>> {
-    use rayon::prelude::*;
-    files.into_par_iter().map(|(shown, disk)| SourceFile::read(shown.into(), &disk).map_err(|e| (disk, e))).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+    use std::sync::Mutex;
 
-    fn temp_file(name: &str, text: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("policylens-file-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("f.yaml");
-        std::fs::write(&p, text).unwrap();
-        p
+    /// Files in memory, as a reader at the edge would give them back.
+    #[derive(Debug, Default)]
+    struct Files(Mutex<HashMap<PathBuf, Vec<u8>>>);
+
+    impl Files {
+        fn write(&self, disk: &str, text: &str) {
+            self.0.lock().unwrap().insert(disk.into(), text.as_bytes().to_vec());
+        }
+    }
+
+    impl ReadBack for Files {
+        fn read_back(&self, disk: &Path) -> Option<Vec<u8>> {
+            self.0.lock().unwrap().get(disk).cloned()
+        }
+    }
+
+    /// `text` as read from `disk` of `files`, parsed without keeping the text.
+    fn on_disk(files: &Arc<Files>, disk: &str, text: &str) -> SourceFile {
+        files.write(disk, text);
+        SourceFile::parse_on_disk("f.yaml".into(), Path::new(disk), text, files.clone())
     }
 
     const TEXT: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: café-é\n  namespace: x\n";
 
     #[test]
     fn file_read_from_disk_keeps_no_text_until_asked() {
-        let p = temp_file("ascii", "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n");
-        let f = SourceFile::read("f.yaml".into(), &p).unwrap();
+        let files = Arc::new(Files::default());
+        let f = on_disk(&files, "/ws/f.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n");
         assert_eq!(f.objects.len(), 1);
         assert!(!f.holds_text());
         // An ASCII file answers positions from its line index alone.
@@ -271,8 +290,8 @@ mod tests {
 
     #[test]
     fn non_ascii_positions_read_the_text_back() {
-        let p = temp_file("utf8", TEXT);
-        let f = SourceFile::read("f.yaml".into(), &p).unwrap();
+        let files = Arc::new(Files::default());
+        let f = on_disk(&files, "/ws/f.yaml", TEXT);
         let ns = TEXT.find("namespace").unwrap() as u32;
         let after_name = TEXT.find("\n  namespace").unwrap() as u32;
         assert_eq!(f.position(after_name, PositionEncoding::Utf16), Position { line: 3, character: 14 });
@@ -283,14 +302,22 @@ mod tests {
 
     #[test]
     fn a_changed_file_is_not_read_back() {
-        let p = temp_file("changed", TEXT);
-        let f = SourceFile::read("f.yaml".into(), &p).unwrap();
-        std::fs::write(&p, TEXT.replace("x", "y")).unwrap();
+        let files = Arc::new(Files::default());
+        let f = on_disk(&files, "/ws/f.yaml", TEXT);
+        files.write("/ws/f.yaml", &TEXT.replace("x", "y"));
         assert_eq!(f.load_text(), None);
         assert_eq!(f.text(), "");
         // Positions clamp instead of pointing into the other text.
         assert_eq!(f.position(40, PositionEncoding::Utf16), Position { line: 0, character: 0 });
-        std::fs::remove_file(&p).unwrap();
+        files.0.lock().unwrap().clear();
+        assert_eq!(f.load_text(), None);
+    }
+
+    #[test]
+    fn a_file_that_turned_binary_is_not_read_back() {
+        let files = Arc::new(Files::default());
+        let f = on_disk(&files, "/ws/f.yaml", "a: b\n");
+        files.write("/ws/f.yaml", "a: \0\n");
         assert_eq!(f.load_text(), None);
     }
 }

@@ -8,6 +8,6 @@ mod packed;
 mod parse;
 
 pub use line_index::{LineIndex, Position, PositionEncoding, Range};
-pub use node::{Document, Entry, Node, NodeKind, ParsedFile, Scalar, ScalarStyle, Span, SyntaxError, TextEdit};
+pub use node::{ByteEdit, Document, Entry, Node, NodeKind, ParsedFile, Scalar, ScalarStyle, Span, SyntaxError};
 pub use packed::PackedNode;
 pub use parse::{parse_document_at, parse_each, parse_file};

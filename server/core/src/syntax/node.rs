@@ -25,21 +25,18 @@ impl Span {
     pub fn contains_inclusive(self, offset: u32) -> bool {
         self.start <= offset && offset <= self.end
     }
-
-    pub fn cover(self, other: Span) -> Span {
-        Span::new(self.start.min(other.start), self.end.max(other.end))
-    }
 }
 
-/// A replacement of the bytes `start..end` by `new_len` bytes of text.
+/// Where a text changed: the bytes `start..end` were replaced by `new_len` bytes (the new
+/// text itself is not kept). Maps spans of the old text into the new.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TextEdit {
+pub struct ByteEdit {
     pub start: u32,
     pub end: u32,
     pub new_len: u32,
 }
 
-impl TextEdit {
+impl ByteEdit {
     /// Where `span` lies after the edit: unmoved before it, shifted after it, `None` when the
     /// edit changed text inside it (an insertion at either end leaves it whole).
     pub fn map(self, span: Span) -> Option<Span> {

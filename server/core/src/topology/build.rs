@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::adjacency::Adjacency;
-use super::{Node, NodeId, ParentResolution, Topology, attach, backends, extension_refs, spec_refs, targets};
+use super::{DagNode, NodeId, ParentResolution, Topology, attach, backends, extension_refs, spec_refs, targets};
 use crate::catalog::SpecRefNamespaces;
 use crate::model::{Body, GroupKind};
 use crate::world::{ObjId, World};
@@ -124,7 +124,7 @@ pub(super) fn build(world: &World) -> Topology {
         for r in &res.refs {
             let target = match r {
                 super::TargetResolution::Resolved(n) => match b.t.node(*n) {
-                    Node::Namespace(ns) => world.namespace_object(b.t.namespace_name(ns)),
+                    DagNode::Namespace(ns) => world.namespace_object(b.t.namespace_name(ns)),
                     _ => b.t.node_object(*n),
                 },
                 super::TargetResolution::Problem(p) => match **p {
@@ -242,7 +242,7 @@ impl Builder {
 
 impl Topology {
     /// Adds a namespace or virtual node (after every section).
-    pub(super) fn add_node(&mut self, node: Node) -> NodeId {
+    pub(super) fn add_node(&mut self, node: DagNode) -> NodeId {
         let id = NodeId(self.node_count() as u32);
         self.others.push(node);
         id
@@ -253,7 +253,7 @@ impl Topology {
             return *n;
         }
         let name: Arc<str> = ns.into();
-        let n = self.add_node(Node::Namespace(self.namespace_names.len() as u32));
+        let n = self.add_node(DagNode::Namespace(self.namespace_names.len() as u32));
         self.namespace_names.push(name.clone());
         self.namespace_nodes.insert(name, n);
         n
@@ -263,7 +263,7 @@ impl Topology {
         if let Some(n) = self.virtual_nodes.get(&key) {
             return *n;
         }
-        let n = self.add_node(Node::Virtual(self.virtual_keys.len() as u32));
+        let n = self.add_node(DagNode::Virtual(self.virtual_keys.len() as u32));
         self.virtual_keys.push(key.clone());
         self.virtual_nodes.insert(key, n);
         n

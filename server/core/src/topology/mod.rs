@@ -15,17 +15,17 @@ mod extension_refs;
 mod hostnames;
 mod mesh;
 mod paths;
-mod query;
 mod route_refs;
 mod spec_refs;
 mod targets;
+mod typed_target;
 mod validate;
 
 pub use extension_refs::ExtensionAttachment;
 pub use paths::PathLimit;
-pub use query::{TargetError, is_core_kind};
 pub use spec_refs::SpecBackend;
 pub use targets::{PolicyResolution, RefProblem, TargetResolution};
+pub use typed_target::TargetError;
 pub use validate::RefViolation;
 
 use std::collections::HashMap;
@@ -39,7 +39,7 @@ pub struct NodeId(pub u32);
 
 /// A DAG node (names and keys of the rare kinds live in the topology, by index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Node {
+pub enum DagNode {
     Object(ObjId),
     /// A listener (Gateway, ListenerSet), a named rule (route) or a named port (Service); the
     /// index is into the object's listeners, rules or ports.
@@ -129,12 +129,12 @@ pub struct Topology {
     /// node `object_count + k`. Names are read from the object.
     sections: Vec<(ObjId, u32)>,
     /// Namespace and virtual nodes, in node order after the sections.
-    others: Vec<Node>,
+    others: Vec<DagNode>,
     namespace_nodes: HashMap<Arc<str>, NodeId>,
-    /// The names of `Node::Namespace`s, by index.
+    /// The names of `DagNode::Namespace`s, by index.
     namespace_names: Vec<Arc<str>>,
     virtual_nodes: HashMap<ObjectKey, NodeId>,
-    /// The keys of `Node::Virtual`s, by index.
+    /// The keys of `DagNode::Virtual`s, by index.
     virtual_keys: Vec<ObjectKey>,
     /// For an edge into a Service node, the Service ports the referring rule/route uses
     /// (`None`: the ref named no port), sorted. Paths to a port section only pass through
@@ -229,14 +229,14 @@ impl Topology {
         build::build(world)
     }
 
-    pub fn node(&self, id: NodeId) -> Node {
+    pub fn node(&self, id: NodeId) -> DagNode {
         let i = id.0 as usize;
         let objects = self.object_count as usize;
         if i < objects {
-            return Node::Object(ObjId(id.0));
+            return DagNode::Object(ObjId(id.0));
         }
         match self.sections.get(i - objects) {
-            Some(&(o, k)) => Node::Section(o, k),
+            Some(&(o, k)) => DagNode::Section(o, k),
             None => self.others[i - objects - self.sections.len()],
         }
     }
@@ -266,12 +266,12 @@ impl Topology {
         Some(NodeId(self.object_count + (start + k) as u32))
     }
 
-    /// The name of the namespace of a `Node::Namespace`.
+    /// The name of the namespace of a `DagNode::Namespace`.
     pub fn namespace_name(&self, index: u32) -> &Arc<str> {
         &self.namespace_names[index as usize]
     }
 
-    /// The key of a `Node::Virtual`.
+    /// The key of a `DagNode::Virtual`.
     pub fn virtual_key(&self, index: u32) -> &ObjectKey {
         &self.virtual_keys[index as usize]
     }
@@ -283,7 +283,7 @@ impl Topology {
     /// The object a node belongs to (the object itself for a section).
     pub fn node_object(&self, id: NodeId) -> Option<ObjId> {
         match self.node(id) {
-            Node::Object(o) | Node::Section(o, _) => Some(o),
+            DagNode::Object(o) | DagNode::Section(o, _) => Some(o),
             _ => None,
         }
     }
@@ -355,10 +355,10 @@ impl Topology {
     /// The §2.1 reference of a node: `Gateway/infra/edge#https`, `Namespace/apps`.
     pub fn node_key(&self, world: &World, id: NodeId) -> ObjectKey {
         match self.node(id) {
-            Node::Object(o) => world.key(o),
-            Node::Section(o, i) => world.key(o).with_section(section_name(world, o, i)),
-            Node::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, self.namespace_name(ns)),
-            Node::Virtual(k) => self.virtual_key(k).clone(),
+            DagNode::Object(o) => world.key(o),
+            DagNode::Section(o, i) => world.key(o).with_section(section_name(world, o, i)),
+            DagNode::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, self.namespace_name(ns)),
+            DagNode::Virtual(k) => self.virtual_key(k).clone(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! Paths from the roots of the DAG to a node: the contexts in which policies combine.
 
-use super::{Node, NodeId, Topology};
+use super::{DagNode, NodeId, Topology};
 use crate::model::Body;
 use crate::world::World;
 
@@ -42,7 +42,7 @@ impl Topology {
         let parents = self.parents(node);
         // Above a port section the path reaches its Service: there, keep only the parents
         // whose backendRef used that port, then stop filtering.
-        let filter = port.filter(|_| matches!(self.node(node), Node::Object(_)));
+        let filter = port.filter(|_| matches!(self.node(node), DagNode::Object(_)));
         let next_port = if filter.is_some() { None } else { port };
         let mut any = false;
         let mut truncated = false;
@@ -75,31 +75,11 @@ impl Topology {
     /// The port number of a Service port section.
     pub(crate) fn port_of(&self, world: &World, node: NodeId) -> Option<i64> {
         match self.node(node) {
-            Node::Section(o, i) => match &world.object(o).body {
+            DagNode::Section(o, i) => match &world.object(o).body {
                 Body::Service(s) => s.ports.get(i as usize).and_then(|p| p.port),
                 _ => None,
             },
             _ => None,
         }
-    }
-
-    /// Every node below `node` (not including it), each once, breadth first.
-    pub fn descendants(&self, node: NodeId) -> Vec<NodeId> {
-        let mut seen = vec![false; self.node_count()];
-        seen[node.0 as usize] = true;
-        let mut out = Vec::new();
-        let mut i = 0;
-        let mut queue = vec![node];
-        while i < queue.len() {
-            for &c in self.children(queue[i]) {
-                if !seen[c.0 as usize] {
-                    seen[c.0 as usize] = true;
-                    queue.push(c);
-                    out.push(c);
-                }
-            }
-            i += 1;
-        }
-        out
     }
 }

@@ -6,11 +6,11 @@
 
 mod partial;
 
-pub use crate::source::{Origin, SourceFile, Suppression, SuppressionScope};
+pub use crate::source::{Origin, SourceFile};
 pub use crate::world::{ObjId, World};
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::catalog::{Config, ConfigError, load_config};
@@ -81,26 +81,10 @@ impl Workspace {
         self.insert(parsed);
     }
 
-    /// Reads and parses files from disk in parallel: (path as shown, path on disk). Their
-    /// texts are not kept (see [`SourceFile`]). Returns the files that could not be read.
-    pub fn read_files(&mut self, files: Vec<(String, PathBuf)>) -> Vec<(PathBuf, std::io::Error)> {
-        self.read_files_with_origin(files, Origin::Workspace)
-    }
-
-    /// [`Workspace::read_files`] for files of another origin.
-    pub fn read_files_with_origin(
-        &mut self,
-        files: Vec<(String, PathBuf)>,
-        origin: Origin,
-    ) -> Vec<(PathBuf, std::io::Error)> {
-        let (read, failed): (Vec<_>, Vec<_>) = crate::source::read_all(files).into_iter().partition(Result::is_ok);
-        self.insert(read.into_iter().flatten().map(|f| f.with_origin(origin)));
-        failed.into_iter().filter_map(Result::err).collect()
-    }
-
-    /// Adds or replaces a file whose `text` was just read from `disk`, without keeping it.
-    pub fn set_file_on_disk(&mut self, path: &str, disk: &Path, text: &str) {
-        self.insert([SourceFile::parse_on_disk(path.into(), disk, text)]);
+    /// Adds or replaces many files parsed elsewhere: the loader reads and parses files from
+    /// disk in parallel ([`SourceFile::parse_on_disk`]) and installs them here.
+    pub fn set_parsed_files(&mut self, files: impl IntoIterator<Item = SourceFile>) {
+        self.insert(files);
     }
 
     fn insert(&mut self, files: impl IntoIterator<Item = SourceFile>) {

@@ -1,26 +1,26 @@
-use policylens_core::analysis::{self, CodeAction as CoreAction, CodeActionKind, TextEdit as CoreEdit};
+use policylens_core::analysis::{self, CodeAction as CoreAction, CodeActionKind, FileEdit};
 use policylens_core::syntax::Span;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{CodeActionOrCommand, CodeActionParams, CodeActionResponse};
 
 use super::document;
-use crate::state::Ctx;
+use crate::state::View;
 use crate::{from_proto, to_proto};
 
 /// Core's actions, each quick fix carrying the diagnostics it fixes; plus a "replace with"
 /// fix for every closest-name suggestion a diagnostic holds that core's actions do not
 /// already offer.
-pub fn code_actions(ctx: &Ctx, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-    let Some((path, file)) = document(ctx, &params.text_document.uri) else { return Ok(None) };
-    let span = from_proto::span(file, params.range, ctx.enc());
-    let touching: Vec<_> = ctx
+pub fn code_actions(view: &View, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+    let Some((path, file)) = document(view, &params.text_document.uri) else { return Ok(None) };
+    let span = from_proto::span(file, params.range, view.enc());
+    let touching: Vec<_> = view
         .snap
         .diagnostics_for(&path)
         .iter()
         .filter(|d| d.span.start <= span.end && span.start <= d.span.end)
         .collect();
 
-    let mut actions = analysis::code_actions(&ctx.snap, &path, span);
+    let mut actions = analysis::code_actions(&view.snap, &path, span);
     let offered: Vec<(Span, String)> =
         actions.iter().flat_map(|a| a.edits.iter().map(|e| (e.span, e.new_text.clone()))).collect();
     for d in &touching {
@@ -31,7 +31,7 @@ pub fn code_actions(ctx: &Ctx, params: CodeActionParams) -> Result<Option<CodeAc
             actions.push(CoreAction {
                 title: format!("Replace with `{fix}`"),
                 kind: CodeActionKind::QuickFix,
-                edits: vec![CoreEdit { file: path.clone(), span: d.span, new_text: fix.clone() }],
+                edits: vec![FileEdit { file: path.clone(), span: d.span, new_text: fix.clone() }],
                 fixes: Some(d.code),
                 preferred: i == 0,
             });
@@ -43,11 +43,11 @@ pub fn code_actions(ctx: &Ctx, params: CodeActionParams) -> Result<Option<CodeAc
     for a in actions {
         let lsp_diags = match a.fixes {
             Some(code) => {
-                touching.iter().filter(|d| d.code == code).map(|d| to_proto::diagnostic(ctx, file, d)).collect()
+                touching.iter().filter(|d| d.code == code).map(|d| to_proto::diagnostic(view, file, d)).collect()
             }
             None => Vec::new(),
         };
-        let action = to_proto::code_action(ctx, a, lsp_diags);
+        let action = to_proto::code_action(view, a, lsp_diags);
         let kind = action.kind.as_ref().map(|k| k.as_str()).unwrap_or("");
         // `only: ["refactor"]` admits `refactor.rewrite`.
         if !only.is_empty() && !only.iter().any(|o| kind == o.as_str() || kind.starts_with(&format!("{}.", o.as_str())))

@@ -11,7 +11,7 @@ use policylens_core::topology::{PathLimit, TargetError};
 use tower_lsp_server::jsonrpc::Error;
 
 use super::failed;
-use crate::state::Ctx;
+use crate::state::View;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -28,15 +28,15 @@ pub struct ExplainParams {
 }
 
 /// `policylens explain --format json` for one target.
-pub fn explain(ctx: &Ctx, params: ExplainParams) -> Result<Value> {
-    let world = ctx.snap.world();
+pub fn explain(view: &View, params: ExplainParams) -> Result<Value> {
+    let world = view.snap.world();
     if let (Some(doc), Some(pos)) = (&params.text_document, params.position) {
         let path = crate::from_proto::path(&doc.uri).ok_or_else(|| Error::invalid_params("not a file URI"))?;
-        let file = ctx.snap.source(&path).ok_or_else(|| failed(format!("{path} is not in the workspace")))?;
-        let offset = crate::from_proto::offset(file, pos, ctx.enc());
-        let node = policylens_core::analysis::explain_node_at(&ctx.snap, &path, offset)
+        let file = view.snap.source(&path).ok_or_else(|| failed(format!("{path} is not in the workspace")))?;
+        let offset = crate::from_proto::offset(file, pos, view.enc());
+        let node = policylens_core::analysis::explain_node_at(&view.snap, &path, offset)
             .ok_or_else(|| failed("no Kubernetes object at this position".to_owned()))?;
-        let ex = effective::explain(world, ctx.snap.effective(), node, PathLimit::default());
+        let ex = effective::explain(world, view.snap.effective(), node, PathLimit::default());
         return serde_json::to_value(ex).map_err(|e| failed(e.to_string()));
     }
     let Some(target) = params.target.as_deref().map(str::trim) else {
@@ -52,13 +52,13 @@ pub fn explain(ctx: &Ctx, params: ExplainParams) -> Result<Value> {
         }
         Err(e) => return Err(failed(e.to_string())),
     };
-    let ex = effective::explain(world, ctx.snap.effective(), node, PathLimit::default());
+    let ex = effective::explain(world, view.snap.effective(), node, PathLimit::default());
     serde_json::to_value(ex).map_err(|e| failed(e.to_string()))
 }
 
 /// `policylens status --format json`.
-pub fn status(ctx: &Ctx) -> Result<Value> {
-    let report = ctx.snap.effective().report(ctx.snap.world());
+pub fn status(view: &View) -> Result<Value> {
+    let report = view.snap.effective().report(view.snap.world());
     serde_json::to_value(report).map_err(|e| failed(e.to_string()))
 }
 
@@ -73,9 +73,9 @@ pub struct GraphParams {
 }
 
 /// `policylens graph`: `{"format": "dot"|"mermaid"|"json", "graph": TEXT or the JSON}`.
-pub fn graph(ctx: &Ctx, params: GraphParams) -> Result<Value> {
+pub fn graph(view: &View, params: GraphParams) -> Result<Value> {
     use policylens_core::analysis::graph;
-    let world = ctx.snap.world();
+    let world = view.snap.world();
     let focus = match params.focus.as_deref() {
         None => None,
         Some(text) => match world.topology.resolve_target(world, text) {
@@ -84,7 +84,7 @@ pub fn graph(ctx: &Ctx, params: GraphParams) -> Result<Value> {
             Err(e) => return Err(failed(e.to_string())),
         },
     };
-    let g = graph::build(world, ctx.snap.effective(), focus);
+    let g = graph::build(world, view.snap.effective(), focus);
     let (format, out) = match params.format.as_deref().unwrap_or("dot") {
         "dot" => ("dot", Value::String(graph::dot(&g))),
         "mermaid" => ("mermaid", Value::String(graph::mermaid(&g))),
@@ -101,10 +101,10 @@ pub struct DocumentParams {
 
 /// Test-only: the text the analysis sees for a document, and its version if open, so tests
 /// can check that edits were applied exactly and in order.
-pub fn debug_document(ctx: &Ctx, params: DocumentParams) -> Result<Value> {
+pub fn debug_document(view: &View, params: DocumentParams) -> Result<Value> {
     let path = crate::from_proto::path(&params.uri);
-    let text = path.as_deref().and_then(|p| ctx.snap.source(p)).map(|f| f.text().to_owned());
-    let version = path.as_deref().and_then(|p| ctx.open.get(p)).map(|o| o.version);
+    let text = path.as_deref().and_then(|p| view.snap.source(p)).map(|f| f.text().to_owned());
+    let version = path.as_deref().and_then(|p| view.open.get(p)).map(|o| o.version);
     Ok(serde_json::json!({ "text": text, "version": version }))
 }
 

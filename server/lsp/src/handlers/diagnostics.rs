@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use policylens_core::analysis::diagnostics::{self as core_diagnostics, Diagnostic as CoreDiagnostic};
-use policylens_core::syntax::TextEdit;
+use policylens_core::syntax::ByteEdit;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
     Diagnostic, DocumentDiagnosticParams, DocumentDiagnosticReport, DocumentDiagnosticReportResult,
@@ -29,7 +29,7 @@ use tower_lsp_server::ls_types::{
 
 use super::run;
 use crate::from_proto;
-use crate::state::{Ctx, OpenDoc, Pushed, Shared};
+use crate::state::{OpenDoc, Pushed, Shared, View};
 use crate::to_proto;
 
 /// The full pass waits for this long a pause in the changes (open documents do not wait:
@@ -81,8 +81,8 @@ async fn publish(shared: &Shared, pushed: &mut HashMap<Arc<str>, Pushed>, out: O
 
 /// Whether the client pulls open documents' diagnostics: pushing them too would show every
 /// diagnostic twice (Neovim keeps the two apart), so they are pushed empty.
-fn pulled(ctx: &Ctx, path: &str) -> bool {
-    ctx.caps.pull_diagnostics && ctx.open.contains_key(path)
+fn pulled(view: &View, path: &str) -> bool {
+    view.caps.pull_diagnostics && view.open.contains_key(path)
 }
 
 /// The full pass: waits for the first index, then after every change (debounced) analyses
@@ -116,8 +116,8 @@ pub async fn publisher(shared: Arc<Shared>) {
         // The edits since the last pass freed its world: hand those pages back first, so this
         // pass's world reuses them instead of growing the heap beside them.
         let _ = tokio::task::spawn_blocking(crate::memory::release_free_pages).await;
-        let ctx = shared.ctx();
-        let computing = ctx.clone();
+        let view = shared.view();
+        let computing = view.clone();
         let Ok(computed) = run("publishDiagnostics", move || Ok(full(&computing))).await else {
             // Logged by `run`. Keep what was published (clearing it would flicker) and try
             // again on the next change.
@@ -126,7 +126,7 @@ pub async fn publisher(shared: Arc<Shared>) {
             }
             continue;
         };
-        shared.set_base(Ctx { snap: ctx.snap.as_base(), base: None, ..ctx.clone() });
+        shared.set_base(View { snap: view.snap.as_base(), base: None, ..view.clone() });
         // The previous base and this pass's world are gone: hand their pages back.
         tokio::task::spawn_blocking(crate::memory::release_free_pages);
         let current = shared.lock().open();
@@ -136,7 +136,7 @@ pub async fn publisher(shared: Arc<Shared>) {
         let mut new_open_ids = HashMap::new();
         for (path, items) in computed {
             seen.insert(path.clone());
-            let doc = ctx.open.get(&path);
+            let doc = view.open.get(&path);
             if doc.is_some() {
                 let id = result_id(&items);
                 open_changed |= open_ids.get(&path) != Some(&id);
@@ -147,8 +147,8 @@ pub async fn publisher(shared: Arc<Shared>) {
             {
                 continue;
             }
-            let Some(uri) = to_proto::uri(&ctx, &path) else { continue };
-            let items = if pulled(&ctx, &path) { Vec::new() } else { items };
+            let Some(uri) = to_proto::uri(&view, &path) else { continue };
+            let items = if pulled(&view, &path) { Vec::new() } else { items };
             let doc = doc.map(|d| (d.opening, d.version));
             publish(&shared, &mut pushed, Outgoing { path, uri, items, doc }).await;
         }
@@ -169,7 +169,7 @@ pub async fn publisher(shared: Arc<Shared>) {
         open_ids = new_open_ids;
         // Another file's edit can change an open file's diagnostics: ask pulling clients to
         // pull again.
-        if open_changed && ctx.caps.pull_diagnostics && ctx.caps.diagnostic_refresh {
+        if open_changed && view.caps.pull_diagnostics && view.caps.diagnostic_refresh {
             let client = shared.client.clone();
             tokio::spawn(async move {
                 let _ = client.workspace_diagnostic_refresh().await;
@@ -182,10 +182,10 @@ pub async fn publisher(shared: Arc<Shared>) {
 }
 
 /// Every file's diagnostics in LSP form: the files with any, and every open document.
-fn full(ctx: &Ctx) -> Vec<(Arc<str>, Vec<Diagnostic>)> {
-    let with_any = ctx.snap.diagnostics().keys();
-    let open = ctx.open.keys().filter(|p| !ctx.snap.diagnostics().contains_key(*p));
-    with_any.chain(open).map(|path| (path.clone(), to_proto::file_diagnostics(ctx, path))).collect()
+fn full(view: &View) -> Vec<(Arc<str>, Vec<Diagnostic>)> {
+    let with_any = view.snap.diagnostics().keys();
+    let open = view.open.keys().filter(|p| !view.snap.diagnostics().contains_key(*p));
+    with_any.chain(open).map(|path| (path.clone(), to_proto::file_diagnostics(view, path))).collect()
 }
 
 /// The open-file pass: after every change to an open document, and whenever a new base
@@ -205,9 +205,9 @@ pub async fn open_files(shared: Arc<Shared>) {
             return;
         }
         let Some(base) = shared.base() else { continue };
-        let ctx = shared.ctx();
-        done.retain(|p, _| ctx.open.contains_key(p));
-        let todo: Vec<(Arc<str>, OpenDoc)> = ctx
+        let view = shared.view();
+        done.retain(|p, _| view.open.contains_key(p));
+        let todo: Vec<(Arc<str>, OpenDoc)> = view
             .open
             .iter()
             .filter(|(p, o)| done.get(*p) != Some(&(o.opening, o.version, base_gen)))
@@ -216,11 +216,11 @@ pub async fn open_files(shared: Arc<Shared>) {
         if todo.is_empty() {
             continue;
         }
-        let edits: Vec<Option<Vec<TextEdit>>> = {
+        let edits: Vec<Option<Vec<ByteEdit>>> = {
             let st = shared.lock();
-            todo.iter().map(|(p, _)| st.edits_since(p, &base, &ctx)).collect()
+            todo.iter().map(|(p, _)| st.edits_since(p, &base, &view)).collect()
         };
-        let computing = ctx.clone();
+        let computing = view.clone();
         let work = move || {
             let out: Vec<(Arc<str>, OpenDoc, Option<Vec<Diagnostic>>)> = todo
                 .into_iter()
@@ -239,7 +239,7 @@ pub async fn open_files(shared: Arc<Shared>) {
             done.insert(path.clone(), (doc.opening, doc.version, base_gen));
             // `None`: only the full pass can tell; it publishes this version itself.
             let Some(items) = items else { continue };
-            let items = if ctx.caps.pull_diagnostics { Vec::new() } else { items };
+            let items = if view.caps.pull_diagnostics { Vec::new() } else { items };
             let out = Outgoing { path, uri: doc.uri.clone(), items, doc: Some((doc.opening, doc.version)) };
             publish(&shared, &mut pushed, out).await;
         }
@@ -249,22 +249,22 @@ pub async fn open_files(shared: Arc<Shared>) {
 /// An open document's diagnostics without a full analysis: the base's own when the base saw
 /// this very text, else the partial-world ones plus the base's workspace-wide ones moved
 /// through `edits`. `None` when only a full analysis can tell.
-fn open_file(ctx: &Ctx, base: &Ctx, path: &str, edits: Option<&[TextEdit]>) -> Option<Vec<CoreDiagnostic>> {
-    let (now, then) = (ctx.snap.file(path)?, base.snap.file(path));
+fn open_file(view: &View, base: &View, path: &str, edits: Option<&[ByteEdit]>) -> Option<Vec<CoreDiagnostic>> {
+    let (now, then) = (view.snap.file(path)?, base.snap.file(path));
     if then.is_some_and(|t| Arc::ptr_eq(t, now)) {
         return Some(base.snap.diagnostics_for(path).to_vec());
     }
-    core_diagnostics::local(&ctx.snap, path, &base.snap, edits)
+    core_diagnostics::local(&view.snap, path, &base.snap, edits)
 }
 
 pub async fn pull(shared: Arc<Shared>, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
     // Answer from a complete workspace: before the first walk, every target looks missing.
     let _ = shared.indexed.subscribe().wait_for(|v| *v).await;
     let path = from_proto::path(&params.text_document.uri);
-    let ctx = shared.ctx_for(path.as_deref()).await;
+    let view = shared.view_for(path.as_deref()).await;
     let (base, edits) = match (&path, shared.base()) {
         (Some(p), Some(base)) => {
-            let edits = shared.lock().edits_since(p, &base, &ctx);
+            let edits = shared.lock().edits_since(p, &base, &view);
             (Some(base), edits)
         }
         _ => (None, None),
@@ -272,10 +272,10 @@ pub async fn pull(shared: Arc<Shared>, params: DocumentDiagnosticParams) -> Resu
     run("textDocument/diagnostic", move || {
         let items = path
             .map(|p| {
-                let quick = base.as_ref().and_then(|b| open_file(&ctx, b, &p, edits.as_deref()));
+                let quick = base.as_ref().and_then(|b| open_file(&view, b, &p, edits.as_deref()));
                 match quick {
-                    Some(ds) => to_proto::diagnostics(&ctx, &p, &ds),
-                    None => to_proto::file_diagnostics(&ctx, &p),
+                    Some(ds) => to_proto::diagnostics(&view, &p, &ds),
+                    None => to_proto::file_diagnostics(&view, &p),
                 }
             })
             .unwrap_or_default();

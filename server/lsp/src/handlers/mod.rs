@@ -1,4 +1,4 @@
-//! Request handlers. Each runs on a blocking thread over one [`Ctx`] taken when the request
+//! Request handlers. Each runs on a blocking thread over one [`View`] taken when the request
 //! arrived; a panic inside is caught, logged and answered with an error (invariant 7).
 
 pub mod actions;
@@ -20,7 +20,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::{Position, Uri};
 
 use crate::from_proto;
-use crate::state::Ctx;
+use crate::state::View;
 
 /// LSP's `RequestFailed`: the request was valid but could not be carried out.
 pub const REQUEST_FAILED: i64 = -32803;
@@ -60,16 +60,16 @@ pub fn panic_message(p: Box<dyn Any + Send>) -> String {
 }
 
 /// The workspace path, file and byte offset a text position names, when the file is known.
-pub fn locate<'a>(ctx: &'a Ctx, uri: &Uri, pos: Position) -> Option<(Arc<str>, &'a SourceFile, u32)> {
+pub fn locate<'a>(view: &'a View, uri: &Uri, pos: Position) -> Option<(Arc<str>, &'a SourceFile, u32)> {
     let path = from_proto::path(uri)?;
-    let file = ctx.snap.source(&path)?;
-    let offset = from_proto::offset(file, pos, ctx.enc());
+    let file = view.snap.source(&path)?;
+    let offset = from_proto::offset(file, pos, view.enc());
     Some((path, file, offset))
 }
 
 /// The workspace path and file a document URI names.
-pub fn document<'a>(ctx: &'a Ctx, uri: &Uri) -> Option<(Arc<str>, &'a SourceFile)> {
+pub fn document<'a>(view: &'a View, uri: &Uri) -> Option<(Arc<str>, &'a SourceFile)> {
     let path = from_proto::path(uri)?;
-    let file = ctx.snap.source(&path)?;
+    let file = view.snap.source(&path)?;
     Some((path, file))
 }

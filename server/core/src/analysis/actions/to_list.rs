@@ -15,7 +15,7 @@
 use crate::analysis::cursor::column;
 use crate::analysis::diagnostics::Code;
 use crate::analysis::refs::objects_in;
-use crate::analysis::{CodeAction, CodeActionKind, TextEdit};
+use crate::analysis::{CodeAction, CodeActionKind, FileEdit};
 use crate::model::Body;
 use crate::syntax::Span;
 use crate::workspace::Snapshot;
@@ -42,7 +42,7 @@ pub(super) fn target_ref_to_list(snap: &Snapshot, file: &str, span: Span) -> Opt
         return Some(CodeAction {
             title: "Convert `targetRef` to `targetRefs`".into(),
             kind: if diagnosed { CodeActionKind::QuickFix } else { CodeActionKind::Refactor },
-            edits: vec![TextEdit { file: src.path.clone(), span: whole, new_text }],
+            edits: vec![FileEdit { file: src.path.clone(), span: whole, new_text }],
             fixes: diagnosed.then_some(Code::TargetRefFields),
             preferred: diagnosed,
         });

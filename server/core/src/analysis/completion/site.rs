@@ -1,6 +1,6 @@
 //! Which completion the cursor's path asks for.
 
-use super::Ctx;
+use super::CompletionInput;
 use crate::analysis::cursor::{Role, Seg};
 use crate::analysis::refs::RefKind;
 use crate::model::{PathStep, spec_path_steps};
@@ -39,9 +39,9 @@ enum P<'a> {
     I,
 }
 
-pub(super) fn classify(ctx: &Ctx<'_>) -> Option<Site> {
-    let c = ctx.cursor;
-    let doc = ctx.doc;
+pub(super) fn classify(input: &CompletionInput<'_>) -> Option<Site> {
+    let c = input.cursor;
+    let doc = input.doc;
     let rel = c.path.get(doc.base..)?;
     let p: Vec<P<'_>> = rel.iter().map(|s| s.key().map_or(P::I, P::K)).collect();
     let abs = |n: usize| c.path[..doc.base + n].to_vec();
@@ -60,10 +60,10 @@ pub(super) fn classify(ctx: &Ctx<'_>) -> Option<Site> {
                 return Some(Site::NewTargetRef(Form::Item));
             }
             (true, [P::K("spec"), P::K("targetRefs")]) if node_is_empty(2) => {
-                return Some(Site::NewTargetRef(Form::AfterListKey { key_col: key_col(ctx, 2)? }));
+                return Some(Site::NewTargetRef(Form::AfterListKey { key_col: key_col(input, 2)? }));
             }
             (true, [P::K("spec"), P::K("targetRef")]) if node_is_empty(2) => {
-                return Some(Site::NewTargetRef(Form::AfterRefKey { key_col: key_col(ctx, 2)? }));
+                return Some(Site::NewTargetRef(Form::AfterRefKey { key_col: key_col(input, 2)? }));
             }
             (false, [P::K("spec"), P::K("targetRefs"), P::K(_)]) => return Some(Site::NewTargetRef(Form::ListLine)),
             (false, [P::K("spec"), P::K("targetRef"), P::K(_)]) if node_is_empty(2) => {
@@ -127,11 +127,11 @@ fn is_mapping(n: Option<&Node>) -> bool {
 }
 
 /// The column of the key at relative path depth `n` (the last key of `path[..base + n]`).
-fn key_col(ctx: &Ctx<'_>, n: usize) -> Option<usize> {
-    let c = ctx.cursor;
-    let end = ctx.doc.base + n;
+fn key_col(input: &CompletionInput<'_>, n: usize) -> Option<usize> {
+    let c = input.cursor;
+    let end = input.doc.base + n;
     let parent = c.node(&c.path[..end - 1])?;
     let key = c.path[end - 1].key()?;
     let entry = parent.entry(key)?;
-    Some(super::column(ctx.text, entry.key.span.start as usize))
+    Some(super::column(input.text, entry.key.span.start as usize))
 }

@@ -6,25 +6,25 @@
 
 use super::site::Form;
 use super::values::{allowed, group_text};
-use super::{Ctx, column};
+use super::{CompletionInput, column};
 use crate::analysis::refs::RefKind;
 use crate::analysis::{CompletionItem, CompletionKind};
 
 /// At most this many names in the name choice; beyond it the user types.
 const MAX_CHOICES: usize = 20;
 
-pub(super) fn new_target_ref(ctx: &Ctx<'_>, form: Form) -> Vec<CompletionItem> {
-    let replace = ctx.cursor.span;
-    let here = column(ctx.text, replace.start as usize);
+pub(super) fn new_target_ref(input: &CompletionInput<'_>, form: Form) -> Vec<CompletionItem> {
+    let replace = input.cursor.span;
+    let here = column(input.text, replace.start as usize);
     let pad = |n: usize| format!("\n{}", " ".repeat(n));
-    allowed(ctx, RefKind::PolicyTarget)
+    allowed(input, RefKind::PolicyTarget)
         .into_iter()
         .enumerate()
         .map(|(i, gk)| {
             let lines = [
                 format!("group: {}", group_text(&gk.group)),
                 format!("kind: {}", gk.kind),
-                format!("name: {}", name_placeholder(ctx, &gk)),
+                format!("name: {}", name_placeholder(input, &gk)),
             ];
             let insert_text = match form {
                 Form::Item | Form::RefLine => lines.join(&pad(here)),
@@ -54,14 +54,14 @@ pub(super) fn new_target_ref(ctx: &Ctx<'_>, form: Form) -> Vec<CompletionItem> {
 
 /// `${1|edge,internal|}` with the names of the objects of `gk` in the policy's namespace
 /// (same file first), or `${1:name}` when there are none.
-fn name_placeholder(ctx: &Ctx<'_>, gk: &crate::model::GroupKind) -> String {
-    let w = ctx.world;
-    let ns = ctx.doc.namespace.as_deref();
+fn name_placeholder(input: &CompletionInput<'_>, gk: &crate::model::GroupKind) -> String {
+    let w = input.world;
+    let ns = input.doc.namespace.as_deref();
     let mut names: Vec<(bool, &str)> = w
         .objects_of_everywhere(gk)
         .into_iter()
         .filter(|&(w, id)| w.namespace_of(id).is_none_or(|n| Some(n) == ns))
-        .map(|(w, id)| (&*w.file_of(id).path != ctx.file, w.object(id).name.value.as_str()))
+        .map(|(w, id)| (&*w.file_of(id).path != input.file, w.object(id).name.value.as_str()))
         .collect();
     names.sort_unstable();
     names.dedup();

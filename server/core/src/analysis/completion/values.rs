@@ -1,6 +1,6 @@
 //! Values of reference fields and strategy fields.
 
-use super::{Ctx, Fields, default_group};
+use super::{CompletionInput, Fields, default_group};
 use crate::analysis::cursor::Seg;
 use crate::analysis::refs::{RefKind, section_indices};
 use crate::analysis::summary::{object_summary, plural, section_detail};
@@ -11,20 +11,31 @@ use crate::topology::section_name;
 use crate::world::ObjId;
 use crate::world::World;
 
-pub(super) fn ref_value(ctx: &Ctx<'_>, kind: RefKind, ref_path: &[Seg], field: &str) -> Vec<CompletionItem> {
-    let fields = Fields::read(ctx.cursor.node(ref_path), field);
+pub(super) fn ref_value(
+    input: &CompletionInput<'_>,
+    kind: RefKind,
+    ref_path: &[Seg],
+    field: &str,
+) -> Vec<CompletionItem> {
+    let fields = Fields::read(input.cursor.node(ref_path), field);
     match field {
-        "kind" => kinds(ctx, kind, &fields),
-        "group" => groups(ctx, kind, &fields),
-        "name" => names(ctx, kind, &fields),
-        "sectionName" => sections(ctx, kind, &fields),
-        "namespace" => namespaces(ctx, kind, &fields),
-        "port" if kind == RefKind::Backend => ports(ctx, kind, &fields),
+        "kind" => kinds(input, kind, &fields),
+        "group" => groups(input, kind, &fields),
+        "name" => names(input, kind, &fields),
+        "sectionName" => sections(input, kind, &fields),
+        "namespace" => namespaces(input, kind, &fields),
+        "port" if kind == RefKind::Backend => ports(input, kind, &fields),
         _ => Vec::new(),
     }
 }
 
-fn item(ctx: &Ctx<'_>, label: &str, kind: CompletionKind, detail: Option<String>, sort: String) -> CompletionItem {
+fn item(
+    input: &CompletionInput<'_>,
+    label: &str,
+    kind: CompletionKind,
+    detail: Option<String>,
+    sort: String,
+) -> CompletionItem {
     CompletionItem {
         label: label.to_owned(),
         kind,
@@ -33,7 +44,7 @@ fn item(ctx: &Ctx<'_>, label: &str, kind: CompletionKind, detail: Option<String>
         documentation: None,
         insert_text: label.to_owned(),
         is_snippet: false,
-        replace: ctx.cursor.span,
+        replace: input.cursor.span,
         sort_text: sort,
     }
 }
@@ -44,10 +55,10 @@ pub(super) fn group_text(g: &str) -> &str {
 }
 
 /// The (group, kind) pairs a reference of this sort may name, in catalog order.
-pub(super) fn allowed(ctx: &Ctx<'_>, kind: RefKind) -> Vec<GroupKind> {
+pub(super) fn allowed(input: &CompletionInput<'_>, kind: RefKind) -> Vec<GroupKind> {
     let gw = |k: &str| GroupKind::new(GATEWAY_GROUP, k);
     match kind {
-        RefKind::PolicyTarget => match &ctx.doc.policy {
+        RefKind::PolicyTarget => match &input.doc.policy {
             Some(p) if !p.targets.is_empty() => p.targets.iter().map(|t| t.gk.clone()).collect(),
             // Any kind: the usual targets.
             _ => vec![
@@ -66,14 +77,14 @@ pub(super) fn allowed(ctx: &Ctx<'_>, kind: RefKind) -> Vec<GroupKind> {
         RefKind::Backend => vec![GroupKind::new("", "Service")],
         RefKind::GatewayClass => vec![gw("GatewayClass")],
         // Completion does not offer filters' extensionRefs (no site reaches here yet).
-        RefKind::Extension => ctx.world.catalog.iter().filter(|k| k.extension_ref).map(|k| k.gk.clone()).collect(),
+        RefKind::Extension => input.world.catalog.iter().filter(|k| k.extension_ref).map(|k| k.gk.clone()).collect(),
     }
 }
 
 /// What the reference names (so far): its own group and kind, else the allowed pairs that
 /// agree with what is written, else the defaults.
-fn ref_gks(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<GroupKind> {
-    let allowed = allowed(ctx, kind);
+fn ref_gks(input: &CompletionInput<'_>, kind: RefKind, f: &Fields) -> Vec<GroupKind> {
+    let allowed = allowed(input, kind);
     let matching: Vec<GroupKind> = allowed
         .iter()
         .filter(|gk| f.kind.as_ref().is_none_or(|k| *k == gk.kind) && f.group.as_ref().is_none_or(|g| *g == gk.group))
@@ -85,15 +96,15 @@ fn ref_gks(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<GroupKind> {
         // Routes' refs default their kind (Gateway, Service).
         (None, false) => matching.into_iter().take(1).collect(),
         (Some(k), true) => {
-            let g = f.group.clone().unwrap_or_else(|| default_group(kind, ctx.doc.policy.as_deref(), Some(k)));
+            let g = f.group.clone().unwrap_or_else(|| default_group(kind, input.doc.policy.as_deref(), Some(k)));
             vec![GroupKind::new(&g, k)]
         }
         (None, true) => Vec::new(),
     }
 }
 
-fn kinds(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
-    let all = allowed(ctx, kind);
+fn kinds(input: &CompletionInput<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
+    let all = allowed(input, kind);
     // A written group narrows the choice, unless nothing allowed is in it (then it is wrong).
     let in_group: Vec<&GroupKind> = all.iter().filter(|gk| f.group.as_ref().is_none_or(|g| *g == gk.group)).collect();
     let shown = if in_group.is_empty() { all.iter().collect() } else { in_group };
@@ -102,7 +113,7 @@ fn kinds(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
         .enumerate()
         .map(|(i, gk)| {
             let group = if gk.group.is_empty() { "core".to_owned() } else { gk.group.to_string() };
-            let mut it = item(ctx, &gk.kind, CompletionKind::Kind, Some(group.clone()), format!("{i:03}"));
+            let mut it = item(input, &gk.kind, CompletionKind::Kind, Some(group.clone()), format!("{i:03}"));
             if f.group.is_none() {
                 it.label_detail = Some(format!(" ({group})"));
             }
@@ -111,9 +122,9 @@ fn kinds(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
         .collect()
 }
 
-fn groups(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
+fn groups(input: &CompletionInput<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
-    for gk in allowed(ctx, kind) {
+    for gk in allowed(input, kind) {
         if f.kind.as_ref().is_some_and(|k| *k != gk.kind) {
             continue;
         }
@@ -126,53 +137,53 @@ fn groups(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
         .enumerate()
         .map(|(i, (g, kinds))| {
             let detail = if g.is_empty() { format!("core: {}", kinds.join(", ")) } else { kinds.join(", ") };
-            item(ctx, group_text(g), CompletionKind::Kind, Some(detail), format!("{i:03}"))
+            item(input, group_text(g), CompletionKind::Kind, Some(detail), format!("{i:03}"))
         })
         .collect()
 }
 
 /// May this reference name another namespace?
-fn cross_namespace(ctx: &Ctx<'_>, kind: RefKind) -> bool {
+fn cross_namespace(input: &CompletionInput<'_>, kind: RefKind) -> bool {
     match kind {
-        RefKind::PolicyTarget => ctx.doc.policy.as_ref().is_some_and(|p| p.cross_namespace),
+        RefKind::PolicyTarget => input.doc.policy.as_ref().is_some_and(|p| p.cross_namespace),
         RefKind::GatewayClass => false,
         _ => true,
     }
 }
 
 /// The namespace a reference resolves in: its own, else its object's.
-fn ref_namespace(ctx: &Ctx<'_>, f: &Fields) -> Option<String> {
-    f.namespace.clone().or_else(|| ctx.doc.namespace.clone())
+fn ref_namespace(input: &CompletionInput<'_>, f: &Fields) -> Option<String> {
+    f.namespace.clone().or_else(|| input.doc.namespace.clone())
 }
 
-fn names(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
-    let w = ctx.world;
-    let ns = ref_namespace(ctx, f);
-    let others = cross_namespace(ctx, kind) && f.namespace.is_none();
+fn names(input: &CompletionInput<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
+    let w = input.world;
+    let ns = ref_namespace(input, f);
+    let others = cross_namespace(input, kind) && f.namespace.is_none();
     let mut out = Vec::new();
-    for gk in ref_gks(ctx, kind, f) {
+    for gk in ref_gks(input, kind, f) {
         if gk.is("", "Namespace") {
             let mut all: Vec<&str> = w.namespaces().collect();
             all.sort_unstable();
             for n in all {
-                out.push(item(ctx, n, CompletionKind::Reference, Some("Namespace".into()), format!("1_{n}")));
+                out.push(item(input, n, CompletionKind::Reference, Some("Namespace".into()), format!("1_{n}")));
             }
             continue;
         }
         for (w, id) in w.objects_of_everywhere(&gk) {
-            if std::ptr::eq(w, &*ctx.world.world) && Some(id) == ctx.doc.id {
+            if std::ptr::eq(w, &*input.world.world) && Some(id) == input.doc.id {
                 continue;
             }
             let o = w.object(id);
             let same_ns = w.namespace_of(id).is_none_or(|n| Some(n) == ns.as_deref());
-            let tier = match (same_ns, &*w.file_of(id).path == ctx.file) {
+            let tier = match (same_ns, &*w.file_of(id).path == input.file) {
                 (true, true) => 0,
                 (true, false) => 1,
                 (false, _) if others => 2,
                 (false, _) => continue,
             };
             let mut it = item(
-                ctx,
+                input,
                 &o.name.value,
                 CompletionKind::Reference,
                 Some(object_summary(w, id)),
@@ -189,45 +200,45 @@ fn names(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
 }
 
 /// The object a reference names, when it exists.
-fn named_target(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Option<(GroupKind, ObjId)> {
+fn named_target(input: &CompletionInput<'_>, kind: RefKind, f: &Fields) -> Option<(GroupKind, ObjId)> {
     let name = f.name.as_deref()?;
-    let ns = ref_namespace(ctx, f);
-    ref_gks(ctx, kind, f).into_iter().find_map(|gk| {
-        let found = match ctx.doc.id {
-            Some(from) => ctx.world.lookup_from(from, &gk, ns.as_deref(), name),
-            None => ctx.world.lookup(&gk, ns.as_deref(), name),
+    let ns = ref_namespace(input, f);
+    ref_gks(input, kind, f).into_iter().find_map(|gk| {
+        let found = match input.doc.id {
+            Some(from) => input.world.lookup_from(from, &gk, ns.as_deref(), name),
+            None => input.world.lookup(&gk, ns.as_deref(), name),
         };
         found.map(|id| (gk, id))
     })
 }
 
-fn sections(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
+fn sections(input: &CompletionInput<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
     if kind == RefKind::Backend {
         return Vec::new();
     }
-    let Some((gk, id)) = named_target(ctx, kind, f) else { return Vec::new() };
+    let Some((gk, id)) = named_target(input, kind, f) else { return Vec::new() };
     if kind == RefKind::PolicyTarget {
-        let supported = ctx.doc.policy.as_ref().is_none_or(|p| p.target(&gk).is_some_and(|t| t.section_name));
+        let supported = input.doc.policy.as_ref().is_none_or(|p| p.target(&gk).is_some_and(|t| t.section_name));
         if !supported {
             return Vec::new();
         }
     }
-    let w = ctx.world;
+    let w = input.world;
     section_indices(w, id)
         .into_iter()
         .filter_map(|i| {
             let name = section_name(w, id, i)?;
-            Some(item(ctx, name, CompletionKind::Section, Some(section_detail(w, id, i)), format!("{i:04}")))
+            Some(item(input, name, CompletionKind::Section, Some(section_detail(w, id, i)), format!("{i:04}")))
         })
         .collect()
 }
 
-fn namespaces(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
-    if !cross_namespace(ctx, kind) {
+fn namespaces(input: &CompletionInput<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
+    if !cross_namespace(input, kind) {
         return Vec::new();
     }
-    let w = ctx.world;
-    let gks = ref_gks(ctx, kind, f);
+    let w = input.world;
+    let gks = ref_gks(input, kind, f);
     let mut all: Vec<&str> = w.namespaces().collect();
     all.sort_unstable();
     all.into_iter()
@@ -243,14 +254,14 @@ fn namespaces(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
                 (None, Some(&(w, id))) => (1, Some(plural(here.len(), w.object(id).kind()))),
                 (None, None) => (2, None),
             };
-            item(ctx, ns, CompletionKind::Namespace, detail, format!("{tier}_{ns}"))
+            item(input, ns, CompletionKind::Namespace, detail, format!("{tier}_{ns}"))
         })
         .collect()
 }
 
-fn ports(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
-    let Some((_, id)) = named_target(ctx, kind, f) else { return Vec::new() };
-    let Body::Service(svc) = &ctx.world.object(id).body else { return Vec::new() };
+fn ports(input: &CompletionInput<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
+    let Some((_, id)) = named_target(input, kind, f) else { return Vec::new() };
+    let Body::Service(svc) = &input.world.object(id).body else { return Vec::new() };
     svc.ports
         .iter()
         .enumerate()
@@ -260,15 +271,15 @@ fn ports(ctx: &Ctx<'_>, kind: RefKind, f: &Fields) -> Vec<CompletionItem> {
                 Some(name) => format!("port · {}", name.value),
                 None => "port".to_owned(),
             };
-            Some(item(ctx, &n, CompletionKind::Value, Some(detail), format!("{i:04}")))
+            Some(item(input, &n, CompletionKind::Value, Some(detail), format!("{i:04}")))
         })
         .collect()
 }
 
 /// The values a policy kind accepts in its strategy field, each with the GEP-713 strategy it
 /// means. `overrides`: the field is inside `overrides` (or `override`).
-pub(super) fn strategy(ctx: &Ctx<'_>, field: &str, overrides: bool) -> Vec<CompletionItem> {
-    let Some(kind) = &ctx.doc.policy else { return Vec::new() };
+pub(super) fn strategy(input: &CompletionInput<'_>, field: &str, overrides: bool) -> Vec<CompletionItem> {
+    let Some(kind) = &input.doc.policy else { return Vec::new() };
     if field != kind.strategy_field() {
         return Vec::new();
     }
@@ -286,7 +297,7 @@ pub(super) fn strategy(ctx: &Ctx<'_>, field: &str, overrides: bool) -> Vec<Compl
             continue;
         }
         seen.push(s);
-        out.push(item(ctx, v, CompletionKind::Value, Some(s.as_str().to_owned()), format!("{:03}", out.len())));
+        out.push(item(input, v, CompletionKind::Value, Some(s.as_str().to_owned()), format!("{:03}", out.len())));
     }
     out
 }

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::source::SourceFile;
-use crate::syntax::{Span, TextEdit};
+use crate::syntax::{ByteEdit, Span};
 use crate::workspace::{Reported, Snapshot};
 
 impl Snapshot {
@@ -153,7 +153,7 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
 /// left its span alone and its object is still in the file, so status warnings do not blink
 /// out while the file is edited; the next full analysis settles them. `None` when only a full
 /// analysis can tell.
-pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[TextEdit]>) -> Option<Vec<Diagnostic>> {
+pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[ByteEdit]>) -> Option<Vec<Diagnostic>> {
     let world = snapshot.near_world(path, base)?;
     let file = snapshot.file(path)?;
     let mut out = Vec::new();
@@ -180,7 +180,7 @@ pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[T
 
 /// The workspace-wide diagnostics of `previous` (one file's, from an earlier snapshot) moved
 /// through the edits made to the file since; those an edit touched are dropped.
-fn carry(previous: &[Diagnostic], edits: &[TextEdit]) -> Vec<Diagnostic> {
+fn carry(previous: &[Diagnostic], edits: &[ByteEdit]) -> Vec<Diagnostic> {
     let moved = |span: Span| edits.iter().try_fold(span, |s, e| e.map(s));
     previous
         .iter()

@@ -17,7 +17,7 @@ use super::refs::{Target, declaration};
 use crate::effective::{AcceptedReport, EffectiveIndex, Enforcement, Reason, accepted_report};
 use crate::syntax::{PositionEncoding, Span};
 use crate::topology::Linked;
-use crate::topology::{Node, NodeId};
+use crate::topology::{DagNode, NodeId};
 use crate::world::ObjId;
 
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
@@ -195,7 +195,7 @@ fn drawn(world: &Linked) -> Vec<NodeId> {
             !t.parents(n).is_empty()
                 || !t.children(n).is_empty()
                 || !t.policies_at(n).is_empty()
-                || matches!(t.node(n), Node::Object(o) if is_hierarchy_kind(world.object(o).kind()))
+                || matches!(t.node(n), DagNode::Object(o) if is_hierarchy_kind(world.object(o).kind()))
         })
         .collect()
 }
@@ -282,15 +282,15 @@ fn graph_node(world: &Linked, n: NodeId, id: String) -> GraphNode {
     let t = &world.topology;
     let key = t.node_key(world, n);
     let (node_type, at) = match t.node(n) {
-        Node::Object(o) => (NodeType::Object, Some((o, declaration(world, Target::object(o)).1))),
-        Node::Section(o, i) => {
+        DagNode::Object(o) => (NodeType::Object, Some((o, declaration(world, Target::object(o)).1))),
+        DagNode::Section(o, i) => {
             (NodeType::Section, Some((o, declaration(world, Target { obj: o, section: Some(i) }).1)))
         }
-        Node::Namespace(ns) => {
+        DagNode::Namespace(ns) => {
             let obj = world.namespace_object(t.namespace_name(ns));
             (NodeType::Namespace, obj.map(|o| (o, world.object(o).name.span)))
         }
-        Node::Virtual(_) => (NodeType::Virtual, None),
+        DagNode::Virtual(_) => (NodeType::Virtual, None),
     };
     let (file, line) = match at.map(|(o, span)| place(world, o, span)) {
         Some((f, l)) => (Some(f), Some(l)),

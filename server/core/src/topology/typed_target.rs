@@ -1,12 +1,9 @@
 //! Reading a §2.1 reference typed by a user (`explain --target`, `policylens/explain`).
 
 use super::{NodeId, Topology};
-use crate::model::ObjectKey;
+use crate::model::{ObjectKey, is_core_kind};
 use crate::suggest;
 use crate::world::World;
-
-/// Kinds written without a group that live in the core group.
-pub use crate::model::is_core_kind;
 
 /// Why a typed reference names no node.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,13 +34,13 @@ impl std::fmt::Display for TargetError {
 }
 
 impl Topology {
-    /// The node a typed reference names. A namespaced kind written without a namespace is
-    /// looked up in the default namespace; a miss proposes the closest node reference.
     /// The reference of every node, by node id: what `explain --target` can be asked.
     pub fn target_keys(&self, world: &World) -> Vec<String> {
         (0..self.node_count() as u32).map(|i| self.node_key(world, NodeId(i)).to_string()).collect()
     }
 
+    /// The node a typed reference names. A namespaced kind written without a namespace is
+    /// looked up in the default namespace; a miss proposes the closest node reference.
     pub fn resolve_target(&self, world: &World, text: &str) -> Result<NodeId, TargetError> {
         let key = ObjectKey::parse(text.trim(), is_core_kind).ok_or(TargetError::Malformed)?;
         let found = self.find(world, &key).or_else(|| {

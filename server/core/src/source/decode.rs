@@ -1,19 +1,11 @@
-//! Reading a file's bytes as text. Walking directories and finding the config happen in the
-//! loader crate (`policylens-loader`); this is what a file read back for its positions needs.
+//! A file's bytes as text, or why they are not text. Pure: reading the bytes happens in the
+//! loader crate (`policylens-loader`).
 
-use std::path::Path;
-
-/// A file as read from disk: text, or why it is not text.
+/// A file's bytes classified: text, or why it is not text.
 #[derive(Debug)]
 pub enum FileContent {
     Text(String),
     Unreadable(String),
-}
-
-/// Reads a file; binary and non-UTF-8 files are reported as unreadable, not failed.
-pub fn read(path: &Path) -> std::io::Result<FileContent> {
-    let bytes = std::fs::read(path)?;
-    Ok(decode(bytes))
 }
 
 /// Why `bytes` are not a text file, when a NUL byte in their first 8 KiB says so (as git
@@ -22,6 +14,7 @@ pub fn binary(bytes: &[u8]) -> Option<String> {
     bytes.iter().take(8192).any(|&b| b == 0).then(|| "binary file (holds NUL bytes)".into())
 }
 
+/// Binary and non-UTF-8 bytes are unreadable (reported as such), not an error.
 pub fn decode(bytes: Vec<u8>) -> FileContent {
     if let Some(reason) = binary(&bytes) {
         return FileContent::Unreadable(reason);
