@@ -79,3 +79,28 @@ fn offset_inside_a_byte_order_mark_is_column_zero() {
     });
     assert_eq!(file, Some([Position { line: 0, character: 0 }; 3]));
 }
+
+/// workspace target (found in the second long run): an explicit key (`?`) with nothing after
+/// it, a lone `\r` as the line break, then `::`. saphyr reads two entries, the empty key's and
+/// a key `:`, and spanned that second key over the first `:` (2..3), inside the entry before it
+/// (whose empty value sits after that `:`, at 3). A leaf now starts no earlier than its
+/// previous sibling ends.
+#[test]
+fn explicit_empty_key_before_a_carriage_return() {
+    for text in ["?\r::", "?\r:-:", "#\r?\r:-:"] {
+        let parsed = parse_file(text);
+        assert_eq!(parsed.documents.len(), 1, "{text:?}");
+        let root = parsed.documents[0].root.as_ref().map(nodes).unwrap_or_default();
+        let mut prev_end = 0;
+        for (what, start, end) in root.iter().skip(1) {
+            assert!(*start >= prev_end && start <= end, "{text:?}: {what} {start}..{end} after {prev_end}: {root:?}");
+            prev_end = *end;
+        }
+    }
+    let parsed = parse_file("?\r::");
+    let root = parsed.documents[0].root.as_ref().map(nodes);
+    assert_eq!(
+        root,
+        Some(vec![("mapping", 2, 4), ("scalar", 2, 2), ("scalar", 3, 3), ("scalar", 3, 3), ("scalar", 4, 4)])
+    );
+}

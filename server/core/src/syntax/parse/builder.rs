@@ -256,7 +256,19 @@ impl Builder<'_> {
         }
     }
 
-    fn attach(&mut self, node: Node) {
+    fn attach(&mut self, mut node: Node) {
+        // Siblings never overlap. After an explicit key and a lone `\r` (`?\r::`) saphyr reads
+        // the `:` that ended the entry before as the next key's text; that key starts where
+        // the previous value was placed, not before it.
+        let leaf = matches!(node.kind, NodeKind::Scalar(_) | NodeKind::Alias | NodeKind::Missing);
+        if leaf
+            && let Some(f) = self.stack.last()
+            && self.children.len() > f.first
+            && let Some(prev_end) = self.children.last().map(|p| p.span.end)
+            && node.span.start < prev_end
+        {
+            node.span = Span::new(prev_end, node.span.end.max(prev_end));
+        }
         self.last_end = self.last_end.max(node.span.end);
         if !matches!(node.kind, NodeKind::Missing) {
             self.nodes += 1;
