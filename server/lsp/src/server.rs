@@ -70,6 +70,7 @@ fn caps_of(params: &InitializeParams) -> Caps {
         configuration_dynamic: flag("/workspace/didChangeConfiguration/dynamicRegistration"),
         pull_diagnostics: v.pointer("/textDocument/diagnostic").is_some_and(Value::is_object),
         diagnostic_refresh: flag("/workspace/diagnostics/refreshSupport"),
+        code_lens_refresh: flag("/workspace/codeLens/refreshSupport"),
         snippets: flag("/textDocument/completion/completionItem/snippetSupport"),
         hierarchical_symbols: flag("/textDocument/documentSymbol/hierarchicalDocumentSymbolSupport"),
         show_document: flag("/window/showDocument/support"),

@@ -32,6 +32,8 @@ pub struct Caps {
     /// The client pulls diagnostics (`textDocument/diagnostic`) for open documents.
     pub pull_diagnostics: bool,
     pub diagnostic_refresh: bool,
+    /// The client re-asks for code lenses on `workspace/codeLens/refresh`.
+    pub code_lens_refresh: bool,
     pub snippets: bool,
     pub hierarchical_symbols: bool,
     pub show_document: bool,

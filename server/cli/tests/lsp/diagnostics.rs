@@ -198,3 +198,29 @@ fn burst_of_edits_ends_in_the_last_state() {
     assert!(!mine.is_empty() && mine.len() < 21, "debounce: {} publishes", mine.len());
     assert_eq!(mine.last().unwrap()["diagnostics"], json!([]));
 }
+
+/// Code lenses count what the whole workspace attaches, so a client that can refresh them is
+/// asked to after each full pass: an editor that asked while the workspace was indexed (no
+/// lenses yet) or before another file's edit gets them. Found by the VS Code host test: the
+/// route's "1 policy affects this" never showed when the editor asked early. A client that
+/// cannot refresh is never asked.
+#[test]
+fn code_lens_refresh_after_each_full_pass() {
+    let mut caps = super::support::default_capabilities(&["utf-16".into()]);
+    caps["workspace"]["codeLens"] = json!({"refreshSupport": true});
+    let mut s = TestServer::builder().fixture("lsp").capabilities(caps).start();
+    s.wait_for(|m| m["method"] == "workspace/codeLens/refresh");
+    s.drain(Duration::from_millis(200));
+    s.open_disk("shop/routes.yaml");
+    s.change(
+        "shop/routes.yaml",
+        2,
+        json!([{"range": {"start": {"line": 3, "character": 16}, "end": {"line": 3, "character": 16}}, "text": "2"}]),
+    );
+    s.wait_for(|m| m["method"] == "workspace/codeLens/refresh");
+
+    let mut plain = TestServer::builder().fixture("lsp").start();
+    plain.diagnostics_for("policies/policies.yaml");
+    let rest = plain.drain(Duration::from_millis(300));
+    assert!(plain.wire.iter().chain(&rest).all(|m| m["method"] != "workspace/codeLens/refresh"));
+}

@@ -175,6 +175,16 @@ pub async fn publisher(shared: Arc<Shared>) {
                 let _ = client.workspace_diagnostic_refresh().await;
             });
         }
+        // Code lenses count what the whole workspace attaches: an editor that asked while the
+        // workspace was being indexed (the file not read yet: no lenses) or before another
+        // file's edit asks again. VS Code otherwise keeps the empty answer until the file is
+        // edited.
+        if view.caps.code_lens_refresh {
+            let client = shared.client.clone();
+            tokio::spawn(async move {
+                let _ = client.code_lens_refresh().await;
+            });
+        }
         if changes.changed().await.is_err() {
             return;
         }
