@@ -120,7 +120,7 @@ pub fn render(ex: &Explanation, st: Style) -> String {
     for k in &ex.policies {
         let _ = writeln!(out, "\n{}", st.bold(&k.kind));
         // Under its kind's heading a policy is `namespace/name`, as in the hover.
-        let short = |label: &str| label.strip_prefix(&format!("{}/", k.kind)).unwrap_or(label).to_owned();
+        let short = |label: &str| k.short(label).to_owned();
         for c in &k.contexts {
             render_context(&mut out, c, &short, st);
         }

@@ -67,6 +67,14 @@ pub struct KindExplanation {
     pub contexts: Vec<Context>,
 }
 
+impl KindExplanation {
+    /// A policy's reference without this kind's `Kind.group/` prefix (`shop/checkout-pay`): how
+    /// the hover and `explain` name policies under their kind's heading.
+    pub fn short<'a>(&self, policy: &'a str) -> &'a str {
+        policy.strip_prefix(self.kind.as_str()).and_then(|r| r.strip_prefix('/')).unwrap_or(policy)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Context {
     /// §2.1 references of the DAG nodes from a root to the target.

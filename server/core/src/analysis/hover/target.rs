@@ -56,7 +56,7 @@ pub(super) fn hover(snap: &Snapshot, t: Target) -> String {
 
 /// One policy kind: its policies, then each distinct result with the paths that give it.
 fn kind_section(k: &KindExplanation) -> String {
-    let short = |label: &str| label.strip_prefix(&format!("{}/", k.kind)).unwrap_or(label).to_owned();
+    let short = |label: &str| k.short(label).to_owned();
     let mut all: Vec<String> = k.contexts.iter().flat_map(|c| c.policies.iter().map(|p| short(p))).collect();
     all.sort();
     all.dedup();
