@@ -87,6 +87,25 @@ fn monorepo_of_examples_overlays_and_a_chart_reports_only_true_findings() {
 }
 
 #[test]
+fn repo_split_by_team_folders_reports_the_one_true_overlap() {
+    let (code, out, err) = run(&["check", "--format", "json", "fixtures/repos/teams"]);
+    assert_eq!(code, 0, "{err}");
+    // The route reaches the payments API across namespaces (granted); the Gateway's defaults
+    // are replaced on the one rule whose team set its own timeout.
+    assert_eq!(
+        findings(&out),
+        ["fixtures/repos/teams/infra/policies.yaml:6:9 information[partially-overridden] \
+          `BackendTrafficPolicy.gateway.envoyproxy.io/infra/internal-defaults` is superseded in part by \
+          `BackendTrafficPolicy.gateway.envoyproxy.io/shop/orders-timeout`: on `HTTPRoute/shop/orders#pay`, \
+          its whole spec; it is still in effect on 1 of the 2 effective targets it reaches"]
+    );
+    assert_eq!(
+        summary(&out),
+        serde_json::json!({"files": 7, "documents": 9, "objects": 9, "policies": 3, "suppressed": 0})
+    );
+}
+
+#[test]
 fn overlay_references_resolve_to_the_overlay_copy() {
     let target = "HTTPRoute/shop/storefront#pages";
     let (code, out, err) = run(&["explain", "--format", "json", "fixtures/repos/monorepo", "--target", target]);

@@ -9,6 +9,7 @@ mod target;
 use super::Hover;
 use super::refs::{RefSite, declaration_at, site_at};
 use super::summary::{object_summary, plural, section_noun, section_summary};
+use crate::effective::EffectiveIndex;
 use crate::topology::Linked;
 use crate::workspace::Snapshot;
 
@@ -17,17 +18,17 @@ pub fn hover(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
     if let Some(site) = site_at(world, file, offset) {
         return Some(reference(world, &site, offset));
     }
-    declaration(snap, file, offset)
+    declaration(world, snap.effective(), file, offset)
 }
 
-/// Hover on a declaration: needs the whole world (statuses, effective policies).
-fn declaration(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
-    let world = snap.world();
+/// Hover on a declaration, from a world and its effective policies: the snapshot's, or a
+/// declaration's partial world (`analysis::near`) holding everything above and below it.
+pub(super) fn declaration(world: &Linked, effective: &EffectiveIndex, file: &str, offset: u32) -> Option<Hover> {
     let (t, span) = declaration_at(world, file, offset)?;
     let mut markdown = if t.section.is_none() && world.policy_kind(t.obj).is_some() {
-        policy::hover(snap, t.obj)
+        policy::hover(world, effective, t.obj)
     } else {
-        target::hover(snap, t)
+        target::hover(world, effective, t)
     };
     markdown.push_str(&instances(world, t.obj));
     Some(Hover { span, markdown })

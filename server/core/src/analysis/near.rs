@@ -1,8 +1,9 @@
 //! Requests in a file edited since the last full analysis (`base`), answered from the file's
 //! partial world (`Snapshot::near_world`) when their answer lies in it: what a reference names
 //! (hover, definition) and what it could name (completion). A user who types and then hovers
-//! or completes would otherwise wait for the whole workspace's analysis. Anything else (a
-//! declaration's status and effective policies) waits for the full world.
+//! or completes would otherwise wait for the whole workspace's analysis. A declaration's
+//! status and effective policies come from its own partial world (`workspace/closure.rs`)
+//! when that is smaller than the workspace, else from the full world.
 //!
 //! The partial world resolves the file's references exactly as the full world does (it holds
 //! every file of the namespaces they reach); `tests/near.rs` checks these answers against the
@@ -32,7 +33,10 @@ pub fn hover(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) 
             return Some(h);
         }
         // Neither a reference nor a declaration: nothing to say, whatever the full world is.
-        declaration_at(&world, file, offset)?;
+        let (t, _) = declaration_at(&world, file, offset)?;
+        if let Some((world, effective)) = base.and_then(|b| snap.declaration_world(file, b, world.object(t.obj))) {
+            return super::hover::declaration(&world, &effective, file, offset);
+        }
     }
     super::hover(snap, file, offset)
 }

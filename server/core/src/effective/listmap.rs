@@ -101,8 +101,10 @@ const WRAPPERS: &[&str] = &["defaults", "overrides", "default", "override"];
 pub fn schema_indexes(world: &World) -> HashMap<GroupKind, SchemaNode> {
     let mut out = strategic_merge_keys();
     let mut seen = std::collections::HashSet::new();
-    for id in world.ids() {
-        let Body::Crd(crd) = &world.object(id).body else { continue };
+    // A partial world reads the CRDs of the world it was cut from too.
+    let crds = world.objects_of_everywhere(&GroupKind::new("apiextensions.k8s.io", "CustomResourceDefinition"));
+    for (w, id) in crds {
+        let Body::Crd(crd) = &w.object(id).body else { continue };
         let gk = GroupKind::new(&crd.group, &crd.kind);
         if world.catalog.get(&gk).is_none() || seen.contains(&gk) {
             continue;

@@ -4,6 +4,7 @@
 //! topology, diagnostics) is computed lazily, once per snapshot, and shared by every request
 //! that reads the snapshot.
 
+mod closure;
 mod partial;
 
 pub use crate::source::{Origin, SourceFile};

@@ -13,7 +13,7 @@ use crate::topology::Linked;
 use crate::world::{Outer, World};
 
 /// Beyond this many other changed files, a partial world is no cheaper than the full one.
-const MAX_CHANGED: usize = 32;
+pub(super) const MAX_CHANGED: usize = 32;
 
 /// Beyond this many files asked for since the last full analysis, the oldest partial world is
 /// dropped (a request for it builds it again).
@@ -87,6 +87,8 @@ impl Snapshot {
         for ns in &reached {
             paths.extend(outer.files_in_namespace(ns).map(|f| f.path.clone()));
         }
+        // The GatewayClasses a Gateway names, wherever they are kept.
+        paths.extend(outer.cluster_files().map(|f| f.path.clone()));
         let files: Vec<Arc<SourceFile>> = paths.iter().filter_map(|p| self.file(p).cloned()).collect();
         let held: HashSet<Arc<str>> = paths.into_iter().collect();
         let world = World::partial(files, &self.config().config, Outer { world: outer.world.clone(), held });
@@ -128,7 +130,7 @@ fn self_contained(o: &Object, outer: &World) -> bool {
 }
 
 /// Paths that differ between the snapshots, or `None` past `max`.
-fn changed_files(now: &Snapshot, base: &Snapshot, max: usize) -> Option<Vec<Arc<str>>> {
+pub(super) fn changed_files(now: &Snapshot, base: &Snapshot, max: usize) -> Option<Vec<Arc<str>>> {
     let (a, b) = (&now.inner.files, &base.inner.files);
     if Arc::ptr_eq(a, b) {
         return Some(Vec::new());
@@ -147,7 +149,7 @@ fn changed_files(now: &Snapshot, base: &Snapshot, max: usize) -> Option<Vec<Arc<
 
 /// The namespaces the objects live in and point into (policies also through the references
 /// inside their spec, docs/semantics.md §4.8).
-fn reached_namespaces(objects: &[Object], default_ns: &str, catalog: &Catalog) -> BTreeSet<String> {
+pub(super) fn reached_namespaces(objects: &[Object], default_ns: &str, catalog: &Catalog) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for o in objects {
         let own = o.namespace.as_ref().map_or(default_ns, |n| n.value.as_str());

@@ -3,10 +3,12 @@
 //! identity from where a reference is written. The topology is built on it, one layer up.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+pub(crate) mod cross_refs;
 mod key_index;
 
+use cross_refs::CrossRefs;
 use key_index::KeyIndex;
 
 use crate::catalog::{Catalog, Config, PolicyKind, build_catalog};
@@ -104,6 +106,9 @@ pub struct WorldCore {
     /// Files by the namespaces their objects live in: a one-file analysis cuts its partial
     /// world along these.
     files_by_namespace: HashMap<Arc<str>, Vec<u32>>,
+    /// Files holding cluster-scoped objects other than Namespaces and CRDs (whose facts a
+    /// partial world asks of its outer world): the GatewayClasses every path starts at.
+    cluster_files: Vec<u32>,
     /// Per file, its explicit world (config `worlds`): 0 is the shared world of files outside
     /// every match, which every world sees.
     file_worlds: Vec<u32>,
@@ -112,6 +117,9 @@ pub struct WorldCore {
     /// Objects the config declares to exist outside the workspace (`external:`), without
     /// their sections.
     externals: HashSet<ObjectKey>,
+    /// References across namespaces, by direction: built on the first declaration hover after
+    /// an edit (`workspace/closure.rs`), shared by every later one on this world.
+    cross_refs: OnceLock<CrossRefs>,
 }
 
 impl std::ops::Deref for World {
@@ -207,6 +215,7 @@ impl World {
         let mut by_gk_name: Vec<(u32, ObjId)> = Vec::with_capacity(locs.len());
         let mut known_namespaces = HashSet::new();
         let mut namespace_objects = HashMap::new();
+        let mut cluster_files = Vec::new();
         for (i, l) in locs.iter().enumerate() {
             let id = ObjId(i as u32);
             let o = obj(l);
@@ -223,6 +232,13 @@ impl World {
                     _ => default_namespace.clone(),
                 })
             };
+            if ns.is_none()
+                && !matches!(o.body, Body::Crd(_))
+                && !gk.is("", "Namespace")
+                && cluster_files.last() != Some(&l.0)
+            {
+                cluster_files.push(l.0);
+            }
             if let Some(n) = &ns {
                 known_namespaces.insert(n.clone());
                 let fi = l.0;
@@ -287,6 +303,7 @@ impl World {
             cluster_scoped,
             default_namespace,
             files_by_namespace,
+            cluster_files,
             file_worlds,
             world_names,
             externals: config
@@ -295,6 +312,7 @@ impl World {
                 .filter_map(|e| ObjectKey::parse(e, crate::model::is_core_kind))
                 .map(|k| k.object())
                 .collect(),
+            cross_refs: OnceLock::new(),
         };
         World { core: Arc::new(core), outer }
     }
@@ -318,6 +336,21 @@ impl World {
     pub(crate) fn files_in_namespace(&self, ns: &str) -> impl Iterator<Item = &Arc<SourceFile>> {
         let fis = self.files_by_namespace.get(ns).map(Vec::as_slice).unwrap_or(&[]);
         fis.iter().map(|&fi| &self.files[fi as usize])
+    }
+
+    /// The files holding cluster-scoped objects (GatewayClasses) but Namespaces and CRDs.
+    pub(crate) fn cluster_files(&self) -> impl Iterator<Item = &Arc<SourceFile>> {
+        self.cluster_files.iter().map(|&fi| &self.files[fi as usize])
+    }
+
+    /// The index of the file holding an object, in [`WorldCore::files`].
+    pub(crate) fn file_index(&self, id: ObjId) -> u32 {
+        self.locs[id.0 as usize].0
+    }
+
+    /// References across namespaces by direction (computed on first use).
+    pub(crate) fn cross_refs(&self) -> &CrossRefs {
+        self.core.cross_refs.get_or_init(|| CrossRefs::build(self))
     }
 
     /// The objects of one file, in order.

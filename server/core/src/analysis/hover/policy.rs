@@ -4,15 +4,15 @@
 use crate::analysis::refs::sites;
 use crate::analysis::summary::{untargeted_scope, where_lost};
 use crate::catalog::PolicyClass;
+use crate::effective::EffectiveIndex;
 use crate::effective::{Enforcement, Reason, origin_label};
-use crate::workspace::Snapshot;
+use crate::topology::Linked;
 use crate::world::ObjId;
 
 /// Objects listed by name before the list is cut to a count.
 const MAX_LISTED: usize = 8;
 
-pub(super) fn hover(snap: &Snapshot, pid: ObjId) -> String {
-    let world = snap.world();
+pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, pid: ObjId) -> String {
     let t = &world.topology;
     let obj = world.object(pid);
     let mut parts = Vec::new();
@@ -26,7 +26,7 @@ pub(super) fn hover(snap: &Snapshot, pid: ObjId) -> String {
     }
     parts.push(head);
 
-    let status = snap.effective().status(pid);
+    let status = effective.status(pid);
     let line = match status {
         Some(s) if s.accepted => {
             let e = match s.enforcement {

@@ -5,24 +5,24 @@
 use crate::analysis::refs::{Target, section_indices};
 use crate::analysis::summary::{section_detail, target_summary};
 use crate::analysis::yaml;
+use crate::effective::EffectiveIndex;
 use crate::effective::{Context, KindExplanation, explain};
 use crate::model::Body;
+use crate::topology::Linked;
 use crate::topology::PathLimit;
-use crate::workspace::Snapshot;
 
 /// Paths enumerated for one hover: enough for any real hierarchy, bounded for huge ones.
 const PATH_LIMIT: usize = 256;
 /// Distinct results shown per policy kind; the rest are counted.
 const MAX_RESULTS: usize = 3;
 
-pub(super) fn hover(snap: &Snapshot, t: Target) -> String {
-    let world = snap.world();
+pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, t: Target) -> String {
     let mut parts = vec![format!("**{}**", target_summary(world, t))];
     let Some(node) = t.node(world) else {
         parts.push("Not part of the policy hierarchy.".into());
         return parts.join("\n\n");
     };
-    let ex = explain(world, snap.effective(), node, PathLimit(PATH_LIMIT));
+    let ex = explain(world, effective, node, PathLimit(PATH_LIMIT));
     let mut truncated = ex.truncated;
     for k in &ex.policies {
         parts.push(kind_section(k));
@@ -33,7 +33,7 @@ pub(super) fn hover(snap: &Snapshot, t: Target) -> String {
     if t.section.is_none() && matches!(world.object(t.obj).body, Body::Service(_)) {
         for i in section_indices(world, t.obj) {
             let Some(pnode) = (Target { obj: t.obj, section: Some(i) }).node(world) else { continue };
-            let px = explain(world, snap.effective(), pnode, PathLimit(PATH_LIMIT));
+            let px = explain(world, effective, pnode, PathLimit(PATH_LIMIT));
             if px.policies.is_empty() {
                 continue;
             }

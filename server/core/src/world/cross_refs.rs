@@ -1,0 +1,113 @@
+//! Which files reach into a namespace from another one, by the direction of the reference:
+//! what a declaration's partial world (`workspace/closure.rs`) follows to find every object
+//! above and below a target without a topology. Built once per world, on first use.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::World;
+use crate::model::{Body, FromNamespaces, Object};
+
+/// The namespace key of cluster-scoped objects and of references to them.
+pub(crate) const CLUSTER: &str = "";
+
+/// How a reference relates its object to the object it names in the hierarchy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Dir {
+    /// To a parent: a route's parentRef, a ListenerSet's Gateway.
+    Up,
+    /// To a child: a rule's backendRef (a Service, or a route it delegates to).
+    Down,
+    /// A policy's targetRef: the policy attaches there.
+    Attach,
+}
+
+/// The namespace each reference of `o` (living in `own`) points into, by direction.
+/// Templated references name nothing yet.
+pub(crate) fn object_refs(world: &World, o: &Object, own: &str) -> Vec<(Dir, Arc<str>)> {
+    let ns = |r: &crate::model::RefFields, default_kind: &str| -> Option<Arc<str>> {
+        if r.templated {
+            return None;
+        }
+        let kind = r.kind.as_ref().map_or(default_kind, |k| k.value.as_str());
+        let group = r.group.as_ref().map_or("", |g| g.value.as_str());
+        if world.is_cluster_scoped(&crate::model::GroupKind::new(group, kind)) {
+            return Some(CLUSTER.into());
+        }
+        if kind == "Namespace" {
+            return r.name.as_ref().map(|n| n.value.as_str().into());
+        }
+        Some(r.namespace.as_ref().map_or(own, |n| n.value.as_str()).into())
+    };
+    let mut out = Vec::new();
+    match &o.body {
+        Body::Route(r) => {
+            out.extend(r.parent_refs.iter().filter_map(|p| ns(p, "Gateway")).map(|n| (Dir::Up, n)));
+            let backends = r.rules.iter().flat_map(|rule| rule.backend_refs.iter());
+            out.extend(backends.filter_map(|b| ns(b, "Service")).map(|n| (Dir::Down, n)));
+        }
+        Body::ListenerSet(ls) => {
+            out.extend(ls.parent_ref.iter().filter_map(|p| ns(p, "Gateway")).map(|n| (Dir::Up, n)))
+        }
+        Body::Other(other) => out.extend(other.policy.refs().filter_map(|t| ns(t, "")).map(|n| (Dir::Attach, n))),
+        _ => {}
+    }
+    out
+}
+
+/// Whether `o` reaches namespaces no reference names: a policy selecting targets in other
+/// namespaces, a route delegating by label to every namespace.
+pub(crate) fn reaches_widely(o: &Object) -> bool {
+    match &o.body {
+        Body::Other(other) => other
+            .policy
+            .target_selectors
+            .iter()
+            .flat_map(|s| s.items.iter())
+            .any(|s| !matches!(s.namespaces, None | Some(FromNamespaces::Same))),
+        Body::Route(r) => r.rules.iter().flat_map(|rule| rule.backend_refs.iter()).any(|b| {
+            b.kind.as_ref().is_some_and(|k| k.value == "label")
+                && b.namespace.as_ref().is_some_and(|n| n.value == "all")
+        }),
+        _ => false,
+    }
+}
+
+/// The index: per (namespace, direction), the files with a reference of that direction into
+/// the namespace from an object of another namespace, in file order.
+#[derive(Debug, Default)]
+pub(crate) struct CrossRefs {
+    into: HashMap<(Arc<str>, Dir), Vec<u32>>,
+    /// Files with an object that [`reaches_widely`].
+    pub wide: Vec<u32>,
+}
+
+impl CrossRefs {
+    pub(crate) fn build(world: &World) -> CrossRefs {
+        let mut out = CrossRefs::default();
+        let push = |v: &mut Vec<u32>, fi: u32| {
+            if v.last() != Some(&fi) {
+                v.push(fi);
+            }
+        };
+        for id in world.ids() {
+            let fi = world.file_index(id);
+            let o = world.object(id);
+            let own = world.namespace_of(id).unwrap_or(CLUSTER);
+            if reaches_widely(o) {
+                push(&mut out.wide, fi);
+            }
+            for (dir, ns) in object_refs(world, o, own) {
+                if *ns != *own {
+                    push(out.into.entry((ns, dir)).or_default(), fi);
+                }
+            }
+        }
+        out
+    }
+
+    /// Files with a reference of direction `dir` into `ns` from another namespace.
+    pub(crate) fn into(&self, ns: &str, dir: Dir) -> &[u32] {
+        self.into.get(&(Arc::from(ns), dir)).map(Vec::as_slice).unwrap_or(&[])
+    }
+}
