@@ -147,10 +147,21 @@ impl EffectiveIndex {
     }
 
     pub fn build_with(world: &Linked, limit: PathLimit) -> EffectiveIndex {
+        Self::build_kinds(world, limit, None)
+    }
+
+    /// The index of one policy kind only: all a hover on a policy reads (kinds never merge
+    /// with each other), for a fraction of the work.
+    pub(crate) fn build_for_kind(world: &Linked, kind: &GroupKind) -> EffectiveIndex {
+        Self::build_kinds(world, PathLimit::default(), Some(kind))
+    }
+
+    fn build_kinds(world: &Linked, limit: PathLimit, only: Option<&GroupKind>) -> EffectiveIndex {
         let schemas = listmap::schema_indexes(world);
         let mut by_kind: HashMap<&GroupKind, Vec<ObjId>> = HashMap::new();
+        let wanted = |gk: &GroupKind| only.is_none_or(|o| o == gk);
         for &pid in &world.policies {
-            if let Some(kind) = world.policy_kind(pid) {
+            if let Some(kind) = world.policy_kind(pid).filter(|k| wanted(&k.gk)) {
                 by_kind.entry(&kind.gk).or_default().push(pid);
             }
         }
@@ -159,7 +170,7 @@ impl EffectiveIndex {
         let mut plans: HashMap<GroupKind, KindPlan> = HashMap::new();
         for (node, pols) in world.topology.attached_nodes() {
             for &p in pols {
-                let Some(kind) = world.policy_kind(p) else { continue };
+                let Some(kind) = world.policy_kind(p).filter(|k| wanted(&k.gk)) else { continue };
                 if semantics::istio::left_to_other_controllers(world, p) {
                     continue;
                 }

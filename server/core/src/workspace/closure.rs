@@ -58,7 +58,7 @@ impl Snapshot {
                 let own = own_namespace(w, o);
                 namespaces.contains(&own)
                     || reaches_widely(o)
-                    || object_refs(w, o, &own).iter().any(|(_, n)| namespaces.contains(n))
+                    || object_refs(w, o, &own).iter().any(|(_, n)| namespaces.contains(*n))
             })
         };
         for p in changed_files(self, base, MAX_CHANGED)? {
@@ -73,7 +73,13 @@ impl Snapshot {
         let held = paths.into_iter().collect();
         let world =
             Linked::build(World::partial(files, &self.config().config, Outer { world: outer.world.clone(), held }));
-        let effective = EffectiveIndex::build(&world);
+        // A policy's hover reads its own kind's status only (kinds never merge); a target's
+        // shows every kind reaching it.
+        let own = world.objects_of_file(path).find(|&id| world.object(id).span == decl.span);
+        let effective = match own.and_then(|id| world.policy_kind(id)) {
+            Some(kind) => EffectiveIndex::build_for_kind(&world, &kind.gk),
+            None => EffectiveIndex::build(&world),
+        };
         Some((world, effective))
     }
 }
@@ -96,7 +102,7 @@ fn own_namespace(w: &World, o: &Object) -> Arc<str> {
 fn closure(w: &World, file: &SourceFile, decl: &Object) -> Option<BTreeSet<Arc<str>>> {
     let own = own_namespace(w, decl);
     let mut seeds = vec![own.clone()];
-    seeds.extend(object_refs(w, decl, &own).into_iter().filter(|(d, _)| *d == Dir::Attach).map(|(_, n)| n));
+    seeds.extend(object_refs(w, decl, &own).into_iter().filter(|(d, _)| *d == Dir::Attach).map(|(_, n)| n.into()));
     // Every path starts at a GatewayClass: what is declared or attached there reaches all.
     if seeds.iter().any(|n| **n == *CLUSTER) {
         return None;
@@ -140,7 +146,7 @@ fn follow(
         .iter()
         .map(|o| {
             let own = own_namespace(w, o);
-            let refs = object_refs(w, o, &own);
+            let refs = object_refs(w, o, &own).into_iter().map(|(d, n)| (d, Arc::from(n))).collect();
             (own, refs)
         })
         .collect();
@@ -151,7 +157,7 @@ fn follow(
         for f in w.files_in_namespace(&ns).filter(|f| f.path != file.path) {
             for id in w.objects_of_file(&f.path).filter(|&id| w.namespace_of(id) == Some(&*ns)) {
                 let refs = object_refs(w, w.object(id), &ns);
-                found.extend(refs.into_iter().filter(|(d, _)| *d == forward).map(|(_, n)| n));
+                found.extend(refs.into_iter().filter(|(d, _)| *d == forward).map(|(_, n)| Arc::from(n)));
             }
         }
         for &fi in cross.into(&ns, reverse) {

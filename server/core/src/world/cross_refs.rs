@@ -24,20 +24,20 @@ pub(crate) enum Dir {
 
 /// The namespace each reference of `o` (living in `own`) points into, by direction.
 /// Templated references name nothing yet.
-pub(crate) fn object_refs(world: &World, o: &Object, own: &str) -> Vec<(Dir, Arc<str>)> {
-    let ns = |r: &crate::model::RefFields, default_kind: &str| -> Option<Arc<str>> {
+pub(crate) fn object_refs<'a>(world: &World, o: &'a Object, own: &'a str) -> Vec<(Dir, &'a str)> {
+    let ns = |r: &'a crate::model::RefFields, default_kind: &str| -> Option<&'a str> {
         if r.templated {
             return None;
         }
         let kind = r.kind.as_ref().map_or(default_kind, |k| k.value.as_str());
         let group = r.group.as_ref().map_or("", |g| g.value.as_str());
         if world.is_cluster_scoped(&crate::model::GroupKind::new(group, kind)) {
-            return Some(CLUSTER.into());
+            return Some(CLUSTER);
         }
         if kind == "Namespace" {
-            return r.name.as_ref().map(|n| n.value.as_str().into());
+            return r.name.as_ref().map(|n| n.value.as_str());
         }
-        Some(r.namespace.as_ref().map_or(own, |n| n.value.as_str()).into())
+        Some(r.namespace.as_ref().map_or(own, |n| n.value.as_str()))
     };
     let mut out = Vec::new();
     match &o.body {
@@ -98,8 +98,8 @@ impl CrossRefs {
                 push(&mut out.wide, fi);
             }
             for (dir, ns) in object_refs(world, o, own) {
-                if *ns != *own {
-                    push(out.into.entry((ns, dir)).or_default(), fi);
+                if ns != own {
+                    push(out.into.entry((ns.into(), dir)).or_default(), fi);
                 }
             }
         }

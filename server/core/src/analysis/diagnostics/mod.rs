@@ -54,7 +54,11 @@ impl Snapshot {
     /// analysis.
     pub fn as_base(&self) -> Snapshot {
         let _ = self.diagnostics();
-        self.detach_base()
+        let base = self.detach_base();
+        // Built here, on the full pass's thread, rather than by the first declaration hover
+        // after the next edit (`workspace/closure.rs`).
+        let _ = base.world().cross_refs();
+        base
     }
 
     /// The files and diagnostics without the world and effective index they came from: all a
