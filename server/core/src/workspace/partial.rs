@@ -8,8 +8,9 @@ use std::sync::{Arc, OnceLock};
 
 use super::{Snapshot, SourceFile};
 use crate::catalog::{Catalog, KindSource};
-use crate::model::{Body, FromNamespaces, Object, spec_refs_at};
+use crate::model::{Body, Object, spec_refs_at};
 use crate::topology::Linked;
+use crate::world::cross_refs::reaches_widely;
 use crate::world::{Outer, World};
 
 /// Beyond this many other changed files, a partial world is no cheaper than the full one.
@@ -107,24 +108,12 @@ fn self_contained(o: &Object, outer: &World) -> bool {
                 .catalog
                 .get(&o.group_kind())
                 .is_some_and(|k| matches!(k.source, KindSource::Builtin | KindSource::Config));
-            let narrow = other
-                .policy
-                .target_selectors
-                .iter()
-                .flat_map(|s| s.items.iter())
-                .all(|s| matches!(s.namespaces, None | Some(FromNamespaces::Same)));
-            fixed && narrow
+            fixed && !reaches_widely(o)
         }
         // Route delegation reaches routes outside the namespaces a file's objects name: a
         // route without parentRefs may be a child of a route anywhere, and a label delegation
         // to namespace `all` selects routes everywhere.
-        Body::Route(r) => {
-            !r.parent_refs.is_empty()
-                && !r.rules.iter().flat_map(|rule| rule.backend_refs.iter()).any(|b| {
-                    b.kind.as_ref().is_some_and(|k| k.value == "label")
-                        && b.namespace.as_ref().is_some_and(|n| n.value == "all")
-                })
-        }
+        Body::Route(r) => !r.parent_refs.is_empty() && !reaches_widely(o),
         _ => true,
     }
 }

@@ -1,6 +1,7 @@
 //! Which files reach into a namespace from another one, by the direction of the reference:
 //! what a declaration's partial world (`workspace/closure.rs`) follows to find every object
-//! above and below a target without a topology. Built once per world, on first use.
+//! above and below a target without a topology. Built once per world, on first use (the
+//! language server's full pass builds it with each base).
 
 use std::collections::HashMap;
 use std::sync::Arc;

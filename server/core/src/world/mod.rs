@@ -117,8 +117,9 @@ pub struct WorldCore {
     /// Objects the config declares to exist outside the workspace (`external:`), without
     /// their sections.
     externals: HashSet<ObjectKey>,
-    /// References across namespaces, by direction: built on the first declaration hover after
-    /// an edit (`workspace/closure.rs`), shared by every later one on this world.
+    /// References across namespaces, by direction, for declaration worlds
+    /// (`workspace/closure.rs`): built with the language server's base (`Snapshot::as_base`),
+    /// shared by every hover on it.
     cross_refs: OnceLock<CrossRefs>,
 }
 
