@@ -935,8 +935,23 @@ impl Session<'_> {
             if e != g {
                 let only_check: Vec<&String> = e.iter().filter(|x| !g.contains(x)).collect();
                 let only_server: Vec<&String> = g.iter().filter(|x| !e.contains(x)).collect();
+                // What the server answers now tells a publishing race (the pull agrees with
+                // `check`) from a workspace that went astray (it does not).
+                let uri = self.uri(f);
+                let pulled = match self.c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}})) {
+                    Ok((msg, _)) => msg["result"]["items"].as_array().map_or(0, Vec::len).to_string(),
+                    Err(e) => format!("no answer ({e})"),
+                };
+                let held = match self.c.request("policylens/debugDocument", json!({"uri": self.uri(f)})) {
+                    Ok((msg, _)) => match msg["result"]["text"].as_str() {
+                        None => "no text".to_owned(),
+                        Some(t) if self.disk.get(f).is_some_and(|d| d == t.as_bytes()) => "the disk's text".to_owned(),
+                        Some(t) => format!("another text ({} bytes)", t.len()),
+                    },
+                    Err(e) => format!("no answer ({e})"),
+                };
                 diffs.push(format!(
-                    "{f}{}:\n  only in check:  {only_check:?}\n  only in server: {only_server:?}",
+                    "{f}{}:\n  only in check:  {only_check:?}\n  only in server: {only_server:?}\n  now: pulled {pulled} diagnostics; the server holds {held}",
                     if self.open.contains_key(f) { " (open)" } else { "" }
                 ));
             }

@@ -106,21 +106,23 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         }
         files.extend(found);
     }
+    // Pipes and devices (`/dev/stdin`, process substitution) can be read once only: their
+    // text is read here and kept, not re-read for positions later like a regular file's. Only
+    // a named path can be one: the walk takes regular files, and one of those deleted since
+    // is a failed read below (a warning), not a stream (an error that would drop every file).
+    let (streams, regular): (Vec<PathBuf>, Vec<PathBuf>) = named_files.iter().cloned().partition(|f| !f.is_file());
     // Named files are read whatever their extension, even when excluded or ignored: the user
     // asked for them.
-    files.extend(named_files.iter().cloned());
+    files.extend(regular);
     files.sort();
     files.dedup();
     if let Some(cp) = &config_path {
         files.retain(|f| !same_file(f, cp));
     }
-    if files.is_empty() && req.stdin.is_none() && !req.allow_empty {
+    if files.is_empty() && streams.is_empty() && req.stdin.is_none() && !req.allow_empty {
         return Err(format!("{}: no YAML files (*.yaml, *.yml) found here", shown(roots.first().unwrap_or(&cwd))));
     }
 
-    // Pipes and devices (`/dev/stdin`, process substitution) can be read once only: their
-    // text is read here and kept, not re-read for positions later like a regular file's.
-    let (streams, files): (Vec<PathBuf>, Vec<PathBuf>) = files.into_iter().partition(|f| !f.is_file());
     for f in &streams {
         let bytes = std::fs::read(f).map_err(|e| format!("{}: {}", f.display(), io_message(&e)))?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -333,4 +335,42 @@ fn git(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Result<Vec<u8>, Strin
         return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
     }
     Ok(out.stdout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files deleted while a walk runs (a branch switch, a build cleaning its output) are
+    /// each a warning: the load goes on with every other file. A walked file gone by the time
+    /// it was read used to be taken for a pipe, and the whole load failed (the language server
+    /// then held no file until the next walk).
+    #[test]
+    fn files_deleted_during_a_load_are_skipped_not_fatal() {
+        let dir = std::env::temp_dir().join(format!("policylens-vanish-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let doc = |name: &str| format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\n  namespace: a\n");
+        for i in 0..300 {
+            std::fs::write(dir.join(format!("keep-{i:03}.yaml")), doc(&format!("keep-{i}"))).unwrap();
+            std::fs::write(dir.join(format!("gone-{i:03}.yaml")), doc(&format!("gone-{i}"))).unwrap();
+        }
+        let deleting = dir.clone();
+        let deleter = std::thread::spawn(move || {
+            for i in 0..300 {
+                let _ = std::fs::remove_file(deleting.join(format!("gone-{i:03}.yaml")));
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+        });
+        let req = Request { paths: vec![dir.clone()], isolated: true, ..Request::default() };
+        let mut loads = 0;
+        while !deleter.is_finished() || loads == 0 {
+            let loaded = load(&req, &mut |_, _| {}).unwrap_or_else(|e| panic!("load {loads} failed: {e}"));
+            let kept = loaded.disk.iter().filter(|p| p.contains("keep-")).count();
+            assert_eq!(kept, 300, "load {loads} lost files that were never deleted");
+            loads += 1;
+        }
+        deleter.join().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
