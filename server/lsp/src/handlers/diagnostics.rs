@@ -118,7 +118,10 @@ pub async fn publisher(shared: Arc<Shared>) {
         let _ = tokio::task::spawn_blocking(crate::memory::release_free_pages).await;
         let view = shared.view();
         let computing = view.clone();
-        let Ok(computed) = run("publishDiagnostics", move || Ok(full(&computing))).await else {
+        // The base (its world detached, the cross-namespace index built) is made on the same
+        // blocking thread: milliseconds of work stay off the async workers serving requests.
+        let work = move || Ok((full(&computing), computing.snap.as_base()));
+        let Ok((computed, base)) = run("publishDiagnostics", work).await else {
             // Logged by `run`. Keep what was published (clearing it would flicker) and try
             // again on the next change.
             if changes.changed().await.is_err() {
@@ -126,7 +129,7 @@ pub async fn publisher(shared: Arc<Shared>) {
             }
             continue;
         };
-        shared.set_base(View { snap: view.snap.as_base(), base: None, ..view.clone() });
+        shared.set_base(View { snap: base, base: None, ..view.clone() });
         // The previous base and this pass's world are gone: hand their pages back.
         tokio::task::spawn_blocking(crate::memory::release_free_pages);
         let current = shared.lock().open();
