@@ -5,8 +5,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::contexts::{Folder, KindPlan, Sig, is_effective};
 use super::fold::{Fate, Fold, Outcome, outcomes};
-use super::provenance::{Origin, leaf_rows};
-use super::status::origin_label;
+use super::provenance::{Supplier, leaf_rows};
+use super::status::supplier_label;
 use super::{Context, EffectiveIndex, Explanation, KindExplanation, Loss, Provenance, shadow};
 use crate::topology::Linked;
 use crate::topology::{NodeId, PathLimit};
@@ -98,9 +98,9 @@ fn context_body(world: &Linked, fold: &Fold, outs: &[Outcome]) -> Context {
         .into_iter()
         .map(|r| Provenance {
             field: r.pointer,
-            policy: origin_label(world, r.src.origin),
+            policy: supplier_label(world, r.src.origin),
             strategy: r.src.strategy,
-            from_target: matches!(r.src.origin, Origin::Target(_)),
+            from_target: matches!(r.src.origin, Supplier::Target(_)),
         })
         .collect();
     let lost = outs
@@ -113,7 +113,7 @@ fn context_body(world: &Linked, fold: &Fold, outs: &[Outcome]) -> Context {
                 _ if o.kept_any() => "PartiallyOverridden",
                 _ => "Overridden",
             },
-            by: o.by.iter().map(|&b| origin_label(world, b)).collect(),
+            by: o.by.iter().map(|&b| supplier_label(world, b)).collect(),
             because: o.rules.iter().map(|r| r.as_str()).collect(),
         })
         .collect();

@@ -21,10 +21,10 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use super::listmap::SchemaNode;
-use super::provenance::{Origin, PVal, Src};
+use super::provenance::{PVal, Src, Supplier};
 use super::semantics::{Dictates, Rules, SameLevel};
 use super::spec::PolicySpec;
-use super::strategy::{Displaced, Patch, Rule, overlaps, prune};
+use super::strategy::{Displaced, MergeRule, Patch, overlaps, prune};
 use crate::catalog::Strategy;
 use crate::world::ObjId;
 
@@ -43,7 +43,7 @@ pub enum Fate {
     /// Lost a None-strategy conflict (or an NGINX Gateway Fabric overlap) to this policy.
     Conflicted(ObjId),
     /// Taken out whole before contributing anything.
-    Discarded(Origin, Rule),
+    Discarded(Supplier, MergeRule),
 }
 
 #[derive(Clone, Debug)]
@@ -78,8 +78,8 @@ pub struct Outcome {
     pub kept: u32,
     pub fate: Fate,
     /// Who holds what it lost.
-    pub by: Vec<Origin>,
-    pub rules: Vec<Rule>,
+    pub by: Vec<Supplier>,
+    pub rules: Vec<MergeRule>,
     /// Where it lost something (JSON pointers into its spec; empty: the whole spec).
     pub lost: Vec<Arc<str>>,
 }
@@ -123,12 +123,12 @@ impl Fold {
     /// Folds in the next policy (more specific, or newer at the same level, than all before).
     pub fn push(&mut self, inp: &Input<'_>, rules: &Rules, schema: Option<&SchemaNode>) {
         let f = self;
-        let origin = Origin::Policy(inp.policy);
+        let origin = Supplier::Policy(inp.policy);
         let mut fate = Fate::Applied;
         if let Some(lock) = f.locked_by {
             // On the override's own target the older policy wins; below it, the override.
-            let rule = if inp.level == f.locked_at { Rule::OlderWins } else { Rule::Overridden };
-            fate = Fate::Discarded(Origin::Policy(lock), rule);
+            let rule = if inp.level == f.locked_at { MergeRule::OlderWins } else { MergeRule::Overridden };
+            fate = Fate::Discarded(Supplier::Policy(lock), rule);
         } else if let Some((est, level)) = f.established {
             let same = inp.level == level;
             let weak = inp.spec.parts.iter().all(|p| !p.strong);
@@ -157,9 +157,9 @@ impl Fold {
         if let Fate::Conflicted(w) = fate {
             f.events.push(Displaced {
                 victim: origin,
-                by: Origin::Policy(w),
+                by: Supplier::Policy(w),
                 pointer: "".into(),
-                rule: Rule::Conflict,
+                rule: MergeRule::Conflict,
             });
         }
         f.participants.push(Participant { policy: inp.policy, level: inp.level, fate });
@@ -262,21 +262,21 @@ fn same_level(f: &mut Fold, inp: &Input<'_>, est: Strategy, rules: &Rules, schem
         return Fate::Conflicted(holders.first().copied().unwrap_or(inp.policy));
     }
     if rules.same_level == SameLevel::ConflictOnOverlap {
-        let same = |s: &Src| matches!(s.origin, Origin::Policy(p) if holders.contains(&p));
+        let same = |s: &Src| matches!(s.origin, Supplier::Policy(p) if holders.contains(&p));
         if let Some(w) = inp.spec.parts.iter().find_map(|p| first_overlap(&f.tree, &p.value, &same, rules)) {
             return Fate::Conflicted(w);
         }
-        patch_parts(f, inp, &|_| true, Rule::Patched, Rule::OlderWins, rules, schema);
+        patch_parts(f, inp, &|_| true, MergeRule::Patched, MergeRule::OlderWins, rules, schema);
         return Fate::Applied;
     }
     match est {
         Strategy::None => Fate::Conflicted(holders.first().copied().unwrap_or(inp.policy)),
         Strategy::AtomicDefaults | Strategy::AtomicOverrides => {
-            let by = holders.first().map_or(Origin::Policy(inp.policy), |h| Origin::Policy(*h));
-            Fate::Discarded(by, Rule::OlderWins)
+            let by = holders.first().map_or(Supplier::Policy(inp.policy), |h| Supplier::Policy(*h));
+            Fate::Discarded(by, MergeRule::OlderWins)
         }
         Strategy::PatchDefaults | Strategy::PatchOverrides | Strategy::Custom => {
-            patch_parts(f, inp, &|_| true, Rule::Patched, Rule::OlderWins, rules, schema);
+            patch_parts(f, inp, &|_| true, MergeRule::Patched, MergeRule::OlderWins, rules, schema);
             Fate::Applied
         }
     }
@@ -295,7 +295,7 @@ fn first_overlap(tree: &PVal, patch: &Value, hit: &dyn Fn(&Src) -> bool, rules: 
     tree.for_each_src(&mut |s| {
         if found.is_none()
             && hit(s)
-            && let Origin::Policy(p) = s.origin
+            && let Supplier::Policy(p) = s.origin
         {
             found = Some(p);
         }
@@ -309,8 +309,8 @@ fn apply(f: &mut Fold, inp: &Input<'_>, mode: Strategy, rules: &Rules, schema: O
     match mode {
         Strategy::None | Strategy::AtomicDefaults | Strategy::AtomicOverrides => {
             // Atomic: the challenger replaces everything that overrides do not hold.
-            let by = Origin::Policy(inp.policy);
-            let rule = if mode == Strategy::None { Rule::SectionWins } else { Rule::Replaced };
+            let by = Supplier::Policy(inp.policy);
+            let rule = if mode == Strategy::None { MergeRule::SectionWins } else { MergeRule::Replaced };
             let events = &mut f.events;
             prune(&mut f.tree, &strong, &mut |p, s| {
                 if s.origin != by {
@@ -321,18 +321,18 @@ fn apply(f: &mut Fold, inp: &Input<'_>, mode: Strategy, rules: &Rules, schema: O
             for p in &f.participants {
                 if p.fate == Fate::Applied
                     && p.policy != inp.policy
-                    && !f.tree.any_src(&|s| s.origin == Origin::Policy(p.policy))
+                    && !f.tree.any_src(&|s| s.origin == Supplier::Policy(p.policy))
                 {
-                    let already = f.any_event(&|e| e.victim == Origin::Policy(p.policy));
+                    let already = f.any_event(&|e| e.victim == Supplier::Policy(p.policy));
                     if !already {
-                        f.events.push(Displaced { victim: Origin::Policy(p.policy), by, pointer: "".into(), rule });
+                        f.events.push(Displaced { victim: Supplier::Policy(p.policy), by, pointer: "".into(), rule });
                     }
                 }
             }
-            patch_parts(f, inp, &strong, rule, Rule::Protected, rules, schema);
+            patch_parts(f, inp, &strong, rule, MergeRule::Protected, rules, schema);
         }
         Strategy::PatchDefaults | Strategy::PatchOverrides | Strategy::Custom => {
-            patch_parts(f, inp, &strong, Rule::Patched, Rule::Protected, rules, schema);
+            patch_parts(f, inp, &strong, MergeRule::Patched, MergeRule::Protected, rules, schema);
         }
     }
 }
@@ -342,12 +342,12 @@ fn patch_parts(
     f: &mut Fold,
     inp: &Input<'_>,
     guard: &dyn Fn(&Src) -> bool,
-    rule: Rule,
-    blocked_rule: Rule,
+    rule: MergeRule,
+    blocked_rule: MergeRule,
     rules: &Rules,
     schema: Option<&SchemaNode>,
 ) {
-    let me = Origin::Policy(inp.policy);
+    let me = Supplier::Policy(inp.policy);
     for part in &inp.spec.parts {
         let g = |s: &Src| s.origin != me && guard(s);
         Patch {
@@ -366,7 +366,7 @@ fn patch_parts(
 fn additive(f: &mut Fold, inputs: &[Input<'_>], label: &dyn Fn(ObjId) -> String) {
     let mut entries = Vec::new();
     for inp in inputs {
-        let src = Src { origin: Origin::Policy(inp.policy), strategy: Strategy::Custom, strong: false };
+        let src = Src { origin: Supplier::Policy(inp.policy), strategy: Strategy::Custom, strong: false };
         let mut value = serde_json::Map::new();
         for p in &inp.spec.parts {
             if let Value::Object(m) = &p.value {
@@ -382,7 +382,7 @@ fn additive(f: &mut Fold, inputs: &[Input<'_>], label: &dyn Fn(ObjId) -> String)
 /// Per-policy outcomes of a finished fold.
 pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> {
     // One pass over the tree and one over the events, whatever the number of policies.
-    let mut kept: Vec<(Origin, u32)> = Vec::with_capacity(f.participants.len());
+    let mut kept: Vec<(Supplier, u32)> = Vec::with_capacity(f.participants.len());
     f.tree.for_each_src(&mut |s| match kept.iter_mut().find(|(o, _)| *o == s.origin) {
         Some((_, n)) => *n += 1,
         None => kept.push((s.origin, 1)),
@@ -391,7 +391,7 @@ pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> 
         .participants
         .iter()
         .map(|p| {
-            let me = Origin::Policy(p.policy);
+            let me = Supplier::Policy(p.policy);
             let contributed =
                 if additive { 1 } else { inputs.iter().find(|i| i.policy == p.policy).map_or(0, |i| i.spec.leaves) };
             let k = kept.iter().find(|(o, _)| *o == me).map_or(0, |(_, n)| *n);
@@ -409,9 +409,9 @@ pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> 
         .collect();
     let events = f.all_events();
     for (i, e) in events.iter().enumerate() {
-        let Origin::Policy(victim) = e.victim else { continue };
+        let Supplier::Policy(victim) = e.victim else { continue };
         let Some(o) = out.iter_mut().find(|o| o.policy == victim) else { continue };
-        let now: Vec<Origin> = if e.pointer.is_empty() {
+        let now: Vec<Supplier> = if e.pointer.is_empty() {
             Vec::new()
         } else {
             f.tree.owners_at(&e.pointer).into_iter().filter(|x| *x != e.victim).collect()
@@ -440,7 +440,7 @@ pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> 
 
 /// Who finally took a place: the displacer of event `i`, or whoever later displaced it there
 /// in turn (a field patched by one policy and then replaced whole by the next).
-fn last_displacer(events: &[Displaced], i: usize) -> Origin {
+fn last_displacer(events: &[Displaced], i: usize) -> Supplier {
     let (mut by, ptr, mut at) = (events[i].by, &*events[i].pointer, i);
     while let Some(j) = (at + 1..events.len()).find(|&j| events[j].victim == by && overlap(&events[j].pointer, ptr)) {
         by = events[j].by;
@@ -514,7 +514,7 @@ mod tests {
         let ns = spec(1, &r, vec![(json!({"a": 1}), AO, true)]);
         let (v, outs) = run(&r, &[(0, 1, &ns), (1, 2, &gw), (2, 3, &rt)]);
         assert_eq!(v, json!({"a": 1}));
-        assert_eq!(fate(&outs, 3).0, Fate::Discarded(Origin::Policy(ObjId(1)), Rule::Overridden));
+        assert_eq!(fate(&outs, 3).0, Fate::Discarded(Supplier::Policy(ObjId(1)), MergeRule::Overridden));
     }
 
     #[test]
@@ -541,7 +541,7 @@ mod tests {
         let new = spec(2, &r, vec![(json!({"a": 2, "b": 2}), AD, false)]);
         let (v, outs) = run(&r, &[(0, 1, &old), (0, 2, &new)]);
         assert_eq!(v, json!({"a": 1}));
-        assert_eq!(fate(&outs, 2).0, Fate::Discarded(Origin::Policy(ObjId(1)), Rule::OlderWins));
+        assert_eq!(fate(&outs, 2).0, Fate::Discarded(Supplier::Policy(ObjId(1)), MergeRule::OlderWins));
         // Patch: the newer fills only what the older leaves unset.
         let old = spec(1, &r, vec![(json!({"a": 1}), PD, false)]);
         let new = spec(2, &r, vec![(json!({"a": 2, "b": 2}), PD, false)]);
@@ -561,7 +561,10 @@ mod tests {
         let (v, outs) = run(&r, &[(0, 1, &whole), (0, 2, &dup), (1, 3, &section)]);
         assert_eq!(v, json!({"y": 3}));
         assert_eq!(fate(&outs, 2).0, Fate::Conflicted(ObjId(1)));
-        assert_eq!(outs.iter().find(|o| o.policy == ObjId(1)).map(|o| o.rules.clone()), Some(vec![Rule::SectionWins]));
+        assert_eq!(
+            outs.iter().find(|o| o.policy == ObjId(1)).map(|o| o.rules.clone()),
+            Some(vec![MergeRule::SectionWins])
+        );
     }
 
     #[test]

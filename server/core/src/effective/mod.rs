@@ -24,12 +24,12 @@ mod status;
 mod strategy;
 
 pub use explain::explain;
-pub use provenance::{Origin, field_label};
+pub use provenance::{Supplier, field_label};
 pub use semantics::istio::left_to_other_controllers;
 pub use spec::UnknownStrategy;
 pub use status::{
     AcceptedReport, Enforcement, Lost, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus,
-    StatusReport, accepted_report, agrees, origin_label,
+    StatusReport, accepted_report, agrees, supplier_label,
 };
 
 use std::collections::HashMap;

@@ -11,9 +11,10 @@ use serde_json::Value;
 use crate::catalog::Strategy;
 use crate::world::ObjId;
 
-/// Who supplied a leaf.
+/// Who supplied a leaf: a policy, or the target itself. (Where a *file* came from is
+/// `source::Origin`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Origin {
+pub enum Supplier {
     Policy(ObjId),
     /// The target object's own value of a field the kind shadows (GEP-2649 "value in
     /// HTTPRoute"): the most specific default.
@@ -25,7 +26,7 @@ pub enum Origin {
 /// challengers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Src {
-    pub origin: Origin,
+    pub origin: Supplier,
     pub strategy: Strategy,
     pub strong: bool,
 }
@@ -111,7 +112,7 @@ impl PVal {
 
     /// The origins of the leaves at, below or directly above `pointer` (the leaf that would
     /// hold it): who holds that place in this tree.
-    pub fn owners_at(&self, pointer: &str) -> Vec<Origin> {
+    pub fn owners_at(&self, pointer: &str) -> Vec<Supplier> {
         let mut node = self;
         for seg in pointer.split('/').skip(1) {
             let next = match node {
@@ -193,7 +194,7 @@ mod tests {
     use serde_json::json;
 
     fn src(n: u32) -> Src {
-        Src { origin: Origin::Policy(ObjId(n)), strategy: Strategy::AtomicDefaults, strong: false }
+        Src { origin: Supplier::Policy(ObjId(n)), strategy: Strategy::AtomicDefaults, strong: false }
     }
 
     #[test]
@@ -213,9 +214,9 @@ mod tests {
         let ptrs: Vec<&str> = rows.iter().map(|r| r.pointer.as_str()).collect();
         assert_eq!(ptrs, vec!["/a~1b", "/m/x~0y"]);
         assert_eq!(t.to_json(), json!({"a/b": 1, "m": {"x~y": [1, 2]}}));
-        assert_eq!(t.owners_at("/m"), vec![Origin::Policy(ObjId(2))]);
-        assert_eq!(t.owners_at("/m/x~0y/3"), vec![Origin::Policy(ObjId(2))]);
-        assert_eq!(t.owners_at("/a~1b"), vec![Origin::Policy(ObjId(1))]);
+        assert_eq!(t.owners_at("/m"), vec![Supplier::Policy(ObjId(2))]);
+        assert_eq!(t.owners_at("/m/x~0y/3"), vec![Supplier::Policy(ObjId(2))]);
+        assert_eq!(t.owners_at("/a~1b"), vec![Supplier::Policy(ObjId(1))]);
         assert_eq!(t.owners_at("/zzz"), vec![]);
         assert_eq!(t.leaf_count(), 2);
     }

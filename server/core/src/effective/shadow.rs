@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 
 use super::fold::Fold;
 use super::listmap::SchemaNode;
-use super::provenance::{Origin, Src};
+use super::provenance::{Src, Supplier};
 use super::semantics::Rules;
-use super::strategy::{Patch, Rule};
+use super::strategy::{MergeRule, Patch};
 use crate::catalog::{PolicyKind, Strategy};
 use crate::syntax::{Node, ParsedFile, parse_file};
 use crate::topology::Linked;
@@ -122,10 +122,10 @@ pub fn apply(
             patch = Value::Object(m);
         }
         Patch {
-            src: Src { origin: Origin::Target(target_obj), strategy: Strategy::PatchDefaults, strong: false },
+            src: Src { origin: Supplier::Target(target_obj), strategy: Strategy::PatchDefaults, strong: false },
             guard: &|s: &Src| s.strong,
-            rule: Rule::TargetValue,
-            blocked_rule: Rule::Protected,
+            rule: MergeRule::TargetValue,
+            blocked_rule: MergeRule::Protected,
             units: rules.units,
             events: &mut fold.events,
         }

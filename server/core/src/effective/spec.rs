@@ -8,9 +8,9 @@
 use serde_json::{Map, Value};
 
 use super::listmap::SchemaNode;
-use super::provenance::{Origin, PVal, Src};
+use super::provenance::{PVal, Src, Supplier};
 use super::semantics::Rules;
-use super::strategy::{Patch, Rule};
+use super::strategy::{MergeRule, Patch};
 use crate::catalog::{PolicyKind, Semantics, Stanza, Strategy};
 use crate::model::REF_FIELDS;
 use crate::syntax::{Node, Span};
@@ -152,10 +152,10 @@ pub fn own_tree(policy: ObjId, parts: &[Part], rules: &Rules, schema: Option<&Sc
     let mut events = Vec::new();
     for p in parts {
         Patch {
-            src: Src { origin: Origin::Policy(policy), strategy: p.strategy, strong: p.strong },
+            src: Src { origin: Supplier::Policy(policy), strategy: p.strategy, strong: p.strong },
             guard: &|_| false,
-            rule: Rule::Patched,
-            blocked_rule: Rule::Protected,
+            rule: MergeRule::Patched,
+            blocked_rule: MergeRule::Protected,
             units: rules.units,
             events: &mut events,
         }

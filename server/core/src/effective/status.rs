@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::fold::{Fate, Outcome};
-use super::provenance::Origin;
+use super::provenance::Supplier;
 use super::spec::{PolicySpec, UnknownStrategy};
 use crate::topology::Linked;
 use crate::topology::{NodeId, RefProblem, TargetResolution};
@@ -36,7 +36,7 @@ pub struct PolicyStatus {
     /// Absent when not accepted.
     pub enforcement: Option<Enforcement>,
     /// Policies (or targets' own values) that hold what this policy lost, sorted.
-    pub superseded_by: Vec<Origin>,
+    pub superseded_by: Vec<Supplier>,
     /// Effective targets where something of the policy is in effect.
     pub affects: Vec<NodeId>,
     /// Effective targets whose contexts the policy takes part in.
@@ -101,7 +101,7 @@ pub(super) struct Agg {
     all_kept: bool,
     any_kept: bool,
     // Sets as sorted vectors: usually a handful of items, and there is one per policy.
-    by: Vec<Origin>,
+    by: Vec<Supplier>,
     affects: Vec<NodeId>,
     reached: Vec<NodeId>,
     conflicts: Vec<(NodeId, ObjId)>,
@@ -370,9 +370,9 @@ pub fn accepted_report(world: &Linked, pid: ObjId, s: &PolicyStatus) -> Accepted
     AcceptedReport { status: s.accepted, reason: s.reason, message: why_not(world, pid, s) }
 }
 
-pub fn origin_label(world: &Linked, o: Origin) -> String {
+pub fn supplier_label(world: &Linked, o: Supplier) -> String {
     match o {
-        Origin::Policy(id) | Origin::Target(id) => world.key(id).to_string(),
+        Supplier::Policy(id) | Supplier::Target(id) => world.key(id).to_string(),
     }
 }
 
@@ -395,7 +395,7 @@ pub(super) fn report(
             let enc = crate::syntax::PositionEncoding::Utf16;
             let range =
                 crate::syntax::Range { start: file.position(name.start, enc), end: file.position(name.end, enc) };
-            let mut superseded_by: Vec<String> = s.superseded_by.iter().map(|&o| origin_label(world, o)).collect();
+            let mut superseded_by: Vec<String> = s.superseded_by.iter().map(|&o| supplier_label(world, o)).collect();
             superseded_by.sort();
             superseded_by.dedup();
             let mut affects: Vec<String> = s.affects.iter().map(|&n| t.node_key(world, n).to_string()).collect();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::listmap::SchemaNode;
-use super::provenance::{Origin, PVal, Src, push_escaped};
+use super::provenance::{PVal, Src, Supplier, push_escaped};
 
 /// Which subtrees the kind's semantics merge as one unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,9 +37,10 @@ impl Units {
     }
 }
 
-/// Why a leaf lost its place.
+/// The merge rule by which a leaf lost its place to another supplier. (Not a route's rule:
+/// that is `model::Rule`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Rule {
+pub enum MergeRule {
     /// A None-strategy conflict: the established policy on the same target wins.
     Conflict,
     /// A more specific policy replaced the whole spec (atomic defaults).
@@ -58,17 +59,17 @@ pub enum Rule {
     TargetValue,
 }
 
-impl Rule {
+impl MergeRule {
     pub fn as_str(self) -> &'static str {
         match self {
-            Rule::Conflict => "conflict",
-            Rule::Replaced => "replaced",
-            Rule::Overridden => "overridden",
-            Rule::SectionWins => "section-wins",
-            Rule::Patched => "patched",
-            Rule::Protected => "protected",
-            Rule::OlderWins => "older-wins",
-            Rule::TargetValue => "target-value",
+            MergeRule::Conflict => "conflict",
+            MergeRule::Replaced => "replaced",
+            MergeRule::Overridden => "overridden",
+            MergeRule::SectionWins => "section-wins",
+            MergeRule::Patched => "patched",
+            MergeRule::Protected => "protected",
+            MergeRule::OlderWins => "older-wins",
+            MergeRule::TargetValue => "target-value",
         }
     }
 }
@@ -76,11 +77,11 @@ impl Rule {
 /// A leaf (or a whole policy, with an empty pointer) that lost to `by`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Displaced {
-    pub victim: Origin,
-    pub by: Origin,
+    pub victim: Supplier,
+    pub by: Supplier,
     /// Where, in the tree at the time (empty: the whole policy).
     pub pointer: Arc<str>,
-    pub rule: Rule,
+    pub rule: MergeRule,
 }
 
 /// One merge patch application.
@@ -89,9 +90,9 @@ pub struct Patch<'a> {
     /// Leaves the patch may not touch.
     pub guard: &'a dyn Fn(&Src) -> bool,
     /// Why an unprotected leaf loses to this patch.
-    pub rule: Rule,
+    pub rule: MergeRule,
     /// Why this patch loses where a protected leaf stands.
-    pub blocked_rule: Rule,
+    pub blocked_rule: MergeRule,
     pub units: Units,
     pub events: &'a mut Vec<Displaced>,
 }
@@ -283,7 +284,7 @@ impl Patch<'_> {
     fn blocked(&mut self, holder: &PVal, ptr: &str) {
         let victim = self.src.origin;
         let guard = self.guard;
-        let mut owners: Vec<Origin> = Vec::new();
+        let mut owners: Vec<Supplier> = Vec::new();
         holder.for_each_src(&mut |s| {
             if guard(s) && !owners.contains(&s.origin) {
                 owners.push(s.origin);
@@ -352,8 +353,8 @@ pub fn build<'p>(
                             let mut p = Patch {
                                 src,
                                 guard: &|_| false,
-                                rule: Rule::Patched,
-                                blocked_rule: Rule::Protected,
+                                rule: MergeRule::Patched,
+                                blocked_rule: MergeRule::Protected,
                                 units,
                                 events: &mut scratch,
                             };
@@ -470,7 +471,7 @@ mod tests {
     use serde_json::json;
 
     fn src(n: u32, strong: bool) -> Src {
-        Src { origin: Origin::Policy(ObjId(n)), strategy: Strategy::PatchDefaults, strong }
+        Src { origin: Supplier::Policy(ObjId(n)), strategy: Strategy::PatchDefaults, strong }
     }
 
     fn tree(v: &Value, s: Src, schema: Option<&SchemaNode>) -> PVal {
@@ -488,8 +489,8 @@ mod tests {
         Patch {
             src: src(2, false),
             guard: &|_| false,
-            rule: Rule::Patched,
-            blocked_rule: Rule::Protected,
+            rule: MergeRule::Patched,
+            blocked_rule: MergeRule::Protected,
             units: Units::Fields,
             events: &mut events,
         }
@@ -533,28 +534,28 @@ mod tests {
         Patch {
             src: src(2, false),
             guard: &|_| false,
-            rule: Rule::Patched,
-            blocked_rule: Rule::Protected,
+            rule: MergeRule::Patched,
+            blocked_rule: MergeRule::Protected,
             units: Units::Fields,
             events: &mut events,
         }
         .apply(&mut t, &json!({"colors":{"light":"blue"}}), None);
-        let rows: Vec<(String, Value, Origin)> =
+        let rows: Vec<(String, Value, Supplier)> =
             leaf_rows(&t).into_iter().map(|r| (r.pointer, r.value, r.src.origin)).collect();
         assert_eq!(
             rows,
             vec![
-                ("/colors/dark".to_owned(), json!("brown"), Origin::Policy(ObjId(1))),
-                ("/colors/light".to_owned(), json!("blue"), Origin::Policy(ObjId(2))),
+                ("/colors/dark".to_owned(), json!("brown"), Supplier::Policy(ObjId(1))),
+                ("/colors/light".to_owned(), json!("blue"), Supplier::Policy(ObjId(2))),
             ]
         );
         assert_eq!(
             events,
             vec![Displaced {
-                victim: Origin::Policy(ObjId(1)),
-                by: Origin::Policy(ObjId(2)),
+                victim: Supplier::Policy(ObjId(1)),
+                by: Supplier::Policy(ObjId(2)),
                 pointer: "/colors/light".into(),
-                rule: Rule::Patched
+                rule: MergeRule::Patched
             }]
         );
     }
@@ -597,8 +598,8 @@ mod tests {
         Patch {
             src: src(2, false),
             guard: &|s: &Src| s.strong,
-            rule: Rule::Patched,
-            blocked_rule: Rule::Protected,
+            rule: MergeRule::Patched,
+            blocked_rule: MergeRule::Protected,
             units: Units::Fields,
             events: &mut events,
         }
@@ -607,7 +608,7 @@ mod tests {
         assert_eq!(events.len(), 1);
         assert_eq!(
             (events[0].victim, events[0].by, events[0].rule),
-            (Origin::Policy(ObjId(2)), Origin::Policy(ObjId(1)), Rule::Protected)
+            (Supplier::Policy(ObjId(2)), Supplier::Policy(ObjId(1)), MergeRule::Protected)
         );
     }
 
@@ -620,7 +621,7 @@ mod tests {
         let mut dropped = Vec::new();
         prune(&mut t, &|s| s.strong, &mut |p, s| dropped.push((p.to_owned(), s.origin)));
         assert_eq!(t.to_json(), json!({"a":1}));
-        assert_eq!(dropped, vec![("/b/c".to_owned(), Origin::Policy(ObjId(2)))]);
+        assert_eq!(dropped, vec![("/b/c".to_owned(), Supplier::Policy(ObjId(2)))]);
     }
 
     #[test]
@@ -630,7 +631,7 @@ mod tests {
         assert_eq!(out, json!({"labels":{"c":"3"}}), "an atomic map is replaced whole");
 
         let t = tree(&json!({"a":{"x":1},"b":2}), src(1, false), None);
-        let same = |s: &Src| s.origin == Origin::Policy(ObjId(1));
+        let same = |s: &Src| s.origin == Supplier::Policy(ObjId(1));
         assert!(overlaps(&t, &json!({"a":{"x":5}}), &same, Units::Fields));
         assert!(!overlaps(&t, &json!({"a":{"y":5},"c":1}), &same, Units::Fields));
     }

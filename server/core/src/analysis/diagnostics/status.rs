@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{Code, Diagnostic, list};
 use crate::analysis::summary::where_lost;
-use crate::effective::{EffectiveIndex, Enforcement, Origin, PolicyStatus, Reason, origin_label};
+use crate::effective::{EffectiveIndex, Enforcement, PolicyStatus, Reason, Supplier, supplier_label};
 use crate::model::Body;
 use crate::syntax::Span;
 use crate::topology::Linked;
@@ -53,8 +53,9 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
                 .object(world, pid),
             );
         }
-        let conflict_winners: Vec<Origin> = st.conflicts.iter().map(|&(_, w)| Origin::Policy(w)).collect();
-        let others: Vec<Origin> = st.superseded_by.iter().copied().filter(|o| !conflict_winners.contains(o)).collect();
+        let conflict_winners: Vec<Supplier> = st.conflicts.iter().map(|&(_, w)| Supplier::Policy(w)).collect();
+        let others: Vec<Supplier> =
+            st.superseded_by.iter().copied().filter(|o| !conflict_winners.contains(o)).collect();
         let name_span = world.object(pid).name.span;
         match st.enforcement {
             Some(Enforcement::Overridden) => {
@@ -139,13 +140,13 @@ fn disagrees(world: &Linked, pid: ObjId, file: &Arc<str>, st: &PolicyStatus) -> 
 const MAX_NAMED: usize = 8;
 
 /// `` `a`, `b` `` and, past [`MAX_NAMED`], "and N more".
-fn names(world: &Linked, origins: &[Origin]) -> String {
+fn names(world: &Linked, origins: &[Supplier]) -> String {
     let shown: Vec<String> = origins
         .iter()
         .take(MAX_NAMED)
         .map(|&o| match o {
-            Origin::Policy(_) => origin_label(world, o),
-            Origin::Target(_) => format!("{} (its own value)", origin_label(world, o)),
+            Supplier::Policy(_) => supplier_label(world, o),
+            Supplier::Target(_) => format!("{} (its own value)", supplier_label(world, o)),
         })
         .collect();
     let mut s = list(&shown);
@@ -155,13 +156,13 @@ fn names(world: &Linked, origins: &[Origin]) -> String {
     s
 }
 
-fn related(world: &Linked, mut d: Diagnostic, origins: &[Origin]) -> Diagnostic {
+fn related(world: &Linked, mut d: Diagnostic, origins: &[Supplier]) -> Diagnostic {
     for &o in origins.iter().take(MAX_NAMED) {
-        let (Origin::Policy(id) | Origin::Target(id)) = o;
+        let (Supplier::Policy(id) | Supplier::Target(id)) = o;
         let f = &world.file_of(id).path;
         let msg = match o {
-            Origin::Policy(_) => format!("`{}` supersedes it", world.key(id)),
-            Origin::Target(_) => format!("`{}` sets the field itself", world.key(id)),
+            Supplier::Policy(_) => format!("`{}` supersedes it", world.key(id)),
+            Supplier::Target(_) => format!("`{}` sets the field itself", world.key(id)),
         };
         d = d.related(f, world.object(id).name.span, msg);
     }

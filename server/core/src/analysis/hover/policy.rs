@@ -5,7 +5,7 @@ use crate::analysis::refs::sites;
 use crate::analysis::summary::{untargeted_scope, where_lost};
 use crate::catalog::PolicyClass;
 use crate::effective::EffectiveIndex;
-use crate::effective::{Enforcement, Reason, origin_label};
+use crate::effective::{Enforcement, Reason, supplier_label};
 use crate::topology::Linked;
 use crate::world::ObjId;
 
@@ -69,7 +69,7 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, pid: ObjId) -> S
     let untargeted = scope.is_some();
     parts.extend(scope);
     if let Some(s) = status {
-        let mut by: Vec<String> = s.superseded_by.iter().map(|&o| format!("`{}`", origin_label(world, o))).collect();
+        let mut by: Vec<String> = s.superseded_by.iter().map(|&o| format!("`{}`", supplier_label(world, o))).collect();
         by.sort();
         by.dedup();
         if !by.is_empty() {
