@@ -16,7 +16,7 @@ pub use decode::{FileContent, decode};
 pub use suppress::{Suppression, SuppressionScope};
 
 use crate::model::{Object, extract_document};
-use crate::syntax::{LineIndex, Position, PositionEncoding, Span, SyntaxError, parse_each};
+use crate::syntax::{LineIndex, Position, PositionEncoding, Span, SyntaxError, parse_each, parse_each_after};
 
 #[derive(Debug)]
 pub struct SourceFile {
@@ -86,6 +86,26 @@ impl SourceFile {
         file
     }
 
+    /// [`SourceFile::parse`] of `text`, the new text of `prev`'s file (an editor's buffer after
+    /// a keystroke): what `prev` read from the documents before the first byte that changed is
+    /// kept, and only the edited document and those after it are parsed again. The result is
+    /// the same as parsing the whole text.
+    pub fn reparse(prev: &SourceFile, text: Arc<str>) -> SourceFile {
+        let old = match &prev.text {
+            Text::Held(old) if prev.unreadable.is_none() => old,
+            _ => return SourceFile::parse(prev.path.clone(), text),
+        };
+        // Templated and JSON texts are read as a whole (`parse_pieces_with`).
+        let whole = |t: &str| t.contains("{{") || t.trim_start().starts_with('{');
+        if whole(old) || whole(&text) || decode::binary(text.as_bytes()).is_some() {
+            return SourceFile::parse(prev.path.clone(), text);
+        }
+        let same = old.bytes().zip(text.bytes()).take_while(|(a, b)| a == b).count();
+        let mut file = SourceFile::parsed_after(prev.path.clone(), &text, Some((prev, same)));
+        file.text = Text::Held(text);
+        file
+    }
+
     /// Parses a file read from `disk` and keeps its text only until the objects are read;
     /// `source` gives it back when it is needed again.
     pub fn parse_on_disk(path: Arc<str>, disk: &Path, text: &str, source: Arc<dyn ReadBack>) -> SourceFile {
@@ -101,13 +121,37 @@ impl SourceFile {
     }
 
     fn parsed(path: Arc<str>, text: &str) -> SourceFile {
+        SourceFile::parsed_after(path, text, None)
+    }
+
+    /// Parses `text`; with `Some((prev, same))`, keeps what `prev` read from the documents
+    /// wholly inside the first `same` bytes, which both texts share ([`parse_each_after`]).
+    fn parsed_after(path: Arc<str>, text: &str, reuse: Option<(&SourceFile, usize)>) -> SourceFile {
         // Document by document: each tree is dropped once its objects are read.
         let (mut objects, mut syntax_errors, mut documents) = (Vec::new(), Vec::new(), 0u32);
-        let templated = parse_each(text, |i, doc| {
+        let mut read = |i: u32, doc: crate::syntax::Document| {
             documents += 1;
             syntax_errors.extend(doc.error.clone());
             extract_document(&doc, i, &mut objects);
-        });
+        };
+        let templated = match reuse {
+            None => parse_each(text, read),
+            Some((prev, same)) => {
+                let (kept, end) = parse_each_after(text, same, &mut read);
+                // A kept document's error lies before the end of the last kept one (the start
+                // of the next marker line); one right there could be either's, so then the
+                // file is read whole.
+                if kept > 0 && prev.syntax_errors.iter().any(|e| e.span.start == end) {
+                    return SourceFile::parsed_after(path, text, None);
+                }
+                let kept_objects = prev.objects.iter().take_while(|o| o.doc < kept).cloned();
+                objects.splice(0..0, kept_objects);
+                let kept_errors = prev.syntax_errors.iter().take_while(|e| e.span.start < end).cloned();
+                syntax_errors.splice(0..0, kept_errors);
+                documents += kept;
+                false
+            }
+        };
         objects.shrink_to_fit();
         if templated {
             show_template_names(&mut objects, text);
@@ -311,6 +355,103 @@ mod tests {
         assert_eq!(f.position(40, PositionEncoding::Utf16), Position { line: 0, character: 0 });
         files.0.lock().unwrap().clear();
         assert_eq!(f.load_text(), None);
+    }
+
+    /// Several documents: clean ones, a broken one, a `...` end, a comment before a marker.
+    const DOCS: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: x\n---\n\
+        # a comment\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  labels: {app: b}\n---\n\
+        apiVersion: v1\nkind: Service\nmetadata:\n  name: [c\n...\n\
+        ---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\n\
+        spec:\n  parentRefs:\n    - name: gw\n---\n# policylens: ignore[target-not-found]\n\
+        apiVersion: v1\nkind: Service\nmetadata:\n  name: d\n";
+
+    fn assert_same(got: &SourceFile, want: &SourceFile, text: &str) {
+        assert_eq!(got.documents, want.documents, "documents of {text:?}");
+        assert_eq!(got.syntax_errors, want.syntax_errors, "syntax errors of {text:?}");
+        assert_eq!(got.objects, want.objects, "objects of {text:?}");
+        assert_eq!(got.content_hashes, want.content_hashes, "content hashes of {text:?}");
+        assert_eq!(got.suppressions, want.suppressions, "suppressions of {text:?}");
+        assert_eq!(got.text(), text);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 400, ..Default::default() })]
+
+        /// Keystroke after keystroke, each text re-read from the one before reads as the whole
+        /// text parsed afresh, whatever the edit (markers typed or broken, quotes, brackets).
+        #[test]
+        fn a_reparse_reads_as_a_parse(edits in proptest::collection::vec(
+            (proptest::prop_oneof![0usize..8, 0usize..1000], 0usize..4, proptest::sample::select(vec![
+                "", "a", "-", "---\n", "--", "...\n", "\n", "  ", ": ", "'", "\"", "[", "]", "#",
+                "kind: Service\n", "\t", "é", "{{ x }}", "{", "name: z\n", "\r\n",
+            ])),
+            1..8,
+        )) {
+            let mut text = DOCS.to_owned();
+            let mut file = SourceFile::parse("f.yaml".into(), text.clone().into());
+            for (at, del, ins) in edits {
+                let mut a = at % (text.len() + 1);
+                while !text.is_char_boundary(a) {
+                    a -= 1;
+                }
+                let mut b = (a + del).min(text.len());
+                while !text.is_char_boundary(b) {
+                    b += 1;
+                }
+                text.replace_range(a..b, ins);
+                file = SourceFile::reparse(&file, text.clone().into());
+                assert_same(&file, &SourceFile::parse("f.yaml".into(), text.clone().into()), &text);
+            }
+        }
+    }
+
+    #[test]
+    fn a_reparse_keeps_the_documents_before_the_edit() {
+        let prev = SourceFile::parse("f.yaml".into(), DOCS.into());
+        let at = DOCS.find("name: d").unwrap();
+        let text = format!("{}name: e{}", &DOCS[..at], &DOCS[at + "name: d".len()..]);
+        let (kept, end) = crate::syntax::parse_each_after(&text, at, |_, _| {});
+        assert_eq!((kept, &text[end as usize..end as usize + 4]), (4, "---\n"));
+        let file = SourceFile::reparse(&prev, text.clone().into());
+        assert_same(&file, &SourceFile::parse("f.yaml".into(), text.clone().into()), &text);
+        assert_eq!(file.objects.iter().map(|o| o.name.value.as_str()).collect::<Vec<_>>(), ["a", "b", "r", "e"]);
+    }
+
+    /// Typing on a `---` line breaks the marker: the document before it is not kept, since it
+    /// now runs on into the next one.
+    #[test]
+    fn a_reparse_after_a_broken_marker_reads_the_document_before_again() {
+        let prev = SourceFile::parse("f.yaml".into(), DOCS.into());
+        let at = DOCS.find("---").unwrap() + 3;
+        let text = format!("{}x{}", &DOCS[..at], &DOCS[at..]);
+        let file = SourceFile::reparse(&prev, text.clone().into());
+        assert_same(&file, &SourceFile::parse("f.yaml".into(), text.clone().into()), &text);
+        assert_eq!(file.documents, prev.documents - 1);
+    }
+
+    /// Typing the third `-` makes a marker: the document before it ends there now, so it is
+    /// read again rather than kept.
+    #[test]
+    fn a_reparse_after_a_marker_is_typed_reads_the_document_before_again() {
+        let old = DOCS.replacen("---\n", "--\n", 1);
+        let prev = SourceFile::parse("f.yaml".into(), old.clone().into());
+        let at = old.find("--\n").unwrap() + 2;
+        let text = format!("{}-{}", &old[..at], &old[at..]);
+        assert_eq!(text, DOCS);
+        let file = SourceFile::reparse(&prev, text.clone().into());
+        assert_same(&file, &SourceFile::parse("f.yaml".into(), text.clone().into()), &text);
+        assert_eq!(file.documents, prev.documents + 1);
+    }
+
+    /// A `...` typed above a broken document: nothing is kept, and the old error (at 0) goes
+    /// with it (random editor sessions, seed 7011).
+    #[test]
+    fn a_reparse_keeps_no_error_of_a_document_it_reads_again() {
+        let prev = SourceFile::parse("f.yaml".into(), "\"ü☕".into());
+        assert_eq!(prev.syntax_errors.len(), 1);
+        let text = "...\n\"ü☕";
+        let file = SourceFile::reparse(&prev, text.into());
+        assert_same(&file, &SourceFile::parse("f.yaml".into(), text.into()), text);
     }
 
     #[test]

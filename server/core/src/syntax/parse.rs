@@ -39,6 +39,33 @@ pub fn parse_each(text: &str, each: impl FnMut(u32, Document)) -> bool {
     parse_pieces(text, |pieces| pieces, each)
 }
 
+/// [`parse_each`] of a text whose first `same` bytes are those of a text parsed before: the
+/// documents wholly inside them (their closing `---` or `...` line included) are skipped, as
+/// they read as before, and the others are handed to `each` with their index in the file.
+/// Returns how many were skipped and where the last of those ends (0 when none). Not for texts
+/// that are templated or read as JSON (those are parsed whole; see [`parse_pieces_with`]).
+pub fn parse_each_after(text: &str, same: usize, mut each: impl FnMut(u32, Document)) -> (u32, u32) {
+    let b = text.as_bytes();
+    let skipped = std::cell::Cell::new((0u32, 0u32));
+    parse_pieces(
+        text,
+        |mut pieces| {
+            // The last piece ends at the end of the text, with no marker line to go by.
+            let k = pieces
+                .iter()
+                .take_while(|p| (p.end as usize) < b.len() && line_end(b, p.end as usize).1 <= same)
+                .count();
+            let k = k.min(pieces.len().saturating_sub(1));
+            let end = k.checked_sub(1).map_or(0, |last| pieces[last].end);
+            skipped.set((u32::try_from(k).unwrap_or(u32::MAX), end));
+            pieces.drain(..k);
+            pieces
+        },
+        |i, d| each(i.saturating_add(skipped.get().0), d),
+    );
+    skipped.get()
+}
+
 /// Parses only the document of `text` that holds `offset`: the last one whose content starts
 /// at or before it, else (before the first one's content, on a leading `---` line) the first.
 /// Editor features that look at the cursor's document alone need not parse the rest of the

@@ -45,9 +45,16 @@ impl Workspace {
         Workspace::default()
     }
 
-    /// Adds or replaces a file. Only this file is parsed.
+    /// Adds or replaces a file. Only this file is parsed, and of a file held before, only
+    /// from the first document that changed ([`SourceFile::reparse`]): a keystroke in a big
+    /// buffer re-reads its own document and those after it.
     pub fn set_file(&mut self, path: &str, text: impl Into<Arc<str>>) {
-        self.insert([SourceFile::parse(path.into(), text.into())]);
+        let text = text.into();
+        let file = match self.files.get(path) {
+            Some(prev) => SourceFile::reparse(prev, text),
+            None => SourceFile::parse(path.into(), text),
+        };
+        self.insert([file]);
     }
 
     /// Adds or replaces a file parsed elsewhere ([`SourceFile::parse`]): the language server
