@@ -938,11 +938,11 @@ impl Session<'_> {
                 // What the server answers now tells a publishing race (the pull agrees with
                 // `check`) from a workspace that went astray (it does not).
                 let uri = self.uri(f);
-                let pulled = match self.c.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri}})) {
+                let pulled = match self.c.request("textDocument/diagnostic", json!({"textDocument": {"uri": &uri}})) {
                     Ok((msg, _)) => msg["result"]["items"].as_array().map_or(0, Vec::len).to_string(),
                     Err(e) => format!("no answer ({e})"),
                 };
-                let held = match self.c.request("policylens/debugDocument", json!({"uri": self.uri(f)})) {
+                let held = match self.c.request("policylens/debugDocument", json!({"uri": uri})) {
                     Ok((msg, _)) => match msg["result"]["text"].as_str() {
                         None => "no text".to_owned(),
                         Some(t) if self.disk.get(f).is_some_and(|d| d == t.as_bytes()) => "the disk's text".to_owned(),

@@ -10,7 +10,7 @@ use super::{Snapshot, SourceFile};
 use crate::catalog::{Catalog, KindSource};
 use crate::model::{Body, Object, spec_refs_at};
 use crate::topology::Linked;
-use crate::world::cross_refs::reaches_widely;
+use crate::world::cross_refs::{hierarchy_refs, reaches_widely};
 use crate::world::{Outer, World};
 
 /// Beyond this many other changed files, a partial world is no cheaper than the full one.
@@ -143,20 +143,9 @@ pub(super) fn reached_namespaces(objects: &[Object], default_ns: &str, catalog: 
     for o in objects {
         let own = o.namespace.as_ref().map_or(default_ns, |n| n.value.as_str());
         out.insert(own.to_owned());
-        let refs: Vec<Option<&str>> = match &o.body {
-            Body::Route(r) => r
-                .parent_refs
-                .iter()
-                .chain(r.rules.iter().flat_map(|rule| rule.backend_refs.iter()))
-                .map(|x| x.namespace.as_ref().map(|n| n.value.as_str()))
-                .collect(),
-            Body::ListenerSet(ls) => {
-                ls.parent_ref.iter().map(|x| x.namespace.as_ref().map(|n| n.value.as_str())).collect()
-            }
-            Body::Other(other) => other.policy.refs().map(|x| x.namespace.as_ref().map(|n| n.value.as_str())).collect(),
-            _ => Vec::new(),
-        };
-        out.extend(refs.into_iter().flatten().map(str::to_owned));
+        out.extend(
+            hierarchy_refs(o).into_iter().filter_map(|(_, r, _)| r.namespace.as_ref()).map(|n| n.value.to_string()),
+        );
         if let Body::Other(other) = &o.body
             && let Some(spec) = &other.policy.spec
             && let Some(kind) = catalog.get(&o.group_kind()).filter(|k| !k.spec_refs.is_empty())

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::World;
-use crate::model::{Body, FromNamespaces, Object};
+use crate::model::{Body, FromNamespaces, Object, RefFields};
 
 /// The namespace key of cluster-scoped objects and of references to them.
 pub(crate) const CLUSTER: &str = "";
@@ -23,10 +23,25 @@ pub(crate) enum Dir {
     Attach,
 }
 
+/// The references that place `o` in the hierarchy, by direction, each with the kind it names
+/// when it names none (a parentRef a Gateway, a backendRef a Service).
+pub(crate) fn hierarchy_refs(o: &Object) -> Vec<(Dir, &RefFields, &'static str)> {
+    match &o.body {
+        Body::Route(r) => {
+            let parents = r.parent_refs.iter().map(|p| (Dir::Up, p, "Gateway"));
+            let backends = r.rules.iter().flat_map(|rule| rule.backend_refs.iter()).map(|b| (Dir::Down, b, "Service"));
+            parents.chain(backends).collect()
+        }
+        Body::ListenerSet(ls) => ls.parent_ref.iter().map(|p| (Dir::Up, p, "Gateway")).collect(),
+        Body::Other(other) => other.policy.refs().map(|t| (Dir::Attach, t, "")).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The namespace each reference of `o` (living in `own`) points into, by direction.
 /// Templated references name nothing yet.
 pub(crate) fn object_refs<'a>(world: &World, o: &'a Object, own: &'a str) -> Vec<(Dir, &'a str)> {
-    let ns = |r: &'a crate::model::RefFields, default_kind: &str| -> Option<&'a str> {
+    let ns = |r: &'a RefFields, default_kind: &str| -> Option<&'a str> {
         if r.templated {
             return None;
         }
@@ -40,20 +55,7 @@ pub(crate) fn object_refs<'a>(world: &World, o: &'a Object, own: &'a str) -> Vec
         }
         Some(r.namespace.as_ref().map_or(own, |n| n.value.as_str()))
     };
-    let mut out = Vec::new();
-    match &o.body {
-        Body::Route(r) => {
-            out.extend(r.parent_refs.iter().filter_map(|p| ns(p, "Gateway")).map(|n| (Dir::Up, n)));
-            let backends = r.rules.iter().flat_map(|rule| rule.backend_refs.iter());
-            out.extend(backends.filter_map(|b| ns(b, "Service")).map(|n| (Dir::Down, n)));
-        }
-        Body::ListenerSet(ls) => {
-            out.extend(ls.parent_ref.iter().filter_map(|p| ns(p, "Gateway")).map(|n| (Dir::Up, n)))
-        }
-        Body::Other(other) => out.extend(other.policy.refs().filter_map(|t| ns(t, "")).map(|n| (Dir::Attach, n))),
-        _ => {}
-    }
-    out
+    hierarchy_refs(o).into_iter().filter_map(|(dir, r, kind)| ns(r, kind).map(|n| (dir, n))).collect()
 }
 
 /// Whether `o` reaches namespaces no reference names: a policy selecting targets in other
