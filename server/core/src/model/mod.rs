@@ -3,6 +3,7 @@
 
 mod extract;
 mod labels;
+mod moved;
 mod refs;
 #[cfg(test)]
 mod tests;

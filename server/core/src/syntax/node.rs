@@ -25,6 +25,13 @@ impl Span {
     pub fn contains_inclusive(self, offset: u32) -> bool {
         self.start <= offset && offset <= self.end
     }
+
+    /// The span `by` bytes later (earlier when negative): where the same text lies after an
+    /// edit before it changed the length of the text.
+    pub fn shifted(self, by: i64) -> Span {
+        let at = |o: u32| (i64::from(o) + by).clamp(0, i64::from(u32::MAX)) as u32;
+        Span { start: at(self.start), end: at(self.end) }
+    }
 }
 
 /// Where a text changed: the bytes `start..end` were replaced by `new_len` bytes (the new

@@ -32,6 +32,19 @@ impl PackedNode {
         Reader { bytes: &self.0, at: 0, last: 0 }.node()
     }
 
+    /// The same tree `by` bytes later in the text ([`Span::shifted`]). Starts are written as
+    /// differences from the one before, so only the first changes.
+    pub fn shifted(&self, by: i64) -> PackedNode {
+        let Some((&tag, _)) = self.0.split_first() else { return self.clone() };
+        let mut r = Reader { bytes: &self.0, at: 1, last: 0 };
+        let first = unzigzag(r.varint());
+        let mut w = Writer { out: Vec::with_capacity(self.0.len() + 4), last: 0 };
+        w.out.push(tag);
+        w.varint(zigzag((first + by).clamp(0, i64::from(u32::MAX))));
+        w.out.extend_from_slice(&self.0[r.at.min(self.0.len())..]);
+        PackedNode(w.out.into_boxed_slice())
+    }
+
     /// Bytes held.
     pub fn len(&self) -> usize {
         self.0.len()
@@ -231,6 +244,29 @@ mod tests {
         // Spans far into a file, and a long scalar.
         let long = format!("{}key: {}\n", "#\n".repeat(70_000), "v".repeat(300));
         roundtrip(&long);
+    }
+
+    fn shifted(n: &Node, by: i64) -> Node {
+        let kind = match &n.kind {
+            NodeKind::Mapping(es) => NodeKind::Mapping(
+                es.iter().map(|e| Entry { key: shifted(&e.key, by), value: shifted(&e.value, by) }).collect(),
+            ),
+            NodeKind::Sequence(items) => NodeKind::Sequence(items.iter().map(|i| shifted(i, by)).collect()),
+            k => k.clone(),
+        };
+        Node { span: n.span.shifted(by), kind }
+    }
+
+    /// Moving a packed tree moves every node, also across the one-byte varint limits.
+    #[test]
+    fn a_shifted_tree_moves_every_node() {
+        let text = format!("{}spec:\n  a: [1, {{b: c}}]\n  'd': |\n    e\n", "#\n".repeat(30));
+        let root = parse_file(&text).documents.remove(0).root.unwrap();
+        let packed = PackedNode::pack(&root);
+        for by in [-60, -1, 1, 3, 200, 70_000] {
+            assert_eq!(packed.shifted(by).unpack(), shifted(&root, by), "by {by}");
+        }
+        assert_eq!(PackedNode(Box::new([])).shifted(5), PackedNode(Box::new([])));
     }
 
     fn nodes(n: &Node) -> usize {

@@ -39,14 +39,43 @@ pub fn parse_each(text: &str, each: impl FnMut(u32, Document)) -> bool {
     parse_pieces(text, |pieces| pieces, each)
 }
 
-/// [`parse_each`] of a text whose first `same` bytes are those of a text parsed before: the
-/// documents wholly inside them (their closing `---` or `...` line included) are skipped, as
-/// they read as before, and the others are handed to `each` with their index in the file.
-/// Returns how many were skipped and where the last of those ends (0 when none). Not for texts
-/// that are templated or read as JSON (those are parsed whole; see [`parse_pieces_with`]).
-pub fn parse_each_after(text: &str, same: usize, mut each: impl FnMut(u32, Document)) -> (u32, u32) {
-    let b = text.as_bytes();
-    let skipped = std::cell::Cell::new((0u32, 0u32));
+/// What [`parse_each_after`] took over from the text parsed before instead of parsing it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reuse {
+    /// The documents before the edit: the first `kept` read as before.
+    pub kept: u32,
+    /// Where the last kept document ends (0 when none).
+    pub kept_end: u32,
+    /// The documents after the edit, read as before but moved in the text.
+    pub moved: Option<Moved>,
+}
+
+/// The last documents of a text, unchanged since the text before but for where they lie: an
+/// edit before them changed the length of the text by `by` bytes, and may have added or
+/// removed documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Moved {
+    /// The index of the first of them in the new text, and in the old.
+    pub first: u32,
+    pub old_first: u32,
+    /// Where the first of them began in the old text.
+    pub old_start: u32,
+    pub by: i64,
+}
+
+/// [`parse_each`] of `text`, the new text of `old` (already parsed): the documents wholly
+/// inside the bytes both share at their start (closing `---` or `...` line included) are
+/// skipped, as they read as before; so are the documents inside the bytes both share at their
+/// end, when both texts split into the same documents there. The others are handed to `each`
+/// with their index in the file. Not for texts that are templated or read as JSON (those are
+/// parsed whole; see [`parse_pieces_with`]).
+pub fn parse_each_after(old: &str, text: &str, mut each: impl FnMut(u32, Document)) -> Reuse {
+    let (a, b) = (old.as_bytes(), text.as_bytes());
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    // The shared end stops where the shared start does, in either text.
+    let tail = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count().min(a.len().min(b.len()) - same);
+    let by = b.len() as i64 - a.len() as i64;
+    let reuse = std::cell::Cell::new(Reuse::default());
     parse_pieces(
         text,
         |mut pieces| {
@@ -56,14 +85,42 @@ pub fn parse_each_after(text: &str, same: usize, mut each: impl FnMut(u32, Docum
                 .take_while(|p| (p.end as usize) < b.len() && line_end(b, p.end as usize).1 <= same)
                 .count();
             let k = k.min(pieces.len().saturating_sub(1));
-            let end = k.checked_sub(1).map_or(0, |last| pieces[last].end);
-            skipped.set((u32::try_from(k).unwrap_or(u32::MAX), end));
+            let kept_end = k.checked_sub(1).map_or(0, |last| pieces[last].end);
+            let moved = moved_pieces(old, &pieces, k, b.len() - tail, by);
+            let to = moved.map_or(pieces.len(), |m| m.first as usize);
+            reuse.set(Reuse { kept: u32::try_from(k).unwrap_or(u32::MAX), kept_end, moved });
+            pieces.truncate(to);
             pieces.drain(..k);
             pieces
         },
-        |i, d| each(i.saturating_add(skipped.get().0), d),
+        |i, d| each(i.saturating_add(reuse.get().kept), d),
     );
-    skipped.get()
+    reuse.get()
+}
+
+/// The pieces of `text` from the first that starts at or after `from` (where the bytes shared
+/// with the end of `old` begin, and not before piece `k`), when `old`'s last pieces are the
+/// same ones `by` bytes earlier.
+fn moved_pieces(old: &str, pieces: &[Piece], k: usize, from: usize, by: i64) -> Option<Moved> {
+    let first = k + pieces[k..].iter().position(|p| p.start as usize >= from)?;
+    let old_pieces = split_documents(old, if old.starts_with('\u{feff}') { 3 } else { 0 });
+    let count = pieces.len() - first;
+    let old_first = old_pieces.len().checked_sub(count)?;
+    let shift = |o: u32| i64::from(o) + by;
+    let same = |p: &Piece, q: &Piece| {
+        i64::from(p.start) == shift(q.start)
+            && i64::from(p.content_start) == shift(q.content_start)
+            && i64::from(p.end) == shift(q.end)
+    };
+    if old_first < k || !pieces[first..].iter().zip(&old_pieces[old_first..]).all(|(p, q)| same(p, q)) {
+        return None;
+    }
+    Some(Moved {
+        first: u32::try_from(first).ok()?,
+        old_first: u32::try_from(old_first).ok()?,
+        old_start: old_pieces[old_first].start,
+        by,
+    })
 }
 
 /// Parses only the document of `text` that holds `offset`: the last one whose content starts
