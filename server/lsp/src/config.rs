@@ -47,8 +47,9 @@ impl Settings {
 }
 
 /// The config file in force: the `configPath` setting, else the nearest `.policylens.yaml`
-/// in or above the first root.
-pub fn resolve_config_path(settings: &Settings, roots: &[PathBuf]) -> Option<PathBuf> {
+/// in or above the first root. A `configPath` that names no file is ignored, with what to tell
+/// the user.
+pub fn resolve_config_path(settings: &Settings, roots: &[PathBuf]) -> (Option<PathBuf>, Option<String>) {
     if let Some(p) = settings.config_path.as_deref().filter(|p| !p.is_empty()) {
         let p = Path::new(p);
         let p = match roots.first() {
@@ -56,12 +57,11 @@ pub fn resolve_config_path(settings: &Settings, roots: &[PathBuf]) -> Option<Pat
             _ => p.to_path_buf(),
         };
         if p.is_file() {
-            return Some(p);
+            return (Some(p), None);
         }
-        tracing::warn!(target: "policylens", "configPath {} is not a file; ignoring it", p.display());
-        return None;
+        return (None, Some(format!("configPath {} is not a file; analysing without a config", p.display())));
     }
-    roots.first().and_then(|r| policylens_loader::find_config(r))
+    (roots.first().and_then(|r| policylens_loader::find_config(r)), None)
 }
 
 /// The config's `exclude` globs, relative to the config file's directory (core's matcher, so

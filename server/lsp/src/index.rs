@@ -101,6 +101,8 @@ struct Built {
     disk: HashSet<Arc<str>>,
     config_path: Option<PathBuf>,
     excludes: Excludes,
+    /// What the user should hear about (a folder gone, a configPath that names nothing).
+    problems: Vec<String>,
 }
 
 fn build(
@@ -108,8 +110,8 @@ fn build(
     config_path: Option<PathBuf>,
     cluster: crate::config::ClusterSettings,
     progress: mpsc::UnboundedSender<Step>,
-) -> Built {
-    let mut built = build_files(roots, config_path, &progress);
+) -> Result<Built, String> {
+    let mut built = build_files(roots, config_path, &progress)?;
     if cluster.enabled {
         let opts = policylens_cluster::Options {
             kubeconfig: cluster.kubeconfig.map(PathBuf::from),
@@ -135,10 +137,27 @@ fn build(
             Err(e) => (false, format!("{e}; analysing the workspace files alone")),
         });
     }
-    built
+    Ok(built)
 }
 
-fn build_files(roots: Vec<PathBuf>, config_path: Option<PathBuf>, progress: &mpsc::UnboundedSender<Step>) -> Built {
+fn build_files(
+    mut roots: Vec<PathBuf>,
+    config_path: Option<PathBuf>,
+    progress: &mpsc::UnboundedSender<Step>,
+) -> Result<Built, String> {
+    // A workspace folder deleted or renamed since the editor opened it: the others are still
+    // read (the loader fails the whole load on a path that is not there).
+    let mut problems = Vec::new();
+    roots.retain(|r| {
+        let there = r.is_dir();
+        if !there {
+            problems.push(format!("workspace folder {} is not a directory; skipped", r.display()));
+        }
+        there
+    });
+    if roots.is_empty() && !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
     // The one loader the CLI uses: same config lookup, walk, excludes and context.
     let req = policylens_loader::Request {
         paths: roots.clone(),
@@ -147,39 +166,24 @@ fn build_files(roots: Vec<PathBuf>, config_path: Option<PathBuf>, progress: &mps
         allow_empty: true,
         ..Default::default()
     };
-    let loaded = policylens_loader::load(&req, &mut |done, total| {
+    let l = policylens_loader::load(&req, &mut |done, total| {
         let _ = progress.send(Step::Files(done, total));
-    });
-    match loaded {
-        Ok(l) => {
-            for w in &l.warnings {
-                tracing::warn!(target: "policylens", "{w}");
-            }
-            let excludes = Excludes::new(&l.workspace.config().config, l.config_path.as_deref());
-            let disk = l.disk.iter().map(|p| Arc::from(p.as_str())).collect();
-            Built {
-                ws: l.workspace,
-                cluster: None,
-                cluster_objects: None,
-                watch_from: None,
-                disk,
-                config_path: l.config_path,
-                excludes,
-            }
-        }
-        Err(e) => {
-            tracing::warn!(target: "policylens", "{e}");
-            Built {
-                ws: Workspace::new(),
-                cluster: None,
-                cluster_objects: None,
-                watch_from: None,
-                disk: HashSet::new(),
-                config_path,
-                excludes: Excludes::default(),
-            }
-        }
+    })?;
+    for w in &l.warnings {
+        tracing::warn!(target: "policylens", "{w}");
     }
+    let excludes = Excludes::new(&l.workspace.config().config, l.config_path.as_deref());
+    let disk = l.disk.iter().map(|p| Arc::from(p.as_str())).collect();
+    Ok(Built {
+        ws: l.workspace,
+        cluster: None,
+        cluster_objects: None,
+        watch_from: None,
+        disk,
+        config_path: l.config_path,
+        excludes,
+        problems,
+    })
 }
 
 /// Walks the roots (honouring `.gitignore` and the config's excludes), reads and parses every
@@ -195,7 +199,8 @@ pub async fn reindex(shared: Arc<Shared>) {
     };
     let caps = shared.caps();
     let progress = Progress::begin(&shared.client, caps.work_done_progress, "policylens: indexing").await;
-    let config_path = config::resolve_config_path(&settings, &roots).map(|p| crate::from_proto::normalize(&p));
+    let (config_path, config_problem) = config::resolve_config_path(&settings, &roots);
+    let config_path = config_path.map(|p| crate::from_proto::normalize(&p));
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cluster = settings.cluster.clone();
     let job = tokio::task::spawn_blocking(move || build(roots, config_path, cluster, tx));
@@ -209,7 +214,13 @@ pub async fn reindex(shared: Arc<Shared>) {
         }
     }
     let message = match job.await {
-        Ok(built) => {
+        Ok(Ok(mut built)) => {
+            built.problems.extend(config_problem);
+            if !built.problems.is_empty() {
+                let m = built.problems.join("; ");
+                tracing::warn!(target: "policylens", "{m}");
+                shared.client.show_message(MessageType::WARNING, format!("policylens: {m}")).await;
+            }
             let cluster_failed = matches!(built.cluster, Some((false, _)));
             if let Some((ok, m)) = &built.cluster {
                 let typ = if *ok { MessageType::INFO } else { MessageType::WARNING };
@@ -241,6 +252,15 @@ pub async fn reindex(shared: Arc<Shared>) {
                 Some(n) => format!("{files}, {n} cluster objects"),
                 None => files,
             }
+        }
+        // Nothing could be read (every folder gone, a config that cannot be read): the user is
+        // told, and the workspace read before is kept rather than replaced by an empty one,
+        // which would show every target as missing.
+        Ok(Err(e)) => {
+            tracing::error!(target: "policylens", "indexing failed: {e}");
+            shared.client.show_message(MessageType::ERROR, format!("policylens: cannot read the workspace: {e}")).await;
+            shared.lock().touched = None;
+            "indexing failed".to_owned()
         }
         Err(e) => {
             let msg = if e.is_panic() { panic_message(e.into_panic()) } else { e.to_string() };

@@ -150,3 +150,49 @@ fn settings_from_initialization_options() {
     assert!(methods(&s.wire, "workspace/configuration").is_empty());
     assert_eq!(s.pull("policies/policies.yaml", None)["items"], json!([]));
 }
+
+/// A `configPath` that names nothing and a workspace folder that is gone are said in a
+/// warning, and the rest is read; when nothing can be read, an error says why and the
+/// workspace read before stays (an empty one would show every target as missing).
+#[test]
+fn what_cannot_be_read_is_said_and_the_rest_is_kept() {
+    let mut s = TestServer::builder().fixture("lsp").settings(json!({"configPath": "gone.policylens.yaml"})).start();
+    let warned = |m: &Value, typ: i64| m["method"] == "window/showMessage" && m["params"]["type"] == typ;
+    let shown = s.wait_for(|m| warned(m, 2));
+    let config = s.path("gone.policylens.yaml");
+    assert_eq!(
+        shown["params"]["message"],
+        format!("policylens: configPath {} is not a file; analysing without a config", config.display())
+    );
+    let codes = |s: &mut TestServer| -> Vec<Value> {
+        let items = s.pull("policies/policies.yaml", None)["items"].clone();
+        items.as_array().unwrap().iter().map(|d| d["code"].clone()).collect()
+    };
+    let read = codes(&mut s);
+    assert!(read.contains(&json!("target-not-found")), "{read:?}");
+
+    let gone = s.path("").parent().unwrap().join(format!("policylens-gone-{}", std::process::id()));
+    let gone_uri = super::support::file_uri(&gone);
+    let added = json!({"event": {"added": [{"uri": gone_uri, "name": "gone"}], "removed": []}});
+    s.notify("workspace/didChangeWorkspaceFolders", added);
+    let shown = s.wait_for(|m| warned(m, 2) && m["params"]["message"].as_str().unwrap().contains("folder"));
+    let gone_shown = gone.display();
+    assert_eq!(
+        shown["params"]["message"],
+        format!(
+            "policylens: workspace folder {gone_shown} is not a directory; skipped; configPath {} is not a file; analysing without a config",
+            config.display()
+        )
+    );
+    assert_eq!(codes(&mut s), read);
+
+    // Only the missing folder left: nothing to read.
+    let removed = json!({"event": {"added": [], "removed": [{"uri": s.root_uri(), "name": "root"}]}});
+    s.notify("workspace/didChangeWorkspaceFolders", removed);
+    let shown = s.wait_for(|m| warned(m, 1));
+    assert_eq!(
+        shown["params"]["message"],
+        format!("policylens: cannot read the workspace: workspace folder {gone_shown} is not a directory; skipped")
+    );
+    assert_eq!(codes(&mut s), read);
+}
