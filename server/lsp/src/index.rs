@@ -158,6 +158,20 @@ fn build_files(
     if roots.is_empty() && !problems.is_empty() {
         return Err(problems.join("; "));
     }
+    // No folder (yet): the loader would read the server's working directory, which may be the
+    // home directory or `/`. The open documents are analysed alone until one brings a root.
+    if roots.is_empty() {
+        return Ok(Built {
+            ws: Workspace::new(),
+            cluster: None,
+            cluster_objects: None,
+            watch_from: None,
+            disk: HashSet::new(),
+            config_path: None,
+            excludes: Excludes::default(),
+            problems,
+        });
+    }
     // The one loader the CLI uses: same config lookup, walk, excludes and context.
     let req = policylens_loader::Request {
         paths: roots.clone(),

@@ -315,6 +315,7 @@ impl LanguageServer for Backend {
         {
             let mut st = self.shared.lock();
             st.encoding = caps.encoding;
+            st.folderless = roots.is_empty();
             st.roots = roots;
             // Settings may come as initializationOptions too (clients without
             // workspace/configuration).
@@ -348,12 +349,17 @@ impl LanguageServer for Backend {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let d = params.text_document;
         let Some(path) = from_proto::path(&d.uri) else { return };
-        let mut aside = None;
+        let (mut aside, mut new_root) = (None, None);
         self.mutate("textDocument/didOpen", |st| {
+            new_root = st.root_for(&path);
             aside = st.did_open(path, d.uri, d.version, &d.text);
             aside.is_none()
         });
         self.parse_aside(aside);
+        if let Some(root) = new_root {
+            tracing::info!(target: "policylens", "no workspace folder: reading {}", root.display());
+            tokio::spawn(reindex(self.shared.clone()));
+        }
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -468,6 +474,8 @@ impl LanguageServer for Backend {
                 .map(|p| PathBuf::from(&*p))
                 .collect();
             st.roots.retain(|r| !removed.contains(r));
+            // Folders named from now on: opened documents no longer bring roots of their own.
+            st.folderless &= params.event.added.is_empty();
             for f in &params.event.added {
                 if let Some(p) = from_proto::path(&f.uri).map(|p| PathBuf::from(&*p))
                     && !st.roots.contains(&p)

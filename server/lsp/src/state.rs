@@ -103,6 +103,9 @@ pub struct State {
     docs: HashMap<Arc<str>, Document>,
     open: Arc<HashMap<Arc<str>, OpenDoc>>,
     pub roots: Vec<PathBuf>,
+    /// The client named no workspace folder: the roots are those of the documents it opens
+    /// ([`State::root_for`]).
+    pub folderless: bool,
     pub settings: Settings,
     pub config_path: Option<PathBuf>,
     pub excludes: Excludes,
@@ -130,6 +133,7 @@ impl State {
             docs: HashMap::new(),
             open: Arc::default(),
             roots: Vec::new(),
+            folderless: false,
             settings: Settings::default(),
             config_path: None,
             excludes: Excludes::default(),
@@ -206,6 +210,24 @@ impl State {
         self.openings += 1;
         let opening = self.openings;
         self.route(&path, text.to_owned(), OpenDoc { uri, version, opening })
+    }
+
+    /// Without workspace folders, a document opened outside every root so far brings its own:
+    /// the directory of the nearest `.policylens.yaml`, else the git repository, else its
+    /// directory (what `check FILE` reads). Never the home directory or `/`, whose walk would
+    /// read everything the user has; a file there is analysed with the open documents alone.
+    pub fn root_for(&mut self, path: &str) -> Option<PathBuf> {
+        let file = Path::new(path);
+        if !self.folderless || self.roots.iter().any(|r| file.starts_with(r)) {
+            return None;
+        }
+        let root = policylens_loader::workspace_root(file);
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        if root.parent().is_none() || home.is_some_and(|h| h == root) {
+            return None;
+        }
+        self.roots.push(root.clone());
+        Some(root)
     }
 
     /// Applies the changes in order; `Err` when the document is not open (the client is out

@@ -196,3 +196,31 @@ fn what_cannot_be_read_is_said_and_the_rest_is_kept() {
     );
     assert_eq!(codes(&mut s), read);
 }
+
+/// An editor with a single file open names no folder: the server reads no directory of its
+/// own (its working directory may be the home directory), and the first document opened
+/// brings its repository as the root, as `check FILE` reads it.
+#[test]
+fn without_folders_an_opened_file_brings_its_repository() {
+    const GATEWAY: &str = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: edge\n  namespace: infra\nspec:\n  gatewayClassName: eg\n  listeners:\n  - name: https\n    port: 443\n    protocol: HTTPS\n";
+    const ROUTE: &str = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: web\n  namespace: infra\nspec:\n  parentRefs:\n  - name: edge\n    sectionName: https\n";
+    let mut s = TestServer::builder()
+        .no_folders()
+        .file(".git/HEAD", "ref: refs/heads/main\n")
+        .file("infra/gateway.yaml", GATEWAY)
+        .file("apps/route.yaml", ROUTE)
+        .start();
+    let ends = |s: &TestServer| -> Vec<Value> {
+        s.wire
+            .iter()
+            .filter(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end")
+            .map(|m| m["params"]["value"]["message"].clone())
+            .collect()
+    };
+    assert_eq!(ends(&s), [json!("0 files")]);
+    s.open_disk("apps/route.yaml");
+    s.wait_for(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end");
+    assert_eq!(ends(&s), [json!("0 files"), json!("2 files")]);
+    let hover = s.at("textDocument/hover", "apps/route.yaml", 7, 11).unwrap();
+    assert!(hover["contents"]["value"].as_str().unwrap().contains("of Gateway infra/edge"), "{hover}");
+}

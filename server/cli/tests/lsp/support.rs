@@ -83,6 +83,7 @@ pub struct Builder {
     env: Vec<(String, String)>,
     wait_index: bool,
     root: Option<TempDir>,
+    folderless: bool,
 }
 
 impl Builder {
@@ -129,6 +130,12 @@ impl Builder {
     /// Do not wait for the first index to finish (its progress `end`).
     pub fn no_wait(mut self) -> Builder {
         self.wait_index = false;
+        self
+    }
+
+    /// Names no workspace folder and no root (an editor with a single file open).
+    pub fn no_folders(mut self) -> Builder {
+        self.folderless = true;
         self
     }
 
@@ -204,6 +211,10 @@ impl Builder {
         });
         if let Some(o) = self.init_options {
             init["initializationOptions"] = o;
+        }
+        if self.folderless {
+            init["rootUri"] = Value::Null;
+            init["workspaceFolders"] = Value::Null;
         }
         let result = server.request("initialize", init).expect("initialize");
         server.initialize_result = Some(result);
@@ -326,6 +337,7 @@ impl TestServer {
             env: Vec::new(),
             wait_index: true,
             root: None,
+            folderless: false,
         }
     }
 
