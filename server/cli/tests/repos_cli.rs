@@ -149,7 +149,7 @@ fn gitops_repo_resolves_gateways_from_its_context_and_reports_only_its_own_files
     assert_eq!(
         findings(&out),
         [
-            "fixtures/repos/gitops/apps/shop/auth.yaml:19:17 warning[backend-not-found] Service/auth/grpc-ext-auth has no port 9000 (ports: `9002`)",
+            "fixtures/repos/gitops/apps/shop/auth.yaml:19:17 warning[backend-not-found] Service/auth/grpc-ext-auth has no port 9000 (ports: `9002`): Envoy Gateway rejects the policy and answers requests on its targets with HTTP 500",
             "fixtures/repos/gitops/apps/shop/policy.yaml:27:20 error[section-not-found] Gateway/infra/edge has no listener named `htps`; did you mean `https`? (listeners: `https`)"
         ]
     );

@@ -29,7 +29,7 @@ pub use semantics::istio::left_to_other_controllers;
 pub use spec::UnknownStrategy;
 pub use status::{
     AcceptedReport, Enforcement, Lost, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus,
-    StatusReport, accepted_report, agrees, supplier_label,
+    StatusReport, accepted_report, agrees, broken_backend_outcome, supplier_label,
 };
 
 use std::collections::HashMap;

@@ -79,7 +79,10 @@ pub(super) fn pre_reason(world: &Linked, pid: ObjId, spec: &PolicySpec) -> Optio
             )
         )
     });
-    if res.is_invalid() || spec.unknown_strategy.is_some() || rejected_ref {
+    // A backend inside the spec that names nothing usable: Envoy Gateway (whose kinds are the
+    // ones with such references) rejects the whole policy (docs/semantics.md §4.8).
+    let broken_backend = world.topology.spec_refs(pid).iter().any(|b| b.resolution.is_broken());
+    if res.is_invalid() || spec.unknown_strategy.is_some() || rejected_ref || broken_backend {
         return Some(Reason::Invalid);
     }
     let templated = res.refs.iter().any(|r| matches!(r, TargetResolution::Templated));
@@ -351,6 +354,10 @@ fn why_not(world: &Linked, pid: ObjId, s: &PolicyStatus) -> Option<String> {
             if let Some(u) = &s.unknown_strategy {
                 list.push(format!("`{}` is not a strategy its kind supports", u.value));
             }
+            list.extend(t.spec_refs(pid).iter().filter_map(|b| broken_backend(world, pid, b)));
+            if let Some(outcome) = broken_backend_outcome(world, pid) {
+                list.push(format!("Envoy Gateway {} until it is fixed", outcome.words()));
+            }
             Some(if list.is_empty() { "malformed".into() } else { list.join("; ") })
         }
         Reason::Conflicted => {
@@ -433,4 +440,38 @@ pub(super) fn report(
         .collect();
     policies.sort_by(|a, b| (&a.policy, &a.file).cmp(&(&b.policy, &b.file)));
     StatusReport { policies, truncated }
+}
+
+/// What Envoy Gateway does with the traffic of policy `pid`, when it is one of its kinds and a
+/// backend inside its spec names nothing usable.
+pub fn broken_backend_outcome(world: &Linked, pid: ObjId) -> Option<super::semantics::envoy::BrokenBackend> {
+    let o = world.object(pid);
+    let broken: Vec<_> =
+        world.topology.spec_refs(pid).iter().filter(|b| b.resolution.is_broken()).map(|b| b.fields.span).collect();
+    if broken.is_empty() || o.group() != "gateway.envoyproxy.io" {
+        return None;
+    }
+    let crate::model::Body::Other(other) = &o.body else { return None };
+    let spec = other.policy.spec.as_ref()?.unpack();
+    Some(super::semantics::envoy::broken_backend(o.kind(), &spec, &broken))
+}
+
+/// A backend inside policy `pid`'s spec that names nothing usable, in words.
+fn broken_backend(world: &Linked, pid: ObjId, b: &crate::topology::SpecBackend) -> Option<String> {
+    use crate::topology::BackendResolution;
+    let own_ns = world.namespace_of(pid).unwrap_or("");
+    let ns = b.fields.namespace.as_ref().map_or(own_ns, |n| n.value.as_str());
+    let name = b.fields.name.as_ref().map_or("", |n| n.value.as_str());
+    let kind = b.fields.kind.as_ref().map_or("Service", |k| k.value.as_str());
+    Some(match &b.resolution {
+        BackendResolution::NotFound { .. } => format!("its spec names {kind}/{ns}/{name}, which does not exist"),
+        BackendResolution::PortNotFound { target, .. } => {
+            let port = b.fields.port.as_ref().map_or(0, |p| p.value);
+            format!("its spec names port {port} of {}, which has no such port", world.key(*target))
+        }
+        BackendResolution::NotPermitted { .. } => {
+            format!("its spec names {kind}/{ns}/{name}, and no ReferenceGrant in namespace `{ns}` admits it")
+        }
+        _ => return None,
+    })
 }

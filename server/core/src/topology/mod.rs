@@ -103,6 +103,17 @@ pub enum BackendResolution {
 const _: () = assert!(std::mem::size_of::<BackendResolution>() == 16);
 
 impl BackendResolution {
+    /// The reference names nothing it may use: no such backend, no such port, or no
+    /// ReferenceGrant admits it.
+    pub fn is_broken(&self) -> bool {
+        matches!(
+            self,
+            BackendResolution::NotFound { .. }
+                | BackendResolution::PortNotFound { .. }
+                | BackendResolution::NotPermitted { .. }
+        )
+    }
+
     /// The object the reference names, when it exists (whether or not it may name it).
     pub fn target(&self) -> Option<ObjId> {
         match self {

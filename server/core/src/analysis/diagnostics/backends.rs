@@ -2,6 +2,7 @@
 //! spec proper (docs/semantics.md §4.8), judged alike.
 
 use super::{Code, Diagnostic, list};
+use crate::effective::broken_backend_outcome;
 use crate::model::{Body, RefFields};
 use crate::topology::{BackendResolution, Linked};
 use crate::world::ObjId;
@@ -32,6 +33,12 @@ fn diagnostic(world: &Linked, owner: ObjId, b: &RefFields, res: &BackendResoluti
     let name_span = b.name.as_ref().map_or(b.span, |n| n.span);
     let name = b.name.as_ref().map_or("", |n| n.value.as_str());
     let ns = b.namespace.as_ref().map_or(own_ns, |n| n.value.as_str());
+    // Envoy Gateway rejects a policy whose spec names a backend it cannot use, and answers its
+    // targets with 500 unless the broken part fails open (envoyproxy/gateway#3869).
+    let outcome = broken_backend_outcome(world, owner);
+    let consequence = |sep: &str| {
+        outcome.map_or_else(String::new, |o| format!("{sep}Envoy Gateway rejects the policy and {}", o.words()))
+    };
     let d = match res {
         BackendResolution::Found { .. } | BackendResolution::Unchecked | BackendResolution::Delegated { .. } => {
             return None;
@@ -46,6 +53,7 @@ fn diagnostic(world: &Linked, owner: ObjId, b: &RefFields, res: &BackendResoluti
             if let Some(s) = suggestion {
                 msg.push_str(&format!("; did you mean `{s}`?"));
             }
+            msg.push_str(&consequence(if suggestion.is_some() { " " } else { ": " }));
             Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.as_deref().cloned())
         }
         BackendResolution::PortNotFound { target, available } => {
@@ -57,7 +65,7 @@ fn diagnostic(world: &Linked, owner: ObjId, b: &RefFields, res: &BackendResoluti
                 file,
                 span,
                 Code::BackendNotFound,
-                format!("{} has no port {port} (ports: {})", world.key(*target), list(&ports)),
+                format!("{} has no port {port} (ports: {}){}", world.key(*target), list(&ports), consequence(": ")),
             )
             .related(&world.file_of(*target).path, world.object(*target).name.span, "the Service")
             .fix(fix)
@@ -71,8 +79,9 @@ fn diagnostic(world: &Linked, owner: ObjId, b: &RefFields, res: &BackendResoluti
                 span,
                 Code::BackendNotPermitted,
                 format!(
-                    "{} may not refer to {what}: no ReferenceGrant in namespace `{ns}` allows {kinds} from namespace `{own_ns}`; add one to `{ns}`",
-                    world.key(owner)
+                    "{} may not refer to {what}: no ReferenceGrant in namespace `{ns}` allows {kinds} from namespace `{own_ns}`; add one to `{ns}`{}",
+                    world.key(owner),
+                    consequence("; until then, ")
                 ),
             )
         }

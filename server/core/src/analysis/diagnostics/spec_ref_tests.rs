@@ -249,10 +249,119 @@ spec:
       kind: Backend
       name: not-in-the-workspace
 "#;
+    let fixture = format!("{WORLD}{policies}");
     check(
-        &format!("{WORLD}{policies}"),
-        r#"policies.yaml "envoy-gateway" error[backend-not-permitted] SecurityPolicy.gateway.envoyproxy.io/default/policy-for-gateway-2 may not refer to Service/envoy-gateway/http-backend: no ReferenceGrant in namespace `envoy-gateway` allows SecurityPolicies from namespace `default`; add one to `envoy-gateway`
-policies.yaml "80" warning[backend-not-found] Service/default/http-backend has no port 80 (ports: `8080`)
-policies.yaml "jwks-servce" warning[backend-not-found] Service/default/jwks-servce does not exist; did you mean `jwks-service`?"#,
+        &fixture,
+        r#"policies.yaml "envoy-gateway" error[backend-not-permitted] SecurityPolicy.gateway.envoyproxy.io/default/policy-for-gateway-2 may not refer to Service/envoy-gateway/http-backend: no ReferenceGrant in namespace `envoy-gateway` allows SecurityPolicies from namespace `default`; add one to `envoy-gateway`; until then, Envoy Gateway rejects the policy and answers requests on its targets with HTTP 500
+policies.yaml "80" warning[backend-not-found] Service/default/http-backend has no port 80 (ports: `8080`): Envoy Gateway rejects the policy and answers requests on its targets with HTTP 500
+policies.yaml "jwks-servce" warning[backend-not-found] Service/default/jwks-servce does not exist; did you mean `jwks-service`? Envoy Gateway rejects the policy and answers requests on its targets with HTTP 500"#,
+    );
+    // As Envoy Gateway reports them: the three SecurityPolicies not accepted (Invalid), and
+    // they take part in no effective policy; the EnvoyExtensionPolicy, whose references the
+    // grant admits, accepted.
+    let mut f = crate::analysis::fixture::parse(&fixture);
+    let snap = f.workspace.snapshot();
+    let world = snap.world();
+    let got: Vec<String> = crate::analysis::refs::objects_in(world, "policies.yaml")
+        .into_iter()
+        .map(|pid| {
+            let st = snap.effective().status(pid).unwrap();
+            let report = crate::effective::accepted_report(world, pid, st);
+            format!("{} {:?} {}", world.key(pid), report.reason, report.message.unwrap_or_default())
+        })
+        .collect();
+    let eg500 = "Envoy Gateway answers requests on its targets with HTTP 500 until it is fixed";
+    assert_eq!(
+        got,
+        [
+            format!(
+                "SecurityPolicy.gateway.envoyproxy.io/default/policy-for-gateway-2 Invalid its spec names Service/envoy-gateway/http-backend, and no ReferenceGrant in namespace `envoy-gateway` admits it; {eg500}"
+            ),
+            format!(
+                "SecurityPolicy.gateway.envoyproxy.io/default/policy-for-route-1 Invalid its spec names port 80 of Service/default/http-backend, which has no such port; {eg500}"
+            ),
+            format!(
+                "SecurityPolicy.gateway.envoyproxy.io/default/policy-for-route-2 Invalid its spec names Service/default/jwks-servce, which does not exist; {eg500}"
+            ),
+            "EnvoyExtensionPolicy.gateway.envoyproxy.io/default/policy-for-route-1 Accepted ".to_owned(),
+        ]
+    );
+}
+
+/// The statuses of `policies.yaml`'s policies over [`WORLD`]: key, reason, why not.
+fn statuses(policies: &str) -> Vec<String> {
+    let mut f = crate::analysis::fixture::parse(&format!("{WORLD}{policies}"));
+    let snap = f.workspace.snapshot();
+    let world = snap.world();
+    crate::analysis::refs::objects_in(world, "policies.yaml")
+        .into_iter()
+        .map(|pid| {
+            let report = crate::effective::accepted_report(world, pid, snap.effective().status(pid).unwrap());
+            format!("{} {:?}: {}", world.key(pid).name, report.reason, report.message.unwrap_or_default())
+        })
+        .collect()
+}
+
+/// Envoy Gateway fails open only where the broken part says so: `extAuth.failOpen` when
+/// external authorization alone is broken, `failOpen` on each broken `extProc` item
+/// (`internal/gatewayapi/securitypolicy.go` and `envoyextensionpolicy.go`: `shouldFailOpen`,
+/// `hasFailClose`). Otherwise its targets answer 500. The policy is rejected either way.
+#[test]
+fn a_broken_backend_fails_open_only_where_the_policy_says_so() {
+    let policies = r#"//- policies.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: auth-open, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: httproute-1}]
+  extAuth:
+    failOpen: true
+    grpc:
+      backendRef: {name: missing-authz, port: 9000}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: auth-open-jwt-broken, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: httproute-2}]
+  extAuth:
+    failOpen: true
+    grpc:
+      backendRef: {name: missing-authz, port: 9000}
+  jwt:
+    providers:
+    - name: example
+      remoteJWKS:
+        uri: https://localhost/jwks.json
+        backendRefs: [{name: jwks-service, port: 8443}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyExtensionPolicy
+metadata: {name: procs-open, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: httproute-1}]
+  extProc:
+  - backendRefs: [{name: missing-proc, port: 9000}]
+    failOpen: true
+  - backendRefs: [{name: http-backend, port: 8080}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyExtensionPolicy
+metadata: {name: procs-closed, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: httproute-3}]
+  extProc:
+  - backendRefs: [{name: missing-proc, port: 9000}]
+    failOpen: true
+  - backendRefs: [{name: http-backend, port: 9090}]
+"#;
+    assert_eq!(
+        statuses(policies),
+        [
+            "auth-open Invalid: its spec names Service/default/missing-authz, which does not exist; Envoy Gateway lets requests on its targets through without external authorization (failOpen) until it is fixed",
+            "auth-open-jwt-broken Invalid: its spec names Service/default/missing-authz, which does not exist; its spec names port 8443 of Service/default/jwks-service, which has no such port; Envoy Gateway answers requests on its targets with HTTP 500 until it is fixed",
+            "procs-open Invalid: its spec names Service/default/missing-proc, which does not exist; Envoy Gateway leaves the broken extProc filters out (failOpen) until it is fixed",
+            "procs-closed Invalid: its spec names Service/default/missing-proc, which does not exist; its spec names port 9090 of Service/default/http-backend, which has no such port; Envoy Gateway answers requests on its targets with HTTP 500 until it is fixed",
+        ]
     );
 }
