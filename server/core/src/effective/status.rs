@@ -81,8 +81,8 @@ pub(super) fn pre_reason(world: &Linked, pid: ObjId, spec: &PolicySpec) -> Optio
     });
     // A backend inside the spec that names nothing usable: Envoy Gateway (whose kinds are the
     // ones with such references) rejects the whole policy (docs/semantics.md §4.8).
-    let broken_backend = world.topology.spec_refs(pid).iter().any(|b| b.resolution.is_broken());
-    if res.is_invalid() || spec.unknown_strategy.is_some() || rejected_ref || broken_backend {
+    let backend_broken = world.topology.spec_refs(pid).iter().any(|b| b.resolution.is_broken());
+    if res.is_invalid() || spec.unknown_strategy.is_some() || rejected_ref || backend_broken {
         return Some(Reason::Invalid);
     }
     let templated = res.refs.iter().any(|r| matches!(r, TargetResolution::Templated));
@@ -354,7 +354,7 @@ fn why_not(world: &Linked, pid: ObjId, s: &PolicyStatus) -> Option<String> {
             if let Some(u) = &s.unknown_strategy {
                 list.push(format!("`{}` is not a strategy its kind supports", u.value));
             }
-            list.extend(t.spec_refs(pid).iter().filter_map(|b| broken_backend(world, pid, b)));
+            list.extend(t.spec_refs(pid).iter().filter_map(|b| broken_backend_words(world, pid, b)));
             if let Some(outcome) = broken_backend_outcome(world, pid) {
                 list.push(format!("Envoy Gateway {} until it is fixed", outcome.words()));
             }
@@ -457,20 +457,21 @@ pub fn broken_backend_outcome(world: &Linked, pid: ObjId) -> Option<super::seman
 }
 
 /// A backend inside policy `pid`'s spec that names nothing usable, in words.
-fn broken_backend(world: &Linked, pid: ObjId, b: &crate::topology::SpecBackend) -> Option<String> {
+fn broken_backend_words(world: &Linked, pid: ObjId, b: &crate::topology::SpecBackend) -> Option<String> {
     use crate::topology::BackendResolution;
     let own_ns = world.namespace_of(pid).unwrap_or("");
-    let ns = b.fields.namespace.as_ref().map_or(own_ns, |n| n.value.as_str());
-    let name = b.fields.name.as_ref().map_or("", |n| n.value.as_str());
-    let kind = b.fields.kind.as_ref().map_or("Service", |k| k.value.as_str());
     Some(match &b.resolution {
-        BackendResolution::NotFound { .. } => format!("its spec names {kind}/{ns}/{name}, which does not exist"),
+        BackendResolution::NotFound { .. } => {
+            format!("its spec names {}, which does not exist", b.fields.spelled("Service", own_ns))
+        }
         BackendResolution::PortNotFound { target, .. } => {
             let port = b.fields.port.as_ref().map_or(0, |p| p.value);
             format!("its spec names port {port} of {}, which has no such port", world.key(*target))
         }
         BackendResolution::NotPermitted { .. } => {
-            format!("its spec names {kind}/{ns}/{name}, and no ReferenceGrant in namespace `{ns}` admits it")
+            let ns = b.fields.namespace.as_ref().map_or(own_ns, |n| n.value.as_str());
+            let spelled = b.fields.spelled("Service", own_ns);
+            format!("its spec names {spelled}, and no ReferenceGrant in namespace `{ns}` admits it")
         }
         _ => return None,
     })

@@ -215,6 +215,17 @@ pub struct RefFields {
     pub templated: bool,
 }
 
+impl RefFields {
+    /// `Service/shop/api`: the kind (`default_kind` when the reference leaves it out),
+    /// namespace (`own_ns`, the referrer's, when it leaves it out) and name it spells.
+    pub fn spelled(&self, default_kind: &str, own_ns: &str) -> String {
+        let kind = self.kind.as_ref().map_or(default_kind, |k| k.value.as_str());
+        let ns = self.namespace.as_ref().map_or(own_ns, |n| n.value.as_str());
+        let name = self.name.as_ref().map_or("", |n| n.value.as_str());
+        format!("{kind}/{ns}/{name}")
+    }
+}
+
 /// A route's `parentRefs[]` item (defaults: group `gateway.networking.k8s.io`, kind `Gateway`).
 pub type ParentRef = RefFields;
 /// A rule's `backendRefs[]` item (defaults: group core, kind `Service`).

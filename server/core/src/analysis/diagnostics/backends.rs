@@ -34,19 +34,19 @@ fn diagnostic(world: &Linked, owner: ObjId, b: &RefFields, res: &BackendResoluti
     let name = b.name.as_ref().map_or("", |n| n.value.as_str());
     let ns = b.namespace.as_ref().map_or(own_ns, |n| n.value.as_str());
     // Envoy Gateway rejects a policy whose spec names a backend it cannot use, and answers its
-    // targets with 500 unless the broken part fails open (envoyproxy/gateway#3869).
-    let outcome = broken_backend_outcome(world, owner);
+    // targets with 500 unless the broken part fails open (envoyproxy/gateway#3869). Asked only
+    // of broken references: most references are a route's, and resolve.
     let consequence = |sep: &str| {
-        outcome.map_or_else(String::new, |o| format!("{sep}Envoy Gateway rejects the policy and {}", o.words()))
+        broken_backend_outcome(world, owner)
+            .map_or_else(String::new, |o| format!("{sep}Envoy Gateway rejects the policy and {}", o.words()))
     };
     let d = match res {
         BackendResolution::Found { .. } | BackendResolution::Unchecked | BackendResolution::Delegated { .. } => {
             return None;
         }
         BackendResolution::NotFound { suggestion } => {
-            let kind = b.kind.as_ref().map_or("Service", |k| k.value.as_str());
-            let mut msg = format!("{kind}/{ns}/{name} does not exist");
-            if kind == "HTTPRoute" {
+            let mut msg = format!("{} does not exist", b.spelled("Service", own_ns));
+            if b.kind.as_ref().is_some_and(|k| k.value == "HTTPRoute") {
                 // kgateway route delegation (docs "Automatic route replacement").
                 msg.push_str(": requests this rule delegates get an HTTP 500");
             }
