@@ -30,6 +30,12 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
     };
     // A target defined in several files is explained per definition (`--file` picks one).
     let mut nodes = instance_nodes(world, node);
+    // `explain PATH` explains the definitions under PATH when the target has some there.
+    if let Some(only) = &loaded.report_only
+        && nodes.iter().any(|(file, _)| only.contains(file))
+    {
+        nodes.retain(|(file, _)| only.contains(file));
+    }
     if let Some(f) = &args.file {
         let want = crate::load::shown(f);
         nodes.retain(|(file, _)| *file == want);

@@ -16,7 +16,11 @@ pub fn run(args: StatusArgs) -> Result<ExitCode, String> {
     let world = snap.world();
     let start = Instant::now();
     let index = snap.effective();
-    let report = index.report(world);
+    let mut report = index.report(world);
+    // `status PATH` analyses PATH's workspace and lists the policies under PATH.
+    if let Some(only) = &loaded.report_only {
+        report.policies.retain(|p| only.contains(&p.file));
+    }
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     let text = match args.format {
         ReportFormat::Json => {

@@ -70,20 +70,128 @@ fn summary(out: &str) -> Value {
 #[test]
 fn monorepo_of_examples_overlays_and_a_chart_reports_only_true_findings() {
     let (code, out, err) = run(&["check", "--format", "json", "fixtures/repos/monorepo"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "{err}");
     // Same-named Gateways, routes and policies in every example folder: no conflict, no
-    // not-found; the overlay's intended duplicate is silenced by its ignore comment; the
-    // chart's templated names match nothing and its external Gateway resolves.
-    assert_eq!(findings(&out), Vec::<String>::new());
+    // not-found, no duplicate. The kustomize base is applied by two overlays, each in its own
+    // namespace: in staging its timeouts hold, in prod the overlay's retry policy on the same
+    // rule wins (Envoy Gateway accepts one BackendTrafficPolicy per target). The chart's
+    // policies live in the release's namespace, as its Service does; one names a port the
+    // Service lacks.
+    assert_eq!(
+        findings(&out),
+        [
+            "fixtures/repos/monorepo/charts/shop/templates/policies.yaml:45:20 error[section-not-found] \
+             Service/{{ .Release.Namespace }}/{{ include \"shop.fullname\" . }} has no port named `grpc` (ports: `https`)",
+            "fixtures/repos/monorepo/kustomize/base/timeouts.yaml:10:13 warning[conflicted] \
+             `BackendTrafficPolicy.gateway.envoyproxy.io/shop-prod/storefront-timeouts` conflicts with \
+             `BackendTrafficPolicy.gateway.envoyproxy.io/shop-prod/storefront-retries` on \
+             `HTTPRoute/shop-prod/storefront#pages` in kustomization kustomize/overlays/prod: \
+             `BackendTrafficPolicy.gateway.envoyproxy.io/shop-prod/storefront-retries` comes first by namespace/name \
+             (neither has a creationTimestamp; in a cluster the older one wins), so this policy is not applied there",
+        ]
+    );
     assert_eq!(
         summary(&out),
-        serde_json::json!({"files": 16, "documents": 22, "objects": 18, "policies": 4, "suppressed": 1})
+        serde_json::json!({"files": 20, "documents": 27, "objects": 25, "policies": 8, "suppressed": 0})
     );
-    let (_, shown, _) = run(&["check", "--format", "json", "--show-suppressed", "fixtures/repos/monorepo"]);
-    let v: Value = serde_json::from_str(&shown).unwrap();
-    assert_eq!(v["suppressed"][0]["code"], "duplicate-object");
-    assert_eq!(v["suppressed"][0]["file"], "fixtures/repos/monorepo/kustomize/overlays/prod/route.yaml");
-    assert_eq!(v["suppressed"][0]["justification"], "# policylens: ignore[duplicate-object]");
+    // Each overlay's instance of the base's policy has its own status.
+    let (_, out, _) = run(&["status", "--format", "json", "fixtures/repos/monorepo"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let timeouts: Vec<(String, String)> = v["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["policy"].as_str().unwrap().ends_with("/storefront-timeouts"))
+        .map(|p| (p["policy"].as_str().unwrap().to_owned(), p["accepted"]["reason"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(
+        timeouts,
+        [
+            (
+                "BackendTrafficPolicy.gateway.envoyproxy.io/shop-prod/storefront-timeouts".to_owned(),
+                "Conflicted".to_owned()
+            ),
+            (
+                "BackendTrafficPolicy.gateway.envoyproxy.io/shop-staging/storefront-timeouts".to_owned(),
+                "Accepted".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_flat_folder_of_test_cases_is_a_case_per_file_over_a_shared_base() {
+    // Two cases each put a ClientTrafficPolicy on the shared Gateway: never a conflict. Checking
+    // the testdata folder alone resolves against the whole repository (the Gateway is in
+    // base/), and reports only under the folder. The true findings stay.
+    let want = [
+        "fixtures/repos/e2e/test/e2e/testdata/backend-tls.yaml:13:20 error[section-not-found] \
+         Service/e2e-infra/infra-backend has no port named `https` (its only port, 8080, has no name; name it to target it)",
+        "fixtures/repos/e2e/test/e2e/testdata/dangling.yaml:11:13 error[target-not-found] \
+         HTTPRoute/e2e-infra/http-with-basic-auth does not exist",
+        "fixtures/repos/e2e/test/e2e/testdata/merge/policies.yaml:7:9 warning[overridden] nothing \
+         `BackendTrafficPolicy.gateway.envoyproxy.io/e2e-infra/merged-route` sets is in effect: everything is superseded by \
+         `BackendTrafficPolicy.gateway.envoyproxy.io/e2e-infra/merged-rule`",
+    ];
+    for path in ["fixtures/repos/e2e", "fixtures/repos/e2e/test/e2e/testdata"] {
+        let (code, out, err) = run(&["check", "--format", "json", path]);
+        assert_eq!(code, 1, "{err}");
+        assert_eq!(findings(&out), want, "{path}");
+    }
+    // Both ClientTrafficPolicies are enforced on the Gateway: each in its own case.
+    let (_, out, _) = run(&["status", "--format", "json", "fixtures/repos/e2e"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let ctps: Vec<(&str, &str)> = v["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["policy"].as_str().unwrap().starts_with("ClientTrafficPolicy"))
+        .map(|p| (p["policy"].as_str().unwrap(), p["enforcement"].as_str().unwrap_or("-")))
+        .collect();
+    assert_eq!(
+        ctps,
+        [
+            ("ClientTrafficPolicy.gateway.envoyproxy.io/e2e-infra/client-timeout", "Enforced"),
+            ("ClientTrafficPolicy.gateway.envoyproxy.io/e2e-infra/preserve-case", "Enforced"),
+        ]
+    );
+    // A route of one case, explained: its case's policy only, labelled by nothing (the route is
+    // the case's own).
+    let (_, out, _) =
+        run(&["explain", "--format", "json", "fixtures/repos/e2e", "--target", "Gateway/e2e-infra/same-namespace"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let units: Vec<&str> =
+        v["policies"][0]["contexts"].as_array().unwrap().iter().map(|c| c["unit"].as_str().unwrap_or("-")).collect();
+    assert_eq!(
+        units,
+        ["case test/e2e/testdata/client-timeout.yaml", "case test/e2e/testdata/preserve-case.yaml"],
+        "the shared Gateway is explained once per case that puts a policy on it"
+    );
+}
+
+#[test]
+fn placeholders_in_snippets_are_never_missing() {
+    // `${NS}`, `{GATEWAY_NAME}` and `<myListenerName>` are filled in before the YAML is
+    // applied: not reported, not suggested. The one real typo is.
+    let (code, out, err) = run(&["check", "--format", "json", "fixtures/repos/docs-snippets"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        findings(&out),
+        ["fixtures/repos/docs-snippets/docs/tls/policy.yaml:26:13 error[target-not-found] \
+          Gateway/default/my-gatway does not exist; did you mean `my-gateway`?"]
+    );
+    // The DNSPolicy in the namespace `${DNSPOLICY_NAMESPACE}` reaches the Gateway written with
+    // the same placeholder.
+    let (_, out, _) = run(&["status", "--format", "json", "fixtures/repos/docs-snippets"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let dns = v["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["policy"].as_str().unwrap().starts_with("DNSPolicy"))
+        .unwrap();
+    assert_eq!(dns["policy"], "DNSPolicy.kuadrant.io/${DNSPOLICY_NAMESPACE}/prod-web");
+    assert_eq!(dns["affects"], serde_json::json!(["Gateway/${DNSPOLICY_NAMESPACE}/prod-web#api"]));
 }
 
 #[test]
@@ -106,35 +214,25 @@ fn repo_split_by_team_folders_reports_the_one_true_overlap() {
 }
 
 #[test]
-fn overlay_references_resolve_to_the_overlay_copy() {
-    let target = "HTTPRoute/shop/storefront#pages";
-    let (code, out, err) = run(&["explain", "--format", "json", "fixtures/repos/monorepo", "--target", target]);
-    assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
-    let instances = v["instances"].as_array().expect("one explanation per definition");
-    let by_file: Vec<(&str, usize)> =
-        instances.iter().map(|i| (i["file"].as_str().unwrap(), i["policies"].as_array().unwrap().len())).collect();
-    assert_eq!(
-        by_file,
-        [
-            ("fixtures/repos/monorepo/kustomize/base/app.yaml", 0),
-            ("fixtures/repos/monorepo/kustomize/overlays/prod/route.yaml", 1),
-        ]
-    );
-    let ctx = &instances[1]["policies"][0]["contexts"][0];
-    assert_eq!(ctx["effective"], serde_json::json!({"timeout": {"http": {"requestTimeout": "5s"}}}));
-    let (_, one, _) = run(&[
-        "explain",
-        "--format",
-        "json",
-        "fixtures/repos/monorepo",
-        "--target",
-        target,
-        "--file",
-        "fixtures/repos/monorepo/kustomize/base/app.yaml",
-    ]);
-    let v: Value = serde_json::from_str(&one).unwrap();
-    assert_eq!(v["policies"], serde_json::json!([]));
+fn a_base_under_two_overlays_is_explained_per_overlay() {
+    // The base's route is one file but two objects: one in each overlay's namespace.
+    let explain = |target: &str| -> Value {
+        let (code, out, err) = run(&["explain", "--format", "json", "fixtures/repos/monorepo", "--target", target]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let staging = explain("HTTPRoute/shop-staging/storefront#pages");
+    let ctx = &staging["policies"][0]["contexts"][0];
+    assert_eq!(ctx["effective"], serde_json::json!({"timeout": {"http": {"requestTimeout": "10s"}}}));
+    let prod = explain("HTTPRoute/shop-prod/storefront#pages");
+    let ctx = &prod["policies"][0]["contexts"][0];
+    assert_eq!(ctx["effective"], serde_json::json!({"retry": {"numRetries": 3}}));
+    assert_eq!(ctx["lost"][0]["policy"], "BackendTrafficPolicy.gateway.envoyproxy.io/shop-prod/storefront-timeouts");
+    assert_eq!(ctx["lost"][0]["outcome"], "Conflicted");
+    // The base alone is no application: nothing is in the namespace it leaves unset.
+    let (code, _, err) = run(&["explain", "fixtures/repos/monorepo", "--target", "HTTPRoute/default/storefront#pages"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not in the workspace"), "{err}");
 }
 
 #[test]
@@ -200,44 +298,70 @@ fn fail_on_sets_which_severities_fail_the_run() {
     let (code, _, _) = run(&["check", "fixtures/repos/gitops", "--fail-on", "error"]);
     assert_eq!(code, 1);
     let dir = tempdir("fail-on");
-    std::fs::write(dir.join("a.yaml"), DUPLICATE_ROUTES).unwrap();
-    std::fs::write(dir.join("b.yaml"), DUPLICATE_ROUTES.replace("port: 80", "port: 8080")).unwrap();
+    std::fs::write(dir.join("a.yaml"), ROUTE_WITHOUT_SERVICE).unwrap();
+    std::fs::write(dir.join("gateway.yaml"), GATEWAY).unwrap();
     let d = dir.to_str().unwrap();
     let (code, out, _) = run(&["check", "--format", "json", d]);
     assert_eq!(code, 0, "a warning does not fail by default: {out}");
     assert_eq!(findings(&out).len(), 1, "{out}");
-    assert!(findings(&out)[0].contains("warning[duplicate-object]"), "{out}");
+    assert!(findings(&out)[0].contains("warning[backend-not-found]"), "{out}");
     let (code, _, _) = run(&["check", d, "--fail-on", "warning"]);
     assert_eq!(code, 1);
-    // A config severity changes what fails: duplicates become information.
-    std::fs::write(dir.join(".policylens.yaml"), "diagnostics: {duplicate-object: information}\n").unwrap();
+    // A config severity changes what fails: the warning becomes information.
+    std::fs::write(dir.join(".policylens.yaml"), "diagnostics: {backend-not-found: information}\n").unwrap();
     let (code, out, _) = run(&["check", "--format", "json", d, "--fail-on", "warning"]);
     assert_eq!(code, 0, "{out}");
-    assert!(findings(&out)[0].contains("information[duplicate-object]"), "{out}");
+    assert!(findings(&out)[0].contains("information[backend-not-found]"), "{out}");
+    // duplicate-object is off by default (copies are how repositories are written); turned on,
+    // it reports the copy.
+    std::fs::write(dir.join("b.yaml"), ROUTE_WITHOUT_SERVICE).unwrap();
+    std::fs::write(dir.join(".policylens.yaml"), "diagnostics: {duplicate-object: warning}\n").unwrap();
+    let (_, out, _) = run(&["check", "--format", "json", d]);
+    let dups: Vec<String> = findings(&out).into_iter().filter(|f| f.contains("[duplicate-object]")).collect();
+    assert_eq!(dups.len(), 1, "{out}");
+    assert!(dups[0].contains("HTTPRoute/default/web is also defined at "), "{}", dups[0]);
+    assert!(dups[0].ends_with("a.yaml:4 (identical copies)"), "{}", dups[0]);
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn sarif_carries_suppressed_results_with_their_justification() {
-    let (_, out, _) = run(&["check", "--format", "sarif", "fixtures/repos/monorepo"]);
+    let (_, out, _) = run(&["check", "--format", "sarif", "fixtures/repos/e2e"]);
     let v: Value = serde_json::from_str(&out).unwrap();
     let results = v["runs"][0]["results"].as_array().unwrap();
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0]["ruleId"], "duplicate-object");
+    let suppressed: Vec<&Value> = results.iter().filter(|r| r.get("suppressions").is_some()).collect();
+    assert_eq!(suppressed.len(), 1, "{out}");
+    assert_eq!(suppressed[0]["ruleId"], "target-not-found");
     assert_eq!(
-        results[0]["suppressions"],
-        serde_json::json!([{"kind": "inSource", "justification": "# policylens: ignore[duplicate-object]"}])
+        suppressed[0]["suppressions"],
+        serde_json::json!([{"kind": "inSource", "justification": "# policylens: ignore[target-not-found]"}])
     );
 }
 
-const DUPLICATE_ROUTES: &str = "\
-apiVersion: v1
-kind: Service
+/// A route whose backend Service is missing (a warning), on a Gateway of [`GATEWAY`].
+const ROUTE_WITHOUT_SERVICE: &str = "\
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
 metadata:
   name: web
 spec:
-  ports:
-    - port: 80
+  parentRefs:
+    - name: gw
+  rules:
+    - backendRefs:
+        - name: web
+          port: 80
+";
+
+const GATEWAY: &str = "\
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: gw
+spec:
+  gatewayClassName: eg
+  listeners:
+    - {name: http, port: 80, protocol: HTTP}
 ";
 
 fn tempdir(name: &str) -> PathBuf {

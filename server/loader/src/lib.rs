@@ -69,9 +69,10 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         }
     }
     let stdin_path = req.stdin.as_ref().map(|(p, _)| absolute(p, &cwd));
-    // A file never stands alone: unless isolated, its world is the workspace around it.
+    // Every PATH is analysed within its workspace (the nearest config's directory, else the
+    // git work tree, else the directory itself); only what lies under the PATHs is reported.
     let files_only = named_dirs.is_empty();
-    let roots: Vec<PathBuf> = if req.isolated {
+    let mut roots: Vec<PathBuf> = if req.isolated {
         named_dirs.clone()
     } else if files_only {
         // A pipe's "directory" (`/dev`) is no workspace: streams belong to the current one.
@@ -79,8 +80,13 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         let first = regular.or(stdin_path.as_ref()).cloned().unwrap_or_else(|| cwd.join("stdin.yaml"));
         vec![workspace_root(&first)]
     } else {
-        named_dirs.clone()
+        named_dirs.iter().map(|d| workspace_root(d)).collect()
     };
+    roots.sort();
+    roots.dedup();
+    // A root inside another is walked with it.
+    let all = roots.clone();
+    roots.retain(|r| !all.iter().any(|o| o != r && r.starts_with(o)));
     let config_path = match &req.config {
         Some(p) if !p.is_file() => return Err(format!("{}: config file not found", p.display())),
         Some(p) => Some(absolute(p, &cwd)),
@@ -93,6 +99,7 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         ws.set_config(Some(&shown(cp)), &text);
     }
     ws.set_config_dirs(config_path.as_deref().and_then(Path::parent).map(Path::to_path_buf), Some(cwd.clone()));
+    ws.set_roots(roots.clone());
     let config = ws.config().config.clone();
     let excludes = config.exclude_matcher();
     let is_excluded = |p: &Path| excludes.is_excluded(p);
@@ -101,10 +108,12 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
     for root in &roots {
         let (found, errors) = walk_yaml(root, &is_excluded);
         warnings.extend(errors);
-        if found.is_empty() && named_dirs.contains(root) && !req.allow_empty {
-            return Err(format!("{}: no YAML files (*.yaml, *.yml) found here", shown(root)));
-        }
         files.extend(found);
+    }
+    for d in &named_dirs {
+        if !req.allow_empty && !files.iter().any(|f| f.starts_with(d)) {
+            return Err(format!("{}: no YAML files (*.yaml, *.yml) found here", shown(d)));
+        }
     }
     // Pipes and devices (`/dev/stdin`, process substitution) can be read once only: their
     // text is read here and kept, not re-read for positions later like a regular file's. Only
@@ -177,8 +186,12 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         }
     }
 
-    let report_only = (files_only && !req.isolated).then(|| {
+    // Reported: the named files, and the files under the named directories (all of the
+    // workspace when the directories are its roots).
+    let whole = !files_only && roots.iter().all(|r| named_dirs.contains(r));
+    let report_only = (!req.isolated && !whole).then(|| {
         let mut s: BTreeSet<String> = named_files.iter().map(|f| shown(f)).collect();
+        s.extend(files.iter().filter(|f| named_dirs.iter().any(|d| f.starts_with(d))).map(|f| shown(f)));
         s.extend(stdin_path.as_ref().map(|p| shown(p)));
         s
     });
@@ -285,6 +298,7 @@ pub fn load_git(dir: &Path, rev: &str) -> Result<Loaded, String> {
         ws.set_config(Some(CONFIG_FILE), &String::from_utf8_lossy(t));
     }
     ws.set_config_dirs(Some(top.clone()), Some(top.clone()));
+    ws.set_roots(vec![top.clone()]);
     let excludes = ws.config().config.exclude_matcher();
     let mut disk = Vec::new();
     for ((path, _), bytes) in blobs.iter().zip(texts) {

@@ -67,11 +67,17 @@ pub struct Config {
     /// to one resolves, and its named sections are trusted.
     #[serde(default)]
     pub external: Vec<String>,
-    /// Globs of folders that are separate worlds (`examples/*`): references never cross from
-    /// one to another. Relative to the directory of this file.
+    /// Globs of folders or files that are applied on their own (`examples/*`,
+    /// `test/cases/*.yaml`): each matching folder, or file, is a unit that sees only itself and
+    /// the files no unit claims. Relative to the directory of this file.
     #[serde(default)]
     #[schemars(extend("items" = {"type": "string", "format": "glob"}))]
     pub worlds: Vec<String>,
+    /// Names of folders that hold independent cases (each file, with the files it leans on,
+    /// applied on its own). Default: `testdata`, `test`, `tests`, `e2e`, `fixtures`,
+    /// `examples`, `example`, `samples`, `golden`. `[]`: none.
+    #[serde(default)]
+    pub case_folders: Option<Vec<String>>,
     /// Severity per diagnostic code: `off`, `hint`, `information`, `warning` or `error`.
     #[serde(default)]
     pub diagnostics: std::collections::BTreeMap<String, Level>,
@@ -94,6 +100,15 @@ pub struct Config {
     #[serde(skip)]
     #[schemars(skip)]
     pub cwd: Option<PathBuf>,
+    /// The workspace roots (absolute): folder names that decide units (`examples/`) are read
+    /// below them only. Set by the caller, never read from the file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub roots: Vec<PathBuf>,
+    /// The spans of the `worlds` items, for a glob that matches nothing.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub worlds_spans: Vec<Span>,
 }
 
 /// A severity set in the config's `diagnostics` map.
@@ -366,6 +381,16 @@ pub fn load_config(text: &str) -> (Config, Vec<ConfigError>) {
     if let Some(items) = root.get("external").and_then(Node::as_sequence) {
         config.external_spans = items.iter().map(|n| n.span).collect();
     }
+    if let Some(items) = root.get("worlds").and_then(Node::as_sequence) {
+        config.worlds_spans = items.iter().map(|n| n.span).collect();
+        for (i, n) in items.iter().enumerate() {
+            if let Some(p) = config.worlds.get(i)
+                && let Err(e) = GlobBuilder::new(p.trim_end_matches('/')).literal_separator(true).build()
+            {
+                errors.push(ConfigError { span: n.span, message: format!("`{p}` is not a glob: {}", e.kind()) });
+            }
+        }
+    }
     errors.sort_by_key(|e| e.span);
     (config, errors)
 }
@@ -389,55 +414,6 @@ impl Config {
             base: self.base_dir.clone().unwrap_or_default(),
             set: b.build().unwrap_or_else(|_| GlobSet::empty()),
         }
-    }
-}
-
-impl Config {
-    /// The `worlds` globs, anchored at `base_dir`.
-    pub fn world_matcher(&self) -> WorldMatcher {
-        let mut b = GlobSetBuilder::new();
-        for pattern in &self.worlds {
-            let pattern = pattern.trim_end_matches('/');
-            let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
-            if let Ok(g) = GlobBuilder::new(pattern).literal_separator(true).build() {
-                b.add(g);
-            }
-        }
-        WorldMatcher {
-            base: self.base_dir.clone().unwrap_or_default(),
-            cwd: self.cwd.clone().unwrap_or_default(),
-            set: b.build().unwrap_or_else(|_| GlobSet::empty()),
-        }
-    }
-}
-
-/// Decides which explicit world (a folder matching a `worlds` glob) a file belongs to.
-#[derive(Clone, Debug)]
-pub struct WorldMatcher {
-    base: PathBuf,
-    cwd: PathBuf,
-    set: GlobSet,
-}
-
-impl WorldMatcher {
-    pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
-    }
-
-    /// The folder (relative to the config's directory) of the world `path` belongs to, or
-    /// `None` for the shared world of files outside every match.
-    pub fn world_of(&self, path: &str) -> Option<String> {
-        if self.set.is_empty() {
-            return None;
-        }
-        let p = Path::new(path);
-        let abs = if p.is_absolute() { p.to_path_buf() } else { self.cwd.join(p) };
-        let rel = abs.strip_prefix(&self.base).ok()?;
-        let dirs = rel.parent()?;
-        // The innermost matching folder: `examples/*` puts `examples/a/sub/x.yaml` in `examples/a`,
-        // and with nested globs (`fixtures/*`, `fixtures/cases/*`) the finer split wins.
-        let found = dirs.ancestors().filter(|a| !a.as_os_str().is_empty()).find(|a| self.set.is_match(a));
-        found.map(|a| a.to_string_lossy().replace('\\', "/"))
     }
 }
 
@@ -915,7 +891,8 @@ defaultNamespace: apps
 exclude: [\"charts/**\", \"**/*.tmpl.yaml\"]
 context: [\"../platform\"]
 external: [\"Gateway/infra/edge#https\"]
-worlds: [\"examples/*\"]
+worlds: [\"examples/*\", \"test/cases/*.yaml\"]
+caseFolders: [testdata, e2e]
 diagnostics: {}
 policyKinds:
   - group: policies.example.com
@@ -963,11 +940,6 @@ policyKinds:
         assert_eq!(keys, ["duplicate-object", "affects-nothing", "bogus-code"]);
         assert_eq!(c.worlds, ["examples/*"]);
         assert_eq!(c.external, ["Gateway/infra/edge"]);
-        let m = Config { base_dir: Some(PathBuf::from("/repo")), cwd: Some(PathBuf::from("/repo/sub")), ..c }
-            .world_matcher();
-        assert_eq!(m.world_of("/repo/examples/a/x/route.yaml").as_deref(), Some("examples/a"));
-        assert_eq!(m.world_of("/repo/examples/b.yaml"), None);
-        assert_eq!(m.world_of("/repo/other/a.yaml"), None);
     }
 
     #[test]

@@ -26,8 +26,77 @@ use crate::world::ObjId;
 
 pub type Sig = Arc<[NodeId]>;
 
+/// Which unit's world (docs/semantics.md §4.8) a walk computes: policies of two cases never
+/// meet, and a case's policies meet the workspace's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// Every policy and node: the workspace has no units, or the kind's policies are all in
+    /// the workspace's.
+    #[default]
+    All,
+    /// One unit's world: its policies and the workspace's, over its objects, the workspace's,
+    /// and those of the units its policies borrowed a target from.
+    Unit { unit: u32, borrowed: Vec<u32> },
+    /// The workspace's world: its policies, over every object but those of the units that
+    /// have a world of their own for the kind (`own`).
+    Shared { own: Vec<u32> },
+}
+
+impl Scope {
+    pub fn admits_policy(&self, world: &Linked, p: ObjId) -> bool {
+        match self {
+            Scope::All => true,
+            Scope::Unit { unit, .. } => matches!(world.unit_of(p), 0) || world.unit_of(p) == *unit,
+            Scope::Shared { .. } => world.unit_of(p) == 0,
+        }
+    }
+
+    pub fn admits_node(&self, world: &Linked, n: NodeId) -> bool {
+        if *self == Scope::All {
+            return true;
+        }
+        let u = world.topology.node_object(n).map_or(0, |o| world.unit_of(o));
+        match self {
+            Scope::All => true,
+            Scope::Unit { unit, borrowed } => u == 0 || u == *unit || borrowed.contains(&u),
+            Scope::Shared { own } => u == 0 || !own.contains(&u),
+        }
+    }
+
+    /// The unit whose world this is, for labels (`None`: the workspace's).
+    pub fn unit(&self) -> Option<u32> {
+        match self {
+            Scope::Unit { unit, .. } => Some(*unit),
+            _ => None,
+        }
+    }
+
+    /// The worlds to compute for policies in `units` (each policy's unit, any order), and the
+    /// units of the nodes each unit's policies attach to (`attached_units`, for borrowing).
+    pub fn split(units: &[u32], attached_units: &HashMap<u32, Vec<u32>>) -> Vec<Scope> {
+        let mut own: Vec<u32> = units.iter().copied().filter(|&u| u != 0).collect();
+        own.sort_unstable();
+        own.dedup();
+        if own.is_empty() {
+            return vec![Scope::All];
+        }
+        let mut out: Vec<Scope> = own
+            .iter()
+            .map(|&unit| {
+                let mut borrowed: Vec<u32> =
+                    attached_units.get(&unit).into_iter().flatten().copied().filter(|&b| b != 0 && b != unit).collect();
+                borrowed.sort_unstable();
+                borrowed.dedup();
+                Scope::Unit { unit, borrowed }
+            })
+            .collect();
+        out.insert(0, Scope::Shared { own });
+        out
+    }
+}
+
 /// What the computation needs to know about one policy kind.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct KindPlan {
     pub kind: Arc<PolicyKind>,
     pub rules: Rules,
@@ -35,9 +104,39 @@ pub struct KindPlan {
     pub attached: HashMap<NodeId, Vec<ObjId>>,
     /// Namespaces whose Namespace node carries policies of the kind.
     pub namespaces: HashMap<Arc<str>, NodeId>,
+    /// Whose world the plan computes.
+    pub scope: Scope,
 }
 
 impl KindPlan {
+    /// The scopes this plan's policies need (one unless they lie in several units).
+    pub fn scopes(&self, world: &Linked) -> Vec<Scope> {
+        if world.units.is_trivial() {
+            return vec![Scope::All];
+        }
+        let mut units = Vec::new();
+        let mut attached_units: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (&n, list) in &self.attached {
+            let at = world.topology.node_object(n).map_or(0, |o| world.unit_of(o));
+            for &p in list {
+                let u = world.unit_of(p);
+                units.push(u);
+                attached_units.entry(u).or_default().push(at);
+            }
+        }
+        Scope::split(&units, &attached_units)
+    }
+
+    /// This plan narrowed to one scope's policies.
+    pub fn scoped(&self, world: &Linked, scope: Scope) -> KindPlan {
+        let mut plan = self.clone();
+        if scope != Scope::All {
+            plan.retain(|p| scope.admits_policy(world, p));
+        }
+        plan.scope = scope;
+        plan
+    }
+
     pub fn is_direct(&self) -> bool {
         self.kind.class == PolicyClass::Direct
     }
@@ -524,14 +623,18 @@ impl<'a, 'f> Propagation<'a, 'f> {
                 queue.push(n);
             }
         };
+        let scope = &plan.scope;
         for &n in plan.attached.keys() {
-            if !matches!(t.node(n), DagNode::Namespace(_)) {
+            if !matches!(t.node(n), DagNode::Namespace(_)) && scope.admits_node(world, n) {
                 seed(n, &mut s.below, &mut queue);
             }
         }
         for ns in plan.namespaces.keys() {
             for &o in ns_objects.get(ns).map(Vec::as_slice).unwrap_or(&[]) {
-                seed(t.object_node(o), &mut s.below, &mut queue);
+                let n = t.object_node(o);
+                if scope.admits_node(world, n) {
+                    seed(n, &mut s.below, &mut queue);
+                }
             }
         }
         // Nothing below the deepest effective level matters (a route policy's walk stops at
@@ -540,7 +643,9 @@ impl<'a, 'f> Propagation<'a, 'f> {
         let mut i = 0;
         while i < queue.len() {
             for &c in t.children(queue[i]) {
-                if s.rank[c.0 as usize] <= max || t.children(c).iter().any(|&g| s.rank[g.0 as usize] <= max) {
+                if (s.rank[c.0 as usize] <= max || t.children(c).iter().any(|&g| s.rank[g.0 as usize] <= max))
+                    && scope.admits_node(world, c)
+                {
                     seed(c, &mut s.below, &mut queue);
                 }
             }
@@ -680,8 +785,13 @@ impl<'a, 'f> Propagation<'a, 'f> {
         // A Service port: only the paths whose backendRef uses the port (as `paths_to`).
         if let Some((svc, port)) = self.s.is_port.get(n.0 as usize).then(|| service_port(self.world, n)).flatten() {
             let s_node = t.object_node(svc);
-            let admitted: Vec<NodeId> =
-                t.parents(s_node).iter().copied().filter(|&q| admits(self.world, q, svc, port)).collect();
+            let scope = &self.plan.scope;
+            let admitted: Vec<NodeId> = t
+                .parents(s_node)
+                .iter()
+                .copied()
+                .filter(|&q| scope.admits_node(self.world, q) && admits(self.world, q, svc, port))
+                .collect();
             let mut sets: Vec<SigFoldSet> = admitted.iter().map(|&q| self.set_of(q)).collect();
             if sets.is_empty() {
                 sets.push(self.empty.clone());
@@ -690,7 +800,16 @@ impl<'a, 'f> Propagation<'a, 'f> {
             let at_service = self.extend(&above, s_node);
             return self.extend(&at_service, n);
         }
-        let parents = t.parents(n);
+        // A parent outside this scope's world is not there (a case's Gateway seen from
+        // another case).
+        let scope = &self.plan.scope;
+        let filtered: Vec<NodeId>;
+        let parents: &[NodeId] = if *scope == Scope::All {
+            t.parents(n)
+        } else {
+            filtered = t.parents(n).iter().copied().filter(|&p| scope.admits_node(self.world, p)).collect();
+            &filtered
+        };
         let mut sets: Vec<SigFoldSet> =
             parents.iter().filter(|p| self.s.needed.get(p.0 as usize)).map(|&p| self.set_of(p)).collect();
         if parents.iter().any(|p| !self.s.needed.get(p.0 as usize)) || parents.is_empty() {

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::contexts::{Folder, KindPlan, Sig, is_effective};
+use super::contexts::{Folder, KindPlan, Scope, Sig, is_effective};
 use super::fold::{Fate, Fold, Outcome, outcomes};
 use super::provenance::{Supplier, leaf_rows};
 use super::status::supplier_label;
@@ -32,64 +32,108 @@ pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: Pa
         .collect();
     plans.sort_by_key(|p| p.kind.gk.to_string());
 
-    let target_obj = shadow::target_object(world, target);
-    let target_is_route = is_route(world, target);
     let mut names: HashMap<NodeId, String> = HashMap::new();
     let mut kinds = Vec::with_capacity(plans.len());
     for plan in plans {
-        let schema = index.schemas.get(&plan.kind.gk);
-        let values = shadow::target_values(world, &plan.kind, target, &mut json);
-        // Only the policies on the target's paths take part.
-        let mut nodes: HashSet<NodeId> = on_paths.clone();
-        nodes.extend(plan.namespaces.values().copied());
-        nodes.extend(plan.direct_signature(t, target));
-        let specs = index.specs_at(world, plan, nodes);
-        let folder = Folder::new(world, plan, &specs, schema);
-        // Paths with one signature share one fold and one context body; only the path differs.
-        let mut bodies: HashMap<Sig, Context> = HashMap::new();
-        let mut effective_nodes: HashMap<NodeId, bool> = HashMap::new();
-        let mut contexts = Vec::with_capacity(paths.len());
-        for path in &paths {
-            // Below one of the kind's effective targets (a Service behind a route, for a route
-            // policy) the kind changes nothing. A route below a route is a delegated child
-            // (kgateway, Gloo): the parent's policies reach it, so routes above one don't count.
-            let below_effective = !plan.is_direct()
-                && path.split_last().is_some_and(|(_, above)| {
-                    above
-                        .iter()
-                        .filter(|&&n| !(target_is_route && is_route(world, n)))
-                        .any(|&n| *effective_nodes.entry(n).or_insert_with(|| is_effective(world, &plan.kind, n)))
-                });
-            if below_effective {
+        let mut contexts = Vec::new();
+        for scope in plan.scopes(world) {
+            if !scope.admits_node(world, target) {
                 continue;
             }
-            let (sig, shown) = plan.path_signature(world, path);
-            if sig.is_empty() && values.is_empty() {
-                // No policy of the kind on this path.
-                continue;
-            }
-            let sig: Sig = sig.into();
-            let body = bodies.entry(sig.clone()).or_insert_with(|| {
-                let mut f = folder.full(&sig).fold;
-                if let (false, Some(o)) = (values.is_empty(), target_obj) {
-                    shadow::apply(&mut f, o, &values, &plan.rules, schema);
-                }
-                let inputs = plan.inputs(&sig, &specs);
-                let outs = outcomes(&f, &inputs, plan.rules.additive);
-                context_body(world, &f, &outs)
-            });
-            let mut c = body.clone();
-            c.path = shown
-                .iter()
-                .map(|&n| names.entry(n).or_insert_with(|| t.node_key(world, n).to_string()).clone())
-                .collect();
-            contexts.push(c);
+            let scoped;
+            let plan: &KindPlan = if scope == Scope::All {
+                plan
+            } else {
+                scoped = plan.scoped(world, scope);
+                &scoped
+            };
+            contexts.extend(scope_contexts(world, index, plan, target, &paths, &on_paths, &mut names));
         }
         if !contexts.is_empty() {
             kinds.push(KindExplanation { kind: plan.kind.gk.to_string(), contexts });
         }
     }
     Explanation { target: key.to_string(), group: key.gk.group.to_string(), policies: kinds, truncated }
+}
+
+/// The contexts of one kind at `target` in the world of `plan`'s scope: one per path through
+/// that world, paths with one signature sharing their body. In a unit's world, only the
+/// contexts its own policies take part in (the others are the workspace's).
+fn scope_contexts(
+    world: &Linked,
+    index: &EffectiveIndex,
+    plan: &KindPlan,
+    target: NodeId,
+    paths: &[Vec<NodeId>],
+    on_paths: &HashSet<NodeId>,
+    names: &mut HashMap<NodeId, String>,
+) -> Vec<Context> {
+    let t = &world.topology;
+    let mut json = shadow::ObjectJson::default();
+    let target_obj = shadow::target_object(world, target);
+    let target_is_route = is_route(world, target);
+    let schema = index.schemas.get(&plan.kind.gk);
+    let values = shadow::target_values(world, &plan.kind, target, &mut json);
+    // Only the policies on the target's paths take part.
+    let mut nodes: HashSet<NodeId> = on_paths.clone();
+    nodes.extend(plan.namespaces.values().copied());
+    nodes.extend(plan.direct_signature(t, target));
+    let specs = index.specs_at(world, plan, nodes);
+    let folder = Folder::new(world, plan, &specs, schema);
+    let unit = plan.scope.unit();
+    let target_unit = t.node_object(target).map_or(0, |o| world.unit_of(o));
+    // Labelled where the target is shared by several units' worlds.
+    let label = unit.filter(|_| target_unit == 0).map(|u| world.unit(u).to_string());
+    // Paths with one signature share one fold and one context body; only the path differs.
+    let mut bodies: HashMap<Sig, Context> = HashMap::new();
+    let mut effective_nodes: HashMap<NodeId, bool> = HashMap::new();
+    let mut contexts = Vec::with_capacity(paths.len());
+    for path in paths {
+        if !path.iter().all(|&n| plan.scope.admits_node(world, n)) {
+            continue;
+        }
+        // Below one of the kind's effective targets (a Service behind a route, for a route
+        // policy) the kind changes nothing. A route below a route is a delegated child
+        // (kgateway, Gloo): the parent's policies reach it, so routes above one don't count.
+        let below_effective = !plan.is_direct()
+            && path.split_last().is_some_and(|(_, above)| {
+                above
+                    .iter()
+                    .filter(|&&n| !(target_is_route && is_route(world, n)))
+                    .any(|&n| *effective_nodes.entry(n).or_insert_with(|| is_effective(world, &plan.kind, n)))
+            });
+        if below_effective {
+            continue;
+        }
+        let (sig, shown) = plan.path_signature(world, path);
+        if sig.is_empty() && values.is_empty() {
+            // No policy of the kind on this path.
+            continue;
+        }
+        if let Some(u) = unit {
+            let own =
+                sig.iter().flat_map(|n| plan.attached.get(n).into_iter().flatten()).any(|&p| world.unit_of(p) == u);
+            if !own && target_unit != u {
+                continue;
+            }
+        }
+        let sig: Sig = sig.into();
+        let body = bodies.entry(sig.clone()).or_insert_with(|| {
+            let mut f = folder.full(&sig).fold;
+            if let (false, Some(o)) = (values.is_empty(), target_obj) {
+                shadow::apply(&mut f, o, &values, &plan.rules, schema);
+            }
+            let inputs = plan.inputs(&sig, &specs);
+            let outs = outcomes(&f, &inputs, plan.rules.additive);
+            context_body(world, &f, &outs)
+        });
+        let mut c = body.clone();
+        c.unit = label.clone();
+        c.path =
+            shown.iter().map(|&n| names.entry(n).or_insert_with(|| t.node_key(world, n).to_string()).clone()).collect();
+        contexts.push(c);
+    }
+    contexts
 }
 
 /// A context without its path.
@@ -123,6 +167,7 @@ fn context_body(world: &Linked, fold: &Fold, outs: &[Outcome]) -> Context {
         provenance,
         policies: fold.participants.iter().map(|p| world.key(p.policy).to_string()).collect(),
         lost,
+        unit: None,
     }
 }
 

@@ -86,6 +86,10 @@ pub struct Context {
     /// The policies that lost something here, and to whom.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lost: Vec<Loss>,
+    /// The unit whose world this context is (docs/semantics.md §4.8: `case
+    /// test/e2e/testdata/a.yaml`, `kustomization overlays/prod`); absent for the workspace's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
@@ -179,6 +183,7 @@ impl EffectiveIndex {
                     rules: semantics::rules(kind),
                     attached: HashMap::new(),
                     namespaces: HashMap::new(),
+                    scope: contexts::Scope::All,
                 });
                 plan.attached.entry(node).or_default().push(p);
                 if let DagNode::Namespace(ns) = world.topology.node(node) {
@@ -221,34 +226,43 @@ impl EffectiveIndex {
             for (&node, list) in plan.attached.iter_mut() {
                 order::sort_ranked(world, list, |p| world.topology.is_extension_attached(node, p));
             }
-            let plan = &plans[gk];
-            let folder = Folder::new(world, plan, &specs, schema);
-            let truncated = contexts::visit(&folder, &mut scratch, &ns_objects, limit, &mut |target, ctxs| {
-                stats.targets += 1;
-                stats.contexts += ctxs.len();
-                let values = shadow::target_values(world, &plan.kind, target, &mut json);
-                for ctx in ctxs {
-                    let shadowed;
-                    let outs: &[Outcome] = if values.is_empty() {
-                        folder.outcomes(&ctx.folded, &ctx.sig)
-                    } else {
-                        let mut f2 = ctx.folded.fold.clone();
-                        if let Some(o) = shadow::target_object(world, target) {
-                            shadow::apply(&mut f2, o, &values, &plan.rules, schema);
-                        }
-                        let inputs = plan.inputs(&ctx.sig, &specs);
-                        shadowed = fold::outcomes(&f2, &inputs, plan.rules.additive);
-                        &shadowed
-                    };
-                    for o in outs {
-                        if let Ok(i) = world.policies.binary_search(&o.policy) {
-                            aggs[i].add(target, &ctx.sig, o);
+            // One walk per unit whose policies meet here (docs/semantics.md §4.8).
+            for scope in plans[gk].scopes(world) {
+                let scoped;
+                let plan: &KindPlan = if scope == contexts::Scope::All {
+                    &plans[gk]
+                } else {
+                    scoped = plans[gk].scoped(world, scope);
+                    &scoped
+                };
+                let folder = Folder::new(world, plan, &specs, schema);
+                let truncated = contexts::visit(&folder, &mut scratch, &ns_objects, limit, &mut |target, ctxs| {
+                    stats.targets += 1;
+                    stats.contexts += ctxs.len();
+                    let values = shadow::target_values(world, &plan.kind, target, &mut json);
+                    for ctx in ctxs {
+                        let shadowed;
+                        let outs: &[Outcome] = if values.is_empty() {
+                            folder.outcomes(&ctx.folded, &ctx.sig)
+                        } else {
+                            let mut f2 = ctx.folded.fold.clone();
+                            if let Some(o) = shadow::target_object(world, target) {
+                                shadow::apply(&mut f2, o, &values, &plan.rules, schema);
+                            }
+                            let inputs = plan.inputs(&ctx.sig, &specs);
+                            shadowed = fold::outcomes(&f2, &inputs, plan.rules.additive);
+                            &shadowed
+                        };
+                        for o in outs {
+                            if let Ok(i) = world.policies.binary_search(&o.policy) {
+                                aggs[i].add(target, &ctx.sig, o);
+                            }
                         }
                     }
-                }
-            });
-            truncated_any |= truncated;
-            stats.folds += folder.folds();
+                });
+                truncated_any |= truncated;
+                stats.folds += folder.folds();
+            }
         }
         let mut statuses = HashMap::with_capacity(world.policies.len());
         for (&pid, agg) in world.policies.iter().zip(aggs) {

@@ -2,8 +2,10 @@
 //! each field with the span that diagnostics point at. Secrets are never read beyond metadata.
 
 mod extract;
+mod kustomize;
 mod labels;
 mod moved;
+mod placeholder;
 mod refs;
 #[cfg(test)]
 mod tests;
@@ -11,7 +13,9 @@ mod time;
 mod type_meta;
 
 pub use extract::{PathStep, extract_document, extract_objects, spec_path_steps, spec_refs_at};
+pub use kustomize::{Kustomization, is_kustomization_file, is_remote};
 pub use labels::{LabelExpr, LabelSelector};
+pub use placeholder::{is_placeholder, normalize_placeholder};
 pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, is_core_kind, normalize_group, str_of};
 pub use time::Timestamp;
 pub use type_meta::TypeMeta;
@@ -38,8 +42,8 @@ pub struct Object {
     pub span: Span,
     /// Index of the document in its file.
     pub doc: u32,
-    /// The name or namespace is a template expression: the object is never matched against
-    /// references or other objects.
+    /// The name or namespace is a placeholder (docs/semantics.md §4.10: a template action,
+    /// an envsubst variable, ...), held as written: it matches only the same placeholder.
     pub templated: bool,
     pub body: Body,
 }
@@ -211,7 +215,8 @@ pub struct RefFields {
     pub port: Option<Spanned<i64>>,
     /// The whole reference (its mapping).
     pub span: Span,
-    /// A field holds a template expression: the reference cannot be checked.
+    /// A field holds a placeholder (held as written): the reference resolves only to an object
+    /// with the same placeholder, and is never reported when none has it.
     pub templated: bool,
 }
 

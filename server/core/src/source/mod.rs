@@ -15,7 +15,7 @@ mod suppress;
 pub use decode::{FileContent, decode};
 pub use suppress::{Suppression, SuppressionScope};
 
-use crate::model::{Object, extract_document};
+use crate::model::{Kustomization, Object, extract_document, is_kustomization_file};
 use crate::syntax::{LineIndex, Moved, Position, PositionEncoding, Span, SyntaxError, parse_each, parse_each_after};
 
 #[derive(Debug)]
@@ -38,6 +38,8 @@ pub struct SourceFile {
     pub content_hashes: Box<[u32]>,
     /// `# policylens: ignore[...]` comments, in order.
     pub suppressions: Box<[Suppression]>,
+    /// What a `kustomization.yaml` applies (docs/semantics.md §4.8).
+    pub kustomization: Option<Box<Kustomization>>,
 }
 
 /// Where a file comes from. Instances from a better origin replace those of a worse one
@@ -97,7 +99,8 @@ impl SourceFile {
         };
         // Templated and JSON texts are read as a whole (`parse_pieces_with`).
         let whole = |t: &str| t.contains("{{") || t.trim_start().starts_with('{');
-        if whole(old) || whole(&text) || decode::binary(text.as_bytes()).is_some() {
+        let kustomization = is_kustomization_file(&prev.path);
+        if kustomization || whole(old) || whole(&text) || decode::binary(text.as_bytes()).is_some() {
             return SourceFile::parse(prev.path.clone(), text);
         }
         let mut file = SourceFile::parsed_after(prev.path.clone(), &text, Some((prev, old)));
@@ -128,9 +131,15 @@ impl SourceFile {
     fn parsed_after(path: Arc<str>, text: &str, reuse: Option<(&SourceFile, &str)>) -> SourceFile {
         // Document by document: each tree is dropped once its objects are read.
         let (mut objects, mut syntax_errors, mut documents) = (Vec::new(), Vec::new(), 0u32);
+        let mut kustomization = None;
+        let is_kustomization = is_kustomization_file(&path);
         let mut read = |i: u32, doc: crate::syntax::Document| {
             documents += 1;
             syntax_errors.extend(doc.error.clone());
+            if is_kustomization && i == 0 {
+                kustomization = Kustomization::read(&doc).map(Box::new);
+                return;
+            }
             extract_document(&doc, i, &mut objects);
         };
         let templated = match reuse {
@@ -164,8 +173,11 @@ impl SourceFile {
             }
         };
         objects.shrink_to_fit();
-        if templated {
-            show_template_names(&mut objects, text);
+        for o in &mut objects {
+            if templated {
+                o.show_written(text);
+            }
+            o.mark_placeholders();
         }
         let content_hashes =
             objects.iter().map(|o| fold32(hash(&text[o.span.start as usize..o.span.end as usize]))).collect();
@@ -175,6 +187,7 @@ impl SourceFile {
             objects,
             content_hashes,
             suppressions: suppress::scan(text).into(),
+            kustomization,
             ..SourceFile::empty(path)
         }
     }
@@ -197,6 +210,7 @@ impl SourceFile {
             origin: Origin::Workspace,
             content_hashes: Box::default(),
             suppressions: Box::default(),
+            kustomization: None,
         }
     }
 
@@ -272,20 +286,6 @@ impl SourceFile {
 
     pub fn slice(&self, span: Span) -> &str {
         self.text().get(span.start as usize..span.end as usize).unwrap_or("")
-    }
-}
-
-/// Object names written as template expressions show as written (`{{ .Values.name }}-gw`),
-/// not as the parser's placeholders, and are marked so that they never match real objects.
-fn show_template_names(objects: &mut [Object], text: &str) {
-    for o in objects {
-        for s in std::iter::once(&mut o.name).chain(o.namespace.as_mut()) {
-            let written = text.get(s.span.start as usize..s.span.end as usize).unwrap_or("");
-            if written.contains("{{") {
-                s.value = written.trim_matches(|c| c == '"' || c == '\'').into();
-                o.templated = true;
-            }
-        }
     }
 }
 

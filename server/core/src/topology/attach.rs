@@ -2,6 +2,7 @@
 //! listener refuses a route.
 
 use super::{NodeId, ParentResolution, Topology, hostnames};
+use crate::model::is_placeholder;
 use crate::model::{
     Body, FromNamespaces, GATEWAY_GROUP, GroupKind, Listener, ListenerSet, ParentRef, Route, normalize_group,
 };
@@ -16,9 +17,6 @@ pub(super) fn resolve_parent(
     route: &Route,
     p: &ParentRef,
 ) -> ParentResolution {
-    if p.templated {
-        return ParentResolution::Unchecked;
-    }
     let Some(name) = p.name.as_ref().map(|n| n.value.as_str()).filter(|n| !n.is_empty()) else {
         return ParentResolution::Unchecked;
     };
@@ -34,14 +32,38 @@ pub(super) fn resolve_parent(
     if !(is_gateway || is_listener_set || is_mesh) {
         return ParentResolution::Unchecked;
     }
-    let Some(parent) = world.lookup_from(route_id, &gk, Some(ns), name) else {
-        if world.is_external(&gk, Some(ns), name) {
+    let candidates = world.candidates_from(route_id, &gk, Some(ns), name);
+    if candidates.is_empty() {
+        // A placeholder names nothing until it is filled in.
+        if p.templated || is_placeholder(ns) || world.is_external(&gk, Some(ns), name) {
             return ParentResolution::Unchecked;
         }
-        let names = world.objects_in(&gk, ns).iter();
-        let suggestion = suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str())).map(str::to_owned);
+        let suggestion = suggest::closest(name, world.names_seen_from(route_id, &gk, ns)).map(str::to_owned);
         return ParentResolution::NotFound { suggestion };
-    };
+    }
+    // Broken only when no instance it could mean admits it (docs/semantics.md §4.5): the
+    // nearest one's answer, unless another attaches it.
+    let mut first = None;
+    for parent in candidates {
+        let r = attach_to(world, t, route_id, route, p, parent, is_mesh);
+        if matches!(r, ParentResolution::Attached { .. }) {
+            return r;
+        }
+        first.get_or_insert(r);
+    }
+    first.unwrap_or(ParentResolution::Unchecked)
+}
+
+/// How the parentRef `p` of `route` binds to `parent`, one instance of what it names.
+fn attach_to(
+    world: &World,
+    t: &Topology,
+    route_id: ObjId,
+    route: &Route,
+    p: &ParentRef,
+    parent: ObjId,
+    is_mesh: bool,
+) -> ParentResolution {
     if is_mesh {
         return super::mesh::resolve_service_parent(world, t, parent, p);
     }
@@ -54,6 +76,10 @@ pub(super) fn resolve_parent(
     let candidates: Vec<(usize, &Listener)> =
         listeners.iter().enumerate().filter(|(_, l)| section.is_none_or(|s| l.name.value == s)).collect();
     if candidates.is_empty() {
+        // A listener a kustomize patch adds is not read: trusted, not reported.
+        if world.is_patched(parent) {
+            return ParentResolution::Unchecked;
+        }
         return ParentResolution::SectionNotFound {
             parent,
             available: listeners.iter().map(|l| l.name.value.to_string()).collect(),
@@ -184,9 +210,6 @@ pub(super) fn resolve_listener_set_parent(world: &World, id: ObjId, ls: &Listene
     let Some(p) = &ls.parent_ref else {
         return ParentResolution::Unchecked;
     };
-    if p.templated {
-        return ParentResolution::Unchecked;
-    }
     let Some(name) = p.name.as_ref().map(|n| n.value.as_str()) else {
         return ParentResolution::Unchecked;
     };
@@ -211,13 +234,11 @@ pub(super) fn resolve_listener_set_parent(world: &World, id: ObjId, ls: &Listene
             }
             _ => ParentResolution::Attached { parent, nodes: Vec::<NodeId>::new() },
         },
-        None if world.is_external(&gk, Some(ns), name) => ParentResolution::Unchecked,
-        None => {
-            let names = world.objects_in(&gk, ns).iter();
-            ParentResolution::NotFound {
-                suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str()))
-                    .map(str::to_owned),
-            }
+        None if p.templated || is_placeholder(ns) || world.is_external(&gk, Some(ns), name) => {
+            ParentResolution::Unchecked
         }
+        None => ParentResolution::NotFound {
+            suggestion: suggest::closest(name, world.names_seen_from(id, &gk, ns)).map(str::to_owned),
+        },
     }
 }

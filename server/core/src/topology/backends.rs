@@ -4,6 +4,7 @@
 use super::BackendResolution;
 use super::delegation::{self, Delegation};
 use crate::catalog::SpecRefNamespaces;
+use crate::model::is_placeholder;
 use crate::model::{BackendRef, Body, GATEWAY_GROUP, GroupKind, normalize_group};
 use crate::suggest;
 use crate::world::{ObjId, World};
@@ -24,9 +25,6 @@ pub(super) fn resolve_backend(
     default: &GroupKind,
     namespaces: SpecRefNamespaces,
 ) -> BackendResolution {
-    if b.templated {
-        return BackendResolution::Unchecked;
-    }
     if world.object(from).kind() == "HTTPRoute"
         && let Some(d) = delegation::delegation(world, from, b)
     {
@@ -42,32 +40,44 @@ pub(super) fn resolve_backend(
     let from_ns = world.namespace_of(from).unwrap_or("");
     let ns = b.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(from_ns);
     let is_service = gk.is("", "Service");
-    let Some(target) = world.lookup_from(from, &gk, Some(ns), name) else {
-        if world.is_external(&gk, Some(ns), name) {
+    let candidates = world.candidates_from(from, &gk, Some(ns), name);
+    if candidates.is_empty() {
+        if b.templated || is_placeholder(ns) || world.is_external(&gk, Some(ns), name) || !is_service {
             return BackendResolution::Unchecked;
         }
-        if !is_service {
-            return BackendResolution::Unchecked;
-        }
-        let names = world.objects_in(&gk, ns).iter();
         return BackendResolution::NotFound {
-            suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str()))
-                .map(|s| Box::new(s.to_owned())),
+            suggestion: suggest::closest(name, world.names_seen_from(from, &gk, ns)).map(|s| Box::new(s.to_owned())),
         };
-    };
+    }
     if ns != from_ns {
         let permitted = match namespaces {
-            SpecRefNamespaces::Granted => grant_allows(world, &world.object(from).group_kind(), from_ns, &gk, ns, name),
+            SpecRefNamespaces::Granted => {
+                grant_allows(world, from, &world.object(from).group_kind(), from_ns, &gk, ns, name)
+            }
             SpecRefNamespaces::Own => false,
         };
         if !permitted {
-            return BackendResolution::NotPermitted { target: Some(target) };
+            return BackendResolution::NotPermitted { target: candidates.first().copied() };
         }
     }
+    // Broken only when no instance it could mean has the port (docs/semantics.md §4.5).
+    let mut first = None;
+    for target in candidates {
+        let r = with_port(world, target, b);
+        if matches!(r, BackendResolution::Found { .. }) {
+            return r;
+        }
+        first.get_or_insert(r);
+    }
+    first.unwrap_or(BackendResolution::Unchecked)
+}
+
+/// The backend `target` with the port `b` names.
+fn with_port(world: &World, target: ObjId, b: &BackendRef) -> BackendResolution {
     match (&world.object(target).body, b.port.as_ref()) {
         (Body::Service(svc), Some(port)) => match svc.ports.iter().position(|p| p.port == Some(port.value)) {
             Some(i) => BackendResolution::Found { target, port: Some(i as u32) },
-            None if svc.ports.is_empty() => BackendResolution::Found { target, port: None },
+            None if svc.ports.is_empty() || world.is_patched(target) => BackendResolution::Found { target, port: None },
             None => {
                 let available = Box::new(svc.ports.iter().filter_map(|p| p.port).collect());
                 BackendResolution::PortNotFound { target, available }
@@ -77,10 +87,11 @@ pub(super) fn resolve_backend(
     }
 }
 
-/// Whether a ReferenceGrant in `to_ns` lets objects of `from` in `from_ns` refer to `to_name`
-/// of kind `to` (GEP-709).
+/// Whether a ReferenceGrant in `to_ns` (one that object `referrer` sees) lets objects of
+/// `from` in `from_ns` refer to `to_name` of kind `to` (GEP-709).
 pub(crate) fn grant_allows(
     world: &World,
+    referrer: ObjId,
     from: &GroupKind,
     from_ns: &str,
     to: &GroupKind,
@@ -88,7 +99,7 @@ pub(crate) fn grant_allows(
     to_name: &str,
 ) -> bool {
     let grant = GroupKind::new(GATEWAY_GROUP, "ReferenceGrant");
-    world.objects_in(&grant, to_ns).iter().any(|&g| {
+    world.objects_in(&grant, to_ns).iter().filter(|&&g| world.sees(referrer, g)).any(|&g| {
         let Body::ReferenceGrant(rg) = &world.object(g).body else {
             return false;
         };
@@ -111,12 +122,13 @@ fn delegated(world: &World, parent: ObjId, d: Delegation<'_>) -> BackendResoluti
                 // A child whose parentRefs name other routes does not take the requests.
                 Some(child) if child != parent && delegation::accepts(world, child, parent) => vec![child],
                 Some(_) => Vec::new(),
-                None if world.is_external(&gk, Some(namespace), name) => return BackendResolution::Unchecked,
+                None if is_placeholder(namespace) || world.is_external(&gk, Some(namespace), name) => {
+                    return BackendResolution::Unchecked;
+                }
                 None => {
-                    let names = world.objects_in(&gk, namespace).iter();
+                    let names = world.names_seen_from(parent, &gk, namespace);
                     return BackendResolution::NotFound {
-                        suggestion: suggest::closest(name, names.map(|&o| world.object(o).name.value.as_str()))
-                            .map(|s| Box::new(s.to_owned())),
+                        suggestion: suggest::closest(name, names).map(|s| Box::new(s.to_owned())),
                     };
                 }
             }

@@ -158,9 +158,8 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
                     FromNamespaces::None | FromNamespaces::Unknown(_) => false,
                 };
                 // Selecting into another namespace needs a ReferenceGrant there, as a targetRef does.
-                let granted = || {
-                    ns == policy_ns || grant_allows(world, &policy_gk, policy_ns, &gk, ns, &world.object(o).name.value)
-                };
+                let granted =
+                    || ns == policy_ns || grant_allows(world, pid, &policy_gk, policy_ns, &gk, ns, world.name_of(o));
                 if ns_ok && s.selector.matches(&world.object(o).labels) && granted() {
                     any = true;
                     let n = t.object_node(o);
@@ -283,7 +282,8 @@ fn ref_key(world: &World, pid: ObjId, kind: &PolicyKind, r: &TargetRef) -> Optio
 fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r: &TargetRef) -> TargetResolution {
     use RefProblem::*;
     if r.templated {
-        return TargetResolution::Templated;
+        // A placeholder names only the same placeholder (docs/semantics.md §4.10).
+        return templated_ref(world, t, pid, kind, r);
     }
     let mut violations = validate_ref(r);
     if r.kind.is_none() {
@@ -330,7 +330,7 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             return TargetResolution::problem(CrossNamespaceForbidden);
         }
         let from = world.object(pid).group_kind();
-        if !grant_allows(world, &from, policy_ns, &gk, &ns.value, &n.value) {
+        if !grant_allows(world, pid, &from, policy_ns, &gk, &ns.value, &n.value) {
             return TargetResolution::problem(CrossNamespaceNoGrant { namespace: ns.value.to_string() });
         }
     }
@@ -348,28 +348,27 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             elsewhere: Vec::new(),
         });
     }
-    match world.lookup_from(pid, &gk, Some(ns), &n.value) {
-        Some(target) => match &r.section_name {
+    let candidates = world.candidates_from(pid, &gk, Some(ns), &n.value);
+    match candidates.first() {
+        Some(&target) => match &r.section_name {
             None => TargetResolution::Resolved(t.object_node(target)),
-            Some(s) => match t.section_node(world, target, &s.value) {
-                Some(node) => TargetResolution::Resolved(node),
-                // Implementation-specific targets (Envoy Gateway and kgateway `Backend`, Istio
-                // `ServiceEntry`, `ServiceImport`) define their own sections (ports): trusted,
-                // the policy attaches to the object.
-                None if !has_modelled_sections(world, target) => TargetResolution::Resolved(t.object_node(target)),
-                None => {
-                    let available = section_names(world, target);
-                    let suggestion =
-                        suggest::closest(&s.value, available.iter().map(String::as_str)).map(str::to_owned);
-                    TargetResolution::problem(SectionNotFound {
-                        target,
-                        section: s.value.to_string(),
-                        available,
-                        suggestion,
-                    })
+            Some(s) => {
+                // Broken only when no instance it could mean has the section (§4.5).
+                if let Some(node) = candidates.iter().find_map(|&c| section_target(world, t, c, &s.value)) {
+                    return TargetResolution::Resolved(node);
                 }
-            },
+                let available = section_names(world, target);
+                let suggestion = suggest::closest(&s.value, available.iter().map(String::as_str)).map(str::to_owned);
+                TargetResolution::problem(SectionNotFound {
+                    target,
+                    section: s.value.to_string(),
+                    available,
+                    suggestion,
+                })
+            }
         },
+        // What lies in a namespace that is a placeholder cannot be known.
+        None if crate::model::is_placeholder(ns) => TargetResolution::Templated,
         // Declared in the config to exist outside the workspace: resolved, sections trusted.
         None if world.is_external(&gk, key_ns, &n.value) => {
             let key =
@@ -377,11 +376,19 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             TargetResolution::Virtual(t.ensure_virtual_node(key))
         }
         None if world.is_checkable_kind(&gk) => {
-            let candidates = if key_ns.is_some() { world.objects_in(&gk, ns) } else { world.objects_of(&gk) };
-            let suggestion =
-                suggest::closest(&n.value, candidates.iter().map(|&o| world.object(o).name.value.as_str()))
-                    .map(str::to_owned);
-            let elsewhere = world.namespaces_holding(&gk, &n.value);
+            let names: Vec<&str> = if key_ns.is_some() {
+                world.names_seen_from(pid, &gk, ns).collect()
+            } else {
+                world
+                    .objects_of(&gk)
+                    .iter()
+                    .copied()
+                    .filter(|&o| world.sees(pid, o) && !world.object(o).templated)
+                    .map(|o| world.name_of(o))
+                    .collect()
+            };
+            let suggestion = suggest::closest(&n.value, names).map(str::to_owned);
+            let elsewhere = world.namespaces_holding_from(pid, &gk, &n.value);
             TargetResolution::problem(NotFound { key: ObjectKey::new(gk, key_ns, &n.value), suggestion, elsewhere })
         }
         None => {
@@ -392,9 +399,52 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
     }
 }
 
+/// The node of section `section` of `target`; implementation-specific targets (Envoy Gateway
+/// and kgateway `Backend`, Istio `ServiceEntry`, `ServiceImport`) define their own sections
+/// (ports): trusted, the policy attaches to the object.
+fn section_target(world: &World, t: &Topology, target: ObjId, section: &str) -> Option<NodeId> {
+    match t.section_node(world, target, section) {
+        Some(node) => Some(node),
+        None if !has_modelled_sections(world, target) => Some(t.object_node(target)),
+        None => None,
+    }
+}
+
+/// A reference holding a placeholder: resolved to an object with the same placeholders in its
+/// unit, else not checked.
+fn templated_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r: &TargetRef) -> TargetResolution {
+    let (Some(k), Some(n)) = (&r.kind, &r.name) else { return TargetResolution::Templated };
+    let gk = GroupKind::new(ref_group(kind, r), &k.value);
+    let policy_ns = world.namespace_of(pid).unwrap_or("");
+    let ns = r.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(policy_ns);
+    let Some(target) = world.lookup_from(pid, &gk, Some(ns), &n.value) else {
+        return TargetResolution::Templated;
+    };
+    match &r.section_name {
+        None => TargetResolution::Resolved(t.object_node(target)),
+        Some(s) => match section_target(world, t, target, &s.value) {
+            Some(node) => TargetResolution::Resolved(node),
+            None if crate::model::is_placeholder(&s.value) || s.value.contains('_') => TargetResolution::Templated,
+            // The placeholder found its object; the section is a real name, and missing.
+            None => {
+                let available = section_names(world, target);
+                let suggestion = suggest::closest(&s.value, available.iter().map(String::as_str)).map(str::to_owned);
+                TargetResolution::problem(RefProblem::SectionNotFound {
+                    target,
+                    section: s.value.to_string(),
+                    available,
+                    suggestion,
+                })
+            }
+        },
+    }
+}
+
 /// Whether policylens knows the sections of the object's kind (listeners, rules, ports).
+/// A kustomize patch may add sections the object as read lacks: then they are trusted too.
 fn has_modelled_sections(world: &World, id: ObjId) -> bool {
     matches!(world.object(id).body, Body::Gateway(_) | Body::ListenerSet(_) | Body::Route(_) | Body::Service(_))
+        && !world.is_patched(id)
 }
 
 /// Kinds whose CRD requires `group` (built-in or configured kinds with no default group);

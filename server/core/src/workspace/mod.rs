@@ -121,6 +121,7 @@ impl Workspace {
         // The directories belong to where the file is, not to its text.
         config.base_dir = self.config.config.base_dir.clone();
         config.cwd = self.config.config.cwd.clone();
+        config.roots = self.config.config.roots.clone();
         let file = path.map(|p| Arc::new(SourceFile::unparsed(p.into(), text.into())));
         self.config = Arc::new(ConfigState { path: path.map(Into::into), file, config, errors });
         self.cached = None;
@@ -132,6 +133,12 @@ impl Workspace {
         let state = Arc::make_mut(&mut self.config);
         state.config.base_dir = base;
         state.config.cwd = cwd;
+        self.cached = None;
+    }
+
+    /// The workspace roots (absolute): unit rules read folder names below them only.
+    pub fn set_roots(&mut self, roots: Vec<PathBuf>) {
+        Arc::make_mut(&mut self.config).config.roots = roots;
         self.cached = None;
     }
 

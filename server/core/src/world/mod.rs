@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 pub(crate) mod cross_refs;
 mod key_index;
+pub mod units;
 
 use cross_refs::CrossRefs;
 use key_index::KeyIndex;
@@ -14,6 +15,7 @@ use key_index::KeyIndex;
 use crate::catalog::{Catalog, Config, PolicyKind, build_catalog};
 use crate::model::{Body, CrdScope, GroupKind, Object, ObjectKey, Str};
 use crate::source::{Origin, SourceFile};
+use units::{Transform, Unit, Units};
 
 /// An object's index in [`World`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -109,11 +111,18 @@ pub struct WorldCore {
     /// Files holding cluster-scoped objects other than Namespaces and CRDs (whose facts a
     /// partial world asks of its outer world): the GatewayClasses every path starts at.
     cluster_files: Vec<u32>,
-    /// Per file, its explicit world (config `worlds`): 0 is the shared world of files outside
-    /// every match, which every world sees.
-    file_worlds: Vec<u32>,
-    /// The folders of the explicit worlds, by index - 1.
-    pub world_names: Vec<Arc<str>>,
+    /// What is applied together (docs/semantics.md §4.8); shared with partial worlds.
+    pub units: Arc<Units>,
+    /// Per object, its unit (empty when every object is in unit 0).
+    obj_units: Vec<u32>,
+    /// Objects a kustomization renamed (`namePrefix`, `nameSuffix`): their names.
+    renamed: HashMap<ObjId, Str>,
+    /// Objects applied by a root kustomization: its path (two instances of one identity it
+    /// applies make `kustomize build` fail).
+    applied_by: HashMap<ObjId, Arc<str>>,
+    /// Identities a kustomize patch changes, per unit: what the patch adds (a rule, a port)
+    /// is not read, so their sections are trusted rather than reported missing.
+    patched: HashSet<(u32, GroupKind, Option<Str>, Str)>,
     /// Objects the config declares to exist outside the workspace (`external:`), without
     /// their sections.
     externals: HashSet<ObjectKey>,
@@ -176,27 +185,64 @@ impl World {
                 crd_kinds.insert(gk);
             }
         }
-        let (file_worlds, world_names) = split_worlds(&files, config);
-        let replaced = replaced_by_better_origin(&files, &file_worlds, &cluster_scoped, &default_namespace);
+        let units: Arc<Units> = match &outer {
+            Some(o) => o.world.units.clone(),
+            None => Arc::new(Units::compute(&files, config, &cluster_scoped)),
+        };
+        // Every instance: a file's objects once per unit that applies the file.
+        let mut insts: Vec<Instance> = Vec::new();
+        for (fi, f) in files.iter().enumerate() {
+            for m in units.of(&f.path).iter().filter(|m| !m.patch) {
+                for oi in 0..f.objects.len() {
+                    insts.push(Instance { fi: fi as u32, oi: oi as u32, unit: m.unit, transform: m.transform.clone() });
+                }
+            }
+        }
+        let replaced = replaced_by_better_origin(&files, &insts, &cluster_scoped, &default_namespace);
+        let mut patched = HashSet::new();
+        for f in &files {
+            for m in units.of(&f.path).iter().filter(|m| m.patch) {
+                for o in &f.objects {
+                    let gk = o.group_kind();
+                    let t = m.transform.as_deref();
+                    let ns = (!cluster_scoped.contains(&gk))
+                        .then(|| Str::from(instance_namespace(o, t).unwrap_or(&default_namespace)));
+                    let name = t.and_then(|t| t.name(&o.name.value)).unwrap_or_else(|| o.name.value.clone());
+                    patched.insert((m.unit, gk, ns, name));
+                }
+            }
+        }
         let mut locs = Vec::new();
+        let mut obj_units: Vec<u32> = Vec::new();
+        let mut transforms: Vec<Option<Arc<Transform>>> = Vec::new();
+        let trivial = units.is_trivial();
         let mut file_objects = HashMap::with_capacity(files.len());
+        let mut kept_inst: Vec<u32> = Vec::new();
+        let mut i = 0;
         for (fi, f) in files.iter().enumerate() {
             let start = locs.len() as u32;
-            for oi in 0..f.objects.len() {
-                if !replaced.contains_key(&(fi as u32, oi as u32)) {
-                    locs.push((fi as u32, oi as u32));
+            while i < insts.len() && insts[i].fi == fi as u32 {
+                if !replaced.contains_key(&(i as u32)) {
+                    let inst = &insts[i];
+                    locs.push((inst.fi, inst.oi));
+                    kept_inst.push(i as u32);
+                    if !trivial {
+                        obj_units.push(inst.unit);
+                        transforms.push(inst.transform.clone());
+                    }
                 }
+                i += 1;
             }
             file_objects.insert(f.path.clone(), (start, locs.len() as u32));
         }
         // A file's object that replaced the live cluster's keeps what the cluster knows of it.
         let from_cluster: HashMap<ObjId, (u32, u32)> = {
-            let winners: HashMap<(u32, u32), (u32, u32)> = replaced
+            let winners: HashMap<u32, (u32, u32)> = replaced
                 .iter()
-                .filter(|(r, _)| files[r.0 as usize].origin == Origin::Cluster)
-                .map(|(&r, &w)| (w, r))
+                .filter(|(r, _)| files[insts[**r as usize].fi as usize].origin == Origin::Cluster)
+                .map(|(&r, &w)| (w, (insts[r as usize].fi, insts[r as usize].oi)))
                 .collect();
-            locs.iter().enumerate().filter_map(|(i, l)| winners.get(l).map(|&r| (ObjId(i as u32), r))).collect()
+            kept_inst.iter().enumerate().filter_map(|(id, k)| winners.get(k).map(|&r| (ObjId(id as u32), r))).collect()
         };
         let obj = |&(fi, oi): &(u32, u32)| &files[fi as usize].objects[oi as usize];
 
@@ -217,22 +263,35 @@ impl World {
         let mut known_namespaces = HashSet::new();
         let mut namespace_objects = HashMap::new();
         let mut cluster_files = Vec::new();
+        let mut renamed = HashMap::new();
+        let mut applied_by = HashMap::new();
         for (i, l) in locs.iter().enumerate() {
             let id = ObjId(i as u32);
             let o = obj(l);
             let gk = o.group_kind();
+            let transform = transforms.get(i).and_then(Option::as_deref);
             // One `Arc` per namespace, shared by its objects (not one allocation per object).
             let ns: Option<Arc<str>> = if cluster_scoped.contains(&gk) {
                 None
             } else {
-                Some(match &o.namespace {
-                    Some(n) if !n.value.is_empty() => match known_namespaces.get(n.value.as_str()) {
+                let written = instance_namespace(o, transform);
+                Some(match written {
+                    Some(n) => match known_namespaces.get(n) {
                         Some(k) => Arc::clone(k),
-                        None => n.value.as_str().into(),
+                        None => n.into(),
                     },
-                    _ => default_namespace.clone(),
+                    None => default_namespace.clone(),
                 })
             };
+            if let Some(t) = transform {
+                if let Some(name) = t.name(&o.name.value) {
+                    renamed.insert(id, name);
+                }
+                if let Some(k) = &t.kustomization {
+                    applied_by.insert(id, k.clone());
+                }
+            }
+            let name: &str = renamed.get(&id).map_or(o.name.value.as_str(), |n| n.as_str());
             if ns.is_none()
                 && !matches!(o.body, Body::Crd(_))
                 && !gk.is("", "Namespace")
@@ -249,7 +308,7 @@ impl World {
                 }
             }
             if gk.is("", "Namespace") {
-                let n: Arc<str> = o.name.value.as_str().into();
+                let n: Arc<str> = name.into();
                 known_namespaces.insert(n.clone());
                 namespace_objects.entry(n).or_insert(id);
             }
@@ -264,13 +323,13 @@ impl World {
                 policies.push(id);
                 policy_kinds.push(kind);
             }
-            // A templated name matches nothing: it is not a name yet.
+            // A placeholder name is found by the same placeholder only (never suggested).
+            by_key.push((key_hash(&gk, ns.as_deref(), name), id));
             if !o.templated {
-                by_key.push((key_hash(&gk, ns.as_deref(), &o.name.value), id));
                 if let Some(n) = &ns {
                     by_gk_ns.entry((gk.clone(), n.clone())).or_default().push(id);
                 }
-                by_gk_name.push((key_hash(&gk, None, &o.name.value), id));
+                by_gk_name.push((key_hash(&gk, None, name), id));
             }
             by_gk.entry(gk).or_default().push(id);
             namespaces.push(match ns {
@@ -305,8 +364,11 @@ impl World {
             default_namespace,
             files_by_namespace,
             cluster_files,
-            file_worlds,
-            world_names,
+            units,
+            obj_units,
+            renamed,
+            applied_by,
+            patched,
             externals: config
                 .external
                 .iter()
@@ -401,7 +463,7 @@ impl World {
 
     pub fn key(&self, id: ObjId) -> ObjectKey {
         let o = self.object(id);
-        ObjectKey::new(o.group_kind(), self.namespace_of(id), &o.name.value)
+        ObjectKey::new(o.group_kind(), self.namespace_of(id), self.name_of(id))
     }
 
     /// The policy kind of a policy object.
@@ -431,32 +493,115 @@ impl World {
     }
 
     fn lookup_exact(&self, from: Option<ObjId>, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        let h = key_hash(gk, namespace, name);
-        let matches = |id: ObjId| {
-            let o = self.object(id);
-            o.name.value == name
-                && self.namespace_of(id) == namespace
-                && is_kind(o, gk)
-                && from.is_none_or(|f| self.sees(f, id))
-        };
-        let mut found = self.by_key.get(h).filter(|&id| matches(id));
+        let mut found = self.matching(gk, namespace, name);
         let first = found.next()?;
-        let Some(second) = found.next() else { return Some(first) };
-        // Several instances: the nearest to the referrer.
-        let Some(from) = from else { return Some(first.min(second)) };
-        [first, second].into_iter().chain(found).max_by_key(|&id| (self.nearness(from, id), std::cmp::Reverse(id)))
+        let Some(second) = found.next() else {
+            return match from {
+                Some(f) if !self.sees(f, first) && !self.may_borrow(f, first) => None,
+                _ => Some(first),
+            };
+        };
+        let all: Vec<ObjId> = [first, second].into_iter().chain(found).collect();
+        let Some(from) = from else {
+            // Asked from nowhere: the workspace's own instance, else the first by path order.
+            return all.iter().copied().filter(|&id| self.unit_of(id) == 0).min().or(all.iter().copied().min());
+        };
+        self.best_of(from, all)
     }
 
-    /// Whether a reference in `from` may resolve to `to`: same explicit world, or `to` in the
-    /// shared one.
+    /// The instances of a key, in id order.
+    fn matching<'a>(
+        &'a self,
+        gk: &'a GroupKind,
+        namespace: Option<&'a str>,
+        name: &'a str,
+    ) -> impl Iterator<Item = ObjId> + 'a {
+        let h = key_hash(gk, namespace, name);
+        self.by_key.get(h).filter(move |&id| {
+            self.name_of(id) == name && self.namespace_of(id) == namespace && is_kind(self.object(id), gk)
+        })
+    }
+
+    /// Of several instances, the one a reference in `from` means: the nearest its unit sees,
+    /// else the nearest it may borrow.
+    fn best_of(&self, from: ObjId, all: Vec<ObjId>) -> Option<ObjId> {
+        let near = |&id: &ObjId| (self.nearness(from, id), std::cmp::Reverse(id));
+        let seen = all.iter().copied().filter(|&id| self.sees(from, id)).max_by_key(near);
+        seen.or_else(|| all.iter().copied().filter(|&id| self.may_borrow(from, id)).max_by_key(near))
+    }
+
+    /// Whether a reference in `from`, whose unit sees no instance of what it names, may use
+    /// `to` from another unit: a case of a folder of cases (a guess, not the repository's
+    /// word) may lean on a copy in another case of its own directory or of a directory above
+    /// it (sibling examples that each define the Gateway the others use; a quickstart beside
+    /// the example folders), never on a placeholder or a neighbouring folder's copy; explicit
+    /// worlds, kustomizations and the workspace stay within what they see.
+    fn may_borrow(&self, from: ObjId, to: ObjId) -> bool {
+        use units::UnitKind;
+        if !matches!(self.unit(self.unit_of(from)).kind, UnitKind::Case | UnitKind::Chart) || self.object(to).templated
+        {
+            return false;
+        }
+        let dir = |p: &str| p.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
+        dir(&self.file_of(from).path).starts_with(&dir(&self.file_of(to).path))
+    }
+
+    /// Every instance of this key a reference written in `from` could mean, the one
+    /// [`World::lookup_from`] picks first: those its unit sees, nearest first, then (when its
+    /// unit sees none) those elsewhere. A reference is broken only when none of them
+    /// satisfies it (docs/semantics.md §4.5).
+    pub fn candidates_from(&self, from: ObjId, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Vec<ObjId> {
+        let mut all: Vec<ObjId> = self.matching(gk, namespace, name).collect();
+        if all.len() <= 1 {
+            return self.lookup_from(from, gk, namespace, name).into_iter().collect();
+        }
+        let visible = all.iter().any(|&id| self.sees(from, id));
+        all.retain(|&id| if visible { self.sees(from, id) } else { self.may_borrow(from, id) });
+        all.sort_by_key(|&id| std::cmp::Reverse((self.nearness(from, id), std::cmp::Reverse(id))));
+        all
+    }
+
+    /// An object's name: as written, or as its kustomization renamed it.
+    pub fn name_of(&self, id: ObjId) -> &str {
+        if !self.renamed.is_empty()
+            && let Some(n) = self.renamed.get(&id)
+        {
+            return n;
+        }
+        &self.object(id).name.value
+    }
+
+    /// Whether a reference in `from` may resolve to `to` without leaving its unit: `to` is in
+    /// the same unit or in the workspace every unit sees.
     pub fn sees(&self, from: ObjId, to: ObjId) -> bool {
-        let (a, b) = (self.world_index(from), self.world_index(to));
-        a == b || b == 0
+        let b = self.unit_of(to);
+        b == 0 || b == self.unit_of(from)
     }
 
-    /// The explicit world (config `worlds`) of an object; 0: the shared one.
-    pub fn world_index(&self, id: ObjId) -> u32 {
-        self.file_worlds.get(self.locs[id.0 as usize].0 as usize).copied().unwrap_or(0)
+    /// The unit of an object's instance (docs/semantics.md §4.8); 0: the workspace.
+    pub fn unit_of(&self, id: ObjId) -> u32 {
+        self.obj_units.get(id.0 as usize).copied().unwrap_or(0)
+    }
+
+    /// The unit itself, for messages.
+    pub fn unit(&self, index: u32) -> &Unit {
+        self.units.unit(index)
+    }
+
+    /// Whether a kustomize patch in the object's unit changes it (its sections are then not
+    /// all known: a patch may add a rule or a port).
+    pub fn is_patched(&self, id: ObjId) -> bool {
+        if self.patched.is_empty() {
+            return false;
+        }
+        let o = self.object(id);
+        let key = (self.unit_of(id), o.group_kind(), self.namespace_of(id).map(Str::from), Str::from(self.name_of(id)));
+        self.patched.contains(&key)
+    }
+
+    /// The root kustomization that applies the object, if any.
+    pub fn applied_by(&self, id: ObjId) -> Option<&Arc<str>> {
+        self.applied_by.get(&id)
     }
 
     /// How near `to`'s definition is to `from`'s: same file, then same directory, then the
@@ -480,7 +625,7 @@ impl World {
         (false, da == db, common)
     }
 
-    /// Identities defined more than once in one world: each group's instances in path order.
+    /// Identities defined more than once in one unit: each group's instances in path order.
     pub fn duplicate_groups(&self) -> Vec<Vec<ObjId>> {
         let mut out = Vec::new();
         for run in self.by_key.shared_runs() {
@@ -488,7 +633,7 @@ impl World {
             while let Some(&first) = rest.first() {
                 let (same, other): (Vec<ObjId>, Vec<ObjId>) = rest
                     .iter()
-                    .partition(|&&id| self.same_identity(first, id) && self.world_index(first) == self.world_index(id));
+                    .partition(|&&id| self.same_identity(first, id) && self.unit_of(first) == self.unit_of(id));
                 if same.len() > 1 {
                     let mut same = same;
                     same.sort_unstable();
@@ -501,9 +646,10 @@ impl World {
         out
     }
 
-    fn same_identity(&self, a: ObjId, b: ObjId) -> bool {
+    /// Whether two instances are of one identity (group, kind, namespace, name).
+    pub fn same_identity(&self, a: ObjId, b: ObjId) -> bool {
         let (x, y) = (self.object(a), self.object(b));
-        x.name.value == y.name.value
+        self.name_of(a) == self.name_of(b)
             && x.kind() == y.kind()
             && x.group() == y.group()
             && self.namespace_of(a) == self.namespace_of(b)
@@ -527,27 +673,11 @@ impl World {
             || self.outer.as_ref().is_some_and(|o| o.world.namespace_objects.get(ns).is_some_and(|&id| o.current(id)))
     }
 
-    /// Every instance of `id`'s identity in its world (itself included), in path order.
+    /// Every instance of `id`'s identity, in any unit (itself included), in path order.
     pub fn instances(&self, id: ObjId) -> Vec<ObjId> {
         let o = self.object(id);
-        if o.templated {
-            return vec![id];
-        }
         let gk = o.group_kind();
-        let ns = self.namespace_of(id);
-        let h = key_hash(&gk, ns, &o.name.value);
-        let w = self.world_index(id);
-        let mut out: Vec<ObjId> = self
-            .by_key
-            .get(h)
-            .filter(|&other| {
-                let p = self.object(other);
-                p.name.value == o.name.value
-                    && self.namespace_of(other) == ns
-                    && is_kind(p, &gk)
-                    && self.world_index(other) == w
-            })
-            .collect();
+        let mut out: Vec<ObjId> = self.matching(&gk, self.namespace_of(id), self.name_of(id)).collect();
         out.sort_unstable();
         out
     }
@@ -575,7 +705,7 @@ impl World {
     /// Objects of a kind with this name, in any namespace.
     pub fn objects_named<'a>(&'a self, gk: &'a GroupKind, name: &'a str) -> impl Iterator<Item = ObjId> + 'a {
         let h = key_hash(gk, None, name);
-        self.by_gk_name.get(h).filter(move |&id| is_kind(self.object(id), gk) && self.object(id).name.value == name)
+        self.by_gk_name.get(h).filter(move |&id| is_kind(self.object(id), gk) && self.name_of(id) == name)
     }
 
     /// Whether references to `gk` can be checked for existence: a kind policylens models, or
@@ -603,6 +733,33 @@ impl World {
         let outer = self.outer.iter().flat_map(|o| o.world.known_namespaces.iter());
         let outer = outer.filter(|n| !self.known_namespaces.contains(*n));
         self.known_namespaces.iter().chain(outer).map(|s| &**s)
+    }
+
+    /// The names of the objects of a kind in a namespace that a reference in `from` may name:
+    /// what a did-you-mean suggests from (never another unit's, never a placeholder).
+    pub fn names_seen_from<'a>(&'a self, from: ObjId, gk: &GroupKind, ns: &str) -> impl Iterator<Item = &'a str> + 'a {
+        self.objects_in(gk, ns).iter().copied().filter(move |&o| self.sees(from, o)).map(|o| self.name_of(o))
+    }
+
+    /// [`World::namespaces_holding`], of the objects a reference in `from` may name.
+    pub fn namespaces_holding_from(&self, from: ObjId, gk: &GroupKind, name: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .objects_named(gk, name)
+            .filter(|&o| self.sees(from, o))
+            .filter_map(|o| self.namespace_of(o).map(str::to_owned))
+            .collect();
+        if let Some(o) = &self.outer {
+            let w = &o.world;
+            out.extend(
+                w.objects_named(gk, name)
+                    .filter(|&id| o.current(id) && w.unit_of(id) == 0)
+                    .filter_map(|id| w.namespace_of(id))
+                    .map(str::to_owned),
+            );
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The namespaces holding an object of this kind and name, sorted.
@@ -661,77 +818,70 @@ fn is_kind(o: &Object, gk: &GroupKind) -> bool {
     o.kind() == gk.kind && o.group() == gk.group
 }
 
-/// Each file's explicit world (config `worlds`), and the worlds' folders.
-fn split_worlds(files: &[Arc<SourceFile>], config: &Config) -> (Vec<u32>, Vec<Arc<str>>) {
-    let matcher = config.world_matcher();
-    if matcher.is_empty() {
-        return (Vec::new(), Vec::new());
-    }
-    let mut names: Vec<Arc<str>> = Vec::new();
-    let worlds = files
-        .iter()
-        .map(|f| match matcher.world_of(&f.path) {
-            None => 0,
-            Some(w) => match names.iter().position(|n| **n == *w) {
-                Some(i) => i as u32 + 1,
-                None => {
-                    names.push(w.into());
-                    names.len() as u32
-                }
-            },
-        })
-        .collect();
-    (worlds, names)
+/// One instance of a file's object: in which unit, changed how.
+struct Instance {
+    fi: u32,
+    oi: u32,
+    unit: u32,
+    transform: Option<Arc<Transform>>,
 }
 
-/// Objects of context and cluster files whose identity a better origin (workspace files, then
-/// context directories) also defines: they are replaced, as applying the files would.
-/// Objects replaced by an instance of the same identity (in the same explicit world) from a
-/// better origin: workspace over context over cluster. Maps each replaced object to the
-/// instance replacing it.
+/// The namespace an instance's object is in, when it or its unit says (`None`: the
+/// workspace's default).
+fn instance_namespace<'a>(o: &'a Object, t: Option<&'a Transform>) -> Option<&'a str> {
+    if let Some(ns) = t.and_then(|t| t.namespace.as_deref()) {
+        return Some(ns);
+    }
+    match &o.namespace {
+        Some(n) if !n.value.is_empty() => Some(&n.value),
+        _ => t.and_then(|t| t.default_namespace.as_deref()),
+    }
+}
+
+/// Instances of context and cluster files whose identity a better origin (workspace files,
+/// then context directories) also defines in the same unit: they are replaced, as applying the
+/// files would. Maps each replaced instance to the instance replacing it (indexes into
+/// `insts`).
 fn replaced_by_better_origin(
     files: &[Arc<SourceFile>],
-    file_worlds: &[u32],
+    insts: &[Instance],
     cluster_scoped: &HashSet<GroupKind>,
     default_namespace: &Arc<str>,
-) -> HashMap<(u32, u32), (u32, u32)> {
+) -> HashMap<u32, u32> {
     let mut out = HashMap::new();
     if files.iter().all(|f| f.origin == Origin::Workspace) {
         return out;
     }
     type Identity = (u32, GroupKind, Option<Str>, Str);
-    let identity = |fi: usize, o: &Object| -> Identity {
+    let identity = |inst: &Instance| -> Option<Identity> {
+        let o = &files[inst.fi as usize].objects[inst.oi as usize];
+        if o.templated {
+            return None;
+        }
         let gk = o.group_kind();
-        let ns = if cluster_scoped.contains(&gk) {
-            None
-        } else {
-            Some(
-                o.namespace
-                    .as_ref()
-                    .filter(|n| !n.value.is_empty())
-                    .map_or_else(|| Str::from(&**default_namespace), |n| n.value.clone()),
-            )
-        };
-        (file_worlds.get(fi).copied().unwrap_or(0), gk, ns, o.name.value.clone())
+        let t = inst.transform.as_deref();
+        let ns =
+            (!cluster_scoped.contains(&gk)).then(|| Str::from(instance_namespace(o, t).unwrap_or(default_namespace)));
+        let name = t.and_then(|t| t.name(&o.name.value)).unwrap_or_else(|| o.name.value.clone());
+        Some((inst.unit, gk, ns, name))
     };
+    let origin = |inst: &Instance| files[inst.fi as usize].origin;
     // The first instance of the best origin per identity.
-    let mut best: HashMap<Identity, (Origin, (u32, u32))> = HashMap::new();
-    for (fi, f) in files.iter().enumerate() {
-        for (oi, o) in f.objects.iter().enumerate().filter(|(_, o)| !o.templated) {
-            let here = (f.origin, (fi as u32, oi as u32));
-            let e = best.entry(identity(fi, o)).or_insert(here);
-            if f.origin < e.0 {
-                *e = here;
-            }
+    let mut best: HashMap<Identity, (Origin, u32)> = HashMap::new();
+    for (i, inst) in insts.iter().enumerate() {
+        let Some(key) = identity(inst) else { continue };
+        let here = (origin(inst), i as u32);
+        let e = best.entry(key).or_insert(here);
+        if here.0 < e.0 {
+            *e = here;
         }
     }
-    for (fi, f) in files.iter().enumerate().filter(|(_, f)| f.origin != Origin::Workspace) {
-        for (oi, o) in f.objects.iter().enumerate().filter(|(_, o)| !o.templated) {
-            if let Some(&(b, winner)) = best.get(&identity(fi, o))
-                && b < f.origin
-            {
-                out.insert((fi as u32, oi as u32), winner);
-            }
+    for (i, inst) in insts.iter().enumerate().filter(|(_, inst)| origin(inst) != Origin::Workspace) {
+        if let Some(key) = identity(inst)
+            && let Some(&(b, winner)) = best.get(&key)
+            && b < origin(inst)
+        {
+            out.insert(i as u32, winner);
         }
     }
     out

@@ -134,8 +134,19 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     routes::check(world, &mut out);
     backends::check(world, &mut out);
     policies::check(world, &mut out);
-    duplicates::check(world, None, &mut out);
+    duplicates::check(world, None, duplicates_on(config), &mut out);
     status::check(snapshot.effective(), world, &mut out);
+    for &i in &world.units.unmatched_worlds {
+        if let (Some(path), Some(glob), Some(span)) =
+            (&config.path, config.config.worlds.get(i), config.config.worlds_spans.get(i))
+        {
+            out.push(Diagnostic::new(path, *span, Code::Config, format!("`{glob}` matches no file or folder")));
+        }
+    }
+    // One document applied by several units (a base under two overlays) says the same
+    // thing once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|d| seen.insert((d.file.clone(), d.span, d.code, d.message.clone())));
     let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
     // Context and cluster files take part in the world but are never reported on.
     let reported =
@@ -166,7 +177,9 @@ pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[B
     routes::check(&world, &mut refs);
     backends::check(&world, &mut refs);
     policies::check(&world, &mut refs);
-    duplicates::check(&world, Some(path), &mut refs);
+    duplicates::check(&world, Some(path), duplicates_on(snapshot.config()), &mut refs);
+    let mut seen = std::collections::HashSet::new();
+    refs.retain(|d| seen.insert((d.span, d.code, d.message.clone())));
     out.extend(refs.into_iter().filter(|d| *d.file == *path));
     if let Some(edits) = edits {
         let keys: Vec<String> = world.objects_of_file(path).map(|id| world.key(id).to_string()).collect();
@@ -200,6 +213,12 @@ fn carry(previous: &[Diagnostic], edits: &[ByteEdit]) -> Vec<Diagnostic> {
             Some(d)
         })
         .collect()
+}
+
+/// Whether the config turned `duplicate-object` on (it is off by default, but where one
+/// kustomization applies an identity twice).
+fn duplicates_on(config: &crate::workspace::ConfigState) -> bool {
+    config.config.diagnostics.get(Code::DuplicateObject.as_str()).is_some_and(|l| *l != crate::catalog::Level::Off)
 }
 
 /// Most problems listed for one file: a file with an error on every line gets the first ones

@@ -5,6 +5,7 @@ use super::{Code, Diagnostic, list, section_noun};
 use crate::model::{Body, GroupKind};
 use crate::topology::Linked;
 use crate::topology::{RefProblem, TargetResolution};
+use crate::world::ObjId;
 
 pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
     let t = &world.topology;
@@ -130,7 +131,7 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                     if let Some(s) = suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
                     }
-                    msg.push_str(&format!(" ({noun}s: {})", list(available)));
+                    msg.push_str(&format!(" ({})", available_sections(world, *target, noun, available)));
                     vec![
                         Diagnostic::new(file, span, Code::SectionNotFound, msg)
                             .related(&world.file_of(*target).path, world.object(*target).name.span, "the target")
@@ -141,4 +142,23 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
             out.extend(ds.into_iter().map(|d| d.object(world, pid)));
         }
     }
+}
+
+/// `ports: `http`, `https``, or, for a Service whose ports have no names (a sectionName names
+/// a port by its name): `its only port, 8080, has no name; name it to target it`.
+fn available_sections(world: &Linked, target: ObjId, noun: &str, available: &[String]) -> String {
+    if let Body::Service(s) = &world.object(target).body
+        && !s.ports.is_empty()
+    {
+        let unnamed: Vec<String> =
+            s.ports.iter().filter(|p| p.name.is_none()).map(|p| p.port.map_or("?".into(), |n| n.to_string())).collect();
+        match (available.is_empty(), unnamed.as_slice()) {
+            (true, [one]) => return format!("its only port, {one}, has no name; name it to target it"),
+            (true, _) => {
+                return format!("none of its ports ({}) has a name; name one to target it", unnamed.join(", "));
+            }
+            _ => {}
+        }
+    }
+    format!("{noun}s: {}", list(available))
 }

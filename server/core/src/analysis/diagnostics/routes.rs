@@ -140,8 +140,8 @@ fn with_listener_locations(world: &Linked, parent: ObjId, section: Option<&str>,
 }
 
 /// `gateway-class-not-found`: a Gateway whose class is neither in the world nor declared
-/// external, in a workspace that keeps GatewayClasses. One that keeps none gets its classes
-/// from the cluster (the platform installs them), so nothing can be said there.
+/// external, where its unit keeps GatewayClasses. One that keeps none gets its classes from
+/// the cluster (the platform installs them), so nothing can be said there.
 fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
     let gc = GroupKind::new(crate::model::GATEWAY_GROUP, "GatewayClass");
     let gw = GroupKind::new(crate::model::GATEWAY_GROUP, "Gateway");
@@ -154,13 +154,23 @@ fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
         // `_` is no character of a Kubernetes name: it is a template placeholder.
         if class.value.is_empty()
             || class.value.contains('_')
+            || crate::model::is_placeholder(&class.value)
             || world.lookup_from(id, &gc, None, &class.value).is_some()
             || world.is_external(&gc, None, &class.value)
         {
             continue;
         }
-        let names = world.objects_of(&gc).iter().map(|&c| world.object(c).name.value.as_str());
-        let suggestion = crate::suggest::closest(&class.value, names).map(str::to_owned);
+        let seen: Vec<&str> = world
+            .objects_of(&gc)
+            .iter()
+            .copied()
+            .filter(|&c| world.sees(id, c) && !world.object(c).templated)
+            .map(|c| world.name_of(c))
+            .collect();
+        if seen.is_empty() {
+            continue;
+        }
+        let suggestion = crate::suggest::closest(&class.value, seen).map(str::to_owned);
         let mut msg = format!(
             "GatewayClass/{} does not exist in the workspace; declare it in `external` if the cluster provides it",
             class.value
@@ -189,8 +199,8 @@ fn extension_refs(world: &Linked, out: &mut Vec<Diagnostic>) {
         let (Some(group), Some(kind), Some(name)) = (&r.group, &r.kind, &r.name) else { continue };
         let gk = GroupKind::new(crate::model::normalize_group(&group.value), &kind.value);
         let ns = world.namespace_of(e.route).unwrap_or("");
-        let names = world.objects_in(&gk, ns).iter().map(|&o| world.object(o).name.value.as_str());
-        let suggestion = crate::suggest::closest(&name.value, names).map(str::to_owned);
+        let suggestion =
+            crate::suggest::closest(&name.value, world.names_seen_from(e.route, &gk, ns)).map(str::to_owned);
         let mut msg = format!(
             "{gk}/{ns}/{} does not exist: requests this rule handles get an HTTP error (an ExtensionRef filter that does not resolve is never skipped)",
             name.value

@@ -36,18 +36,23 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
             seen_nodes.push(node);
             let at = world.topology.node_key(world, node).to_string();
             let w = world.key(winner).to_string();
-            let why = if world.creation_timestamp(winner) != world.creation_timestamp(pid) {
-                "is older"
-            } else {
-                "comes first by namespace/name"
+            let why = match (world.creation_timestamp(winner), world.creation_timestamp(pid)) {
+                (a, b) if a != b => "is older",
+                (None, None) => {
+                    "comes first by namespace/name (neither has a creationTimestamp; in a cluster the older one wins)"
+                }
+                _ => "comes first by namespace/name (both were created at the same time)",
             };
             let (wfile, wspan) = ref_location(world, winner, node);
+            let unit = unit_note(world, pid);
             out.push(
                 Diagnostic::new(
                     file,
                     ref_location(world, pid, node).1,
                     Code::Conflicted,
-                    format!("`{me}` conflicts with `{w}` on `{at}`: `{w}` {why}, so this policy is not applied there"),
+                    format!(
+                        "`{me}` conflicts with `{w}` on `{at}`{unit}: `{w}` {why}, so this policy is not applied there"
+                    ),
                 )
                 .related(&wfile, wspan, format!("`{w}` wins on `{at}`"))
                 .object(world, pid),
@@ -100,6 +105,16 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
         {
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
+    }
+}
+
+/// ` in kustomization overlays/prod` for a policy whose file several units apply (a base under
+/// overlays): what is said of it holds in that unit only.
+fn unit_note(world: &Linked, pid: ObjId) -> String {
+    if world.units.of(&world.file_of(pid).path).len() > 1 {
+        format!(" in {}", world.unit(world.unit_of(pid)))
+    } else {
+        String::new()
     }
 }
 

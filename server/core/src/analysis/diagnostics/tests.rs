@@ -561,12 +561,14 @@ fn a_file_with_an_error_on_every_line_lists_200_and_one_counting_the_rest() {
 
 #[test]
 fn the_count_is_as_severe_as_the_worst_problem_it_hides() {
-    // 250 Services defined twice (250 duplicate-object notes in b.yaml: identical copies), then
-    // one broken document: the error is past the first 200, and must still fail `check`.
+    // 250 Services defined twice (250 duplicate-object notes in b.yaml: identical copies, with
+    // the code turned on), then one broken document: the error is past the first 200, and must
+    // still fail `check`.
     let services: String = (0..250)
         .map(|i| format!("---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s{i:03}\n  namespace: x\n"))
         .collect();
     let mut ws = crate::workspace::Workspace::new();
+    ws.set_config(Some(".policylens.yaml"), "diagnostics: {duplicate-object: information}\n");
     ws.set_file("a.yaml", services.as_str());
     ws.set_file("b.yaml", format!("{services}---\nkey: [unclosed\n"));
     let snap = ws.snapshot();

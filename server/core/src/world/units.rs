@@ -1,0 +1,747 @@
+//! Units: which files are applied together (docs/semantics.md §4.8). A claim that involves
+//! several files (a conflict, an override, a reference) is only made where they are.
+//!
+//! Every file's objects are *instances* in one or more units. Unit 0 is the workspace: the
+//! files nothing else claims, applied together, and the context every other unit sees. The
+//! other units are *variants*: alternatives never applied together, each seeing itself and
+//! unit 0 — a case of a folder of test cases or examples, one of several overlays of a
+//! kustomize base, a folder or file the config's `worlds` names. Kustomizations and Helm charts
+//! also change what their files' objects are called (namespace, name affixes, the release's
+//! namespace); that is the instance's [`Transform`].
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::cross_refs::hierarchy_refs;
+use crate::catalog::Config;
+use crate::model::{Body, GroupKind, Kustomization, Object, Str, is_remote, normalize_group};
+use crate::source::{Origin, SourceFile};
+
+/// The namespace a Helm chart's objects are installed in when they name none, and what
+/// `{{ .Release.Namespace }}` stands for.
+pub const RELEASE_NAMESPACE: &str = "{{ .Release.Namespace }}";
+
+/// Folder names that hold independent cases by default (docs/semantics.md §4.8).
+pub const CASE_FOLDERS: &[&str] =
+    &["testdata", "test", "tests", "e2e", "fixtures", "examples", "example", "samples", "golden"];
+
+/// What a unit is, for messages: `case test/e2e/testdata/a.yaml`, `kustomization
+/// overlays/prod`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    pub kind: UnitKind,
+    /// The file or folder that defines it, relative to the workspace root.
+    pub name: Arc<str>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnitKind {
+    /// Unit 0: every file nothing else claims.
+    Workspace,
+    /// One case of a folder of independent cases: the files its references link.
+    Case,
+    /// A kustomization applied on its own (an overlay beside others of the same base, or one
+    /// inside a folder of cases).
+    Kustomization,
+    /// A Helm chart inside a folder of cases.
+    Chart,
+    /// A folder or file the config's `worlds` names.
+    World,
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.kind {
+            UnitKind::Workspace => return f.write_str("the workspace"),
+            UnitKind::Case => "case",
+            UnitKind::Kustomization => "kustomization",
+            UnitKind::Chart => "chart",
+            UnitKind::World => "world",
+        };
+        write!(f, "{what} {}", self.name)
+    }
+}
+
+/// How a unit changes the objects of a file it applies.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Transform {
+    /// Every namespaced object's namespace (kustomize `namespace:`).
+    pub namespace: Option<Str>,
+    /// The namespace of objects that write none (a chart's release namespace).
+    pub default_namespace: Option<Str>,
+    pub name_prefix: Str,
+    pub name_suffix: Str,
+    /// The root kustomization that applies the file: two instances of one identity that it
+    /// applies make `kustomize build` fail.
+    pub kustomization: Option<Arc<str>>,
+}
+
+impl Transform {
+    /// The name an object written as `name` gets.
+    pub fn name(&self, name: &str) -> Option<Str> {
+        (!self.name_prefix.is_empty() || !self.name_suffix.is_empty())
+            .then(|| format!("{}{name}{}", self.name_prefix, self.name_suffix).into())
+    }
+}
+
+/// One instance of a file's objects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Membership {
+    pub unit: u32,
+    pub transform: Option<Arc<Transform>>,
+    /// The file is a kustomize patch in this unit: its documents change objects the unit
+    /// applies from elsewhere, they are not objects of their own.
+    pub patch: bool,
+}
+
+impl Membership {
+    const SHARED: Membership = Membership { unit: 0, transform: None, patch: false };
+}
+
+/// The units of a set of files.
+#[derive(Debug)]
+pub struct Units {
+    /// By index; 0 is the workspace.
+    pub list: Vec<Unit>,
+    /// Per file path, its instances; a file not listed has one, in unit 0, untransformed.
+    by_file: HashMap<Arc<str>, Box<[Membership]>>,
+    /// Indexes into the config's `worlds` of the globs that matched no file.
+    pub unmatched_worlds: Vec<usize>,
+}
+
+impl Default for Units {
+    fn default() -> Units {
+        Units {
+            list: vec![Unit { kind: UnitKind::Workspace, name: "".into() }],
+            by_file: HashMap::new(),
+            unmatched_worlds: Vec::new(),
+        }
+    }
+}
+
+impl Units {
+    /// The instances of a file's objects.
+    pub fn of(&self, path: &str) -> &[Membership] {
+        self.by_file.get(path).map_or(std::slice::from_ref(&Membership::SHARED), |m| m)
+    }
+
+    pub fn unit(&self, i: u32) -> &Unit {
+        &self.list[(i as usize).min(self.list.len() - 1)]
+    }
+
+    /// Whether every file is one untransformed instance in unit 0 (most GitOps repositories).
+    pub fn is_trivial(&self) -> bool {
+        self.by_file.is_empty()
+    }
+
+    /// The units of `files` (all of a workspace), as `config` and the files say.
+    pub fn compute(files: &[Arc<SourceFile>], config: &Config, cluster_scoped: &HashSet<GroupKind>) -> Units {
+        let rel: Vec<String> = files.iter().map(|f| relative(&f.path, config, &config.roots)).collect();
+        // `worlds` globs are relative to the config file's directory.
+        let base: Vec<PathBuf> = config.base_dir.iter().cloned().collect();
+        let world_rel: Vec<String> = if base.is_empty() {
+            rel.clone()
+        } else {
+            files.iter().map(|f| relative(&f.path, config, &base)).collect()
+        };
+        let mut b = Builder { files, rel: &rel, units: Units::default(), claimed: vec![false; files.len()] };
+        let by_rel: HashMap<&str, usize> = rel.iter().enumerate().map(|(i, r)| (r.as_str(), i)).collect();
+        let worlds = WorldGlobs::new(config);
+        let mut matched_worlds = vec![false; config.worlds.len()];
+        let cases = CaseFolders::new(config);
+
+        // Kustomizations first: they say exactly what they apply.
+        let kustomize = Kustomize::read(files, &rel, &by_rel);
+        for (root, group) in kustomize.roots() {
+            let root_dir = parent(&rel[root]).to_owned();
+            let unit = match worlds.world_of(&world_rel[root], &mut matched_worlds) {
+                Some(w) => b.unit(UnitKind::World, &w),
+                None if group > 1 || cases.folder_of(&root_dir).is_some() => b.unit(UnitKind::Kustomization, &root_dir),
+                None => 0,
+            };
+            for (fi, transform, patch) in kustomize.applied(root) {
+                b.add(fi, Membership { unit, transform: Some(transform), patch });
+            }
+        }
+
+        // Charts: the templates of the innermost chart around them.
+        let charts: HashSet<&str> =
+            rel.iter().filter(|r| r.rsplit('/').next() == Some("Chart.yaml")).map(|r| parent(r)).collect();
+        let mut chart_of: Vec<Option<String>> = vec![None; files.len()];
+        for (fi, r) in rel.iter().enumerate() {
+            if b.claimed[fi] || files[fi].origin != Origin::Workspace {
+                continue;
+            }
+            chart_of[fi] = chart_root(r, &charts);
+        }
+
+        // The config's worlds, then folders of cases.
+        let mut pending: Vec<usize> = Vec::new();
+        for fi in 0..files.len() {
+            if b.claimed[fi] || files[fi].origin != Origin::Workspace {
+                continue;
+            }
+            let release = chart_of[fi].as_ref().map(|_| release_transform());
+            if let Some(w) = worlds.world_of(&world_rel[fi], &mut matched_worlds) {
+                let unit = b.unit(UnitKind::World, &w);
+                b.add(fi, Membership { unit, transform: release, patch: false });
+            } else if cases.folder_of(parent(&rel[fi])).is_some() {
+                pending.push(fi);
+            } else if release.is_some() {
+                b.add(fi, Membership { unit: 0, transform: release, patch: false });
+            }
+        }
+        b.cases(&pending, &chart_of, &cases, cluster_scoped, config);
+
+        let mut units = b.units;
+        units.unmatched_worlds = (0..config.worlds.len()).filter(|&i| !matched_worlds[i]).collect();
+        units
+    }
+}
+
+fn release_transform() -> Arc<Transform> {
+    Arc::new(Transform { default_namespace: Some(RELEASE_NAMESPACE.into()), ..Transform::default() })
+}
+
+struct Builder<'a> {
+    files: &'a [Arc<SourceFile>],
+    rel: &'a [String],
+    units: Units,
+    claimed: Vec<bool>,
+}
+
+impl Builder<'_> {
+    fn unit(&mut self, kind: UnitKind, name: &str) -> u32 {
+        if let Some(i) = self.units.list.iter().position(|u| u.kind == kind && *u.name == *name) {
+            return i as u32;
+        }
+        self.units.list.push(Unit { kind, name: name.into() });
+        self.units.list.len() as u32 - 1
+    }
+
+    fn add(&mut self, fi: usize, m: Membership) {
+        self.claimed[fi] = true;
+        let path = self.files[fi].path.clone();
+        let entry = self.units.by_file.entry(path).or_default();
+        if !entry.contains(&m) {
+            let mut v = entry.to_vec();
+            v.push(m);
+            *entry = v.into();
+        }
+    }
+
+    /// Splits the files of case folders into cases: a file whose reference names something
+    /// defined only in another file of its folder is one case with that file, unless several
+    /// files lean on it (a shared `base/`), which makes it context for all of them.
+    fn cases(
+        &mut self,
+        pending: &[usize],
+        chart_of: &[Option<String>],
+        cases: &CaseFolders,
+        cluster_scoped: &HashSet<GroupKind>,
+        config: &Config,
+    ) {
+        if pending.is_empty() {
+            return;
+        }
+        let default_ns = config.default_namespace.as_deref().unwrap_or("default");
+        // Case nodes: a file, or every template of one chart.
+        let mut node_of: HashMap<usize, usize> = HashMap::new();
+        let mut nodes: Vec<Vec<usize>> = Vec::new();
+        let mut chart_nodes: HashMap<&str, usize> = HashMap::new();
+        for &fi in pending {
+            let n = match &chart_of[fi] {
+                Some(c) => *chart_nodes.entry(c.as_str()).or_insert_with(|| {
+                    nodes.push(Vec::new());
+                    nodes.len() - 1
+                }),
+                None => {
+                    nodes.push(Vec::new());
+                    nodes.len() - 1
+                }
+            };
+            nodes[n].push(fi);
+            node_of.insert(fi, n);
+        }
+        // Who defines each identity: case nodes, and whether the context does.
+        let identity = |o: &Object, ns: &str| -> Key {
+            let gk = o.group_kind();
+            let ns = (!cluster_scoped.contains(&gk)).then(|| ns.to_owned());
+            (gk, ns, o.name.value.to_string())
+        };
+        let mut defined_in: HashMap<Key, Vec<usize>> = HashMap::new();
+        let mut in_context: HashSet<Key> = HashSet::new();
+        for (fi, f) in self.files.iter().enumerate() {
+            let release = chart_of[fi].is_some();
+            for o in &f.objects {
+                let ns = own_namespace(o, release, default_ns);
+                let mut keys = vec![identity(o, &ns)];
+                // A reference across namespaces leans on the grants of the namespace it enters.
+                if matches!(o.body, Body::ReferenceGrant(_)) {
+                    keys.push(grants_in(&ns));
+                }
+                for key in keys {
+                    match node_of.get(&fi) {
+                        Some(&n) => defined_in.entry(key).or_default().push(n),
+                        None => {
+                            in_context.insert(key);
+                        }
+                    }
+                }
+            }
+        }
+        // Edges: node → the node its reference leans on (the nearest definer in the same
+        // outermost case folder).
+        let folder_of = |fi: usize| cases.outermost(parent(&self.rel[fi])).unwrap_or_default();
+        let mut leans: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (n, members) in nodes.iter().enumerate() {
+            for &fi in members {
+                let release = chart_of[fi].is_some();
+                for o in &self.files[fi].objects {
+                    let own = own_namespace(o, release, default_ns);
+                    for key in referenced(o, &own, cluster_scoped) {
+                        if in_context.contains(&key) {
+                            continue;
+                        }
+                        let Some(definers) = defined_in.get(&key) else { continue };
+                        if definers.contains(&n) {
+                            continue;
+                        }
+                        // The one nearest definer in the same outermost case folder; copies
+                        // as near as each other (sibling examples that each define the
+                        // Gateway) leave the choice to the reference, which takes the copy
+                        // that admits it.
+                        let here = folder_of(fi);
+                        let distinct: std::collections::BTreeSet<usize> = definers.iter().copied().collect();
+                        let mut near: Vec<(bool, usize, usize)> = distinct
+                            .into_iter()
+                            .filter(|&d| folder_of(nodes[d][0]) == here)
+                            .map(|d| {
+                                let (same, common) = nearness(&self.rel[fi], &self.rel[nodes[d][0]]);
+                                (same, common, d)
+                            })
+                            .collect();
+                        near.sort_unstable_by_key(|x| std::cmp::Reverse((x.0, x.1)));
+                        let unique = match near.as_slice() {
+                            [one] => Some(one.2),
+                            [a, b, ..] if (a.0, a.1) != (b.0, b.1) => Some(a.2),
+                            _ => None,
+                        };
+                        if let Some(d) = unique {
+                            let e = leans.entry(n).or_default();
+                            if !e.contains(&d) {
+                                e.push(d);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Nodes several others lean on are context, with whatever they lean on.
+        let mut referrers: HashMap<usize, usize> = HashMap::new();
+        for targets in leans.values() {
+            for &t in targets {
+                *referrers.entry(t).or_default() += 1;
+            }
+        }
+        let mut shared: HashSet<usize> = referrers.iter().filter(|&(_, &c)| c > 1).map(|(&t, _)| t).collect();
+        let mut stack: Vec<usize> = shared.iter().copied().collect();
+        while let Some(n) = stack.pop() {
+            for &t in leans.get(&n).map(Vec::as_slice).unwrap_or(&[]) {
+                if shared.insert(t) {
+                    stack.push(t);
+                }
+            }
+        }
+        // The rest: linked nodes are one case.
+        let mut uf: Vec<usize> = (0..nodes.len()).collect();
+        fn find(uf: &mut [usize], mut x: usize) -> usize {
+            while uf[x] != x {
+                uf[x] = uf[uf[x]];
+                x = uf[x];
+            }
+            x
+        }
+        for (&n, targets) in &leans {
+            if shared.contains(&n) {
+                continue;
+            }
+            for &t in targets {
+                if !shared.contains(&t) {
+                    let (a, b) = (find(&mut uf, n), find(&mut uf, t));
+                    uf[a.max(b)] = a.min(b);
+                }
+            }
+        }
+        let leaned_on: HashSet<usize> = leans.values().flatten().copied().collect();
+        let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for n in 0..nodes.len() {
+            if !shared.contains(&n) {
+                let r = find(&mut uf, n);
+                groups.entry(r).or_default().push(n);
+            }
+        }
+        for n in &shared {
+            for &fi in &nodes[*n] {
+                let transform = chart_of[fi].as_ref().map(|_| release_transform());
+                self.add(fi, Membership { unit: 0, transform, patch: false });
+            }
+        }
+        for members in groups.values() {
+            // Named after the file that leans on the others (the test's own file), else the
+            // first.
+            let head = members.iter().copied().find(|n| !leaned_on.contains(n)).unwrap_or(members[0]);
+            let fi = nodes[head][0];
+            let (kind, name) = match &chart_of[fi] {
+                Some(c) => (UnitKind::Chart, c.clone()),
+                None => (UnitKind::Case, self.rel[fi].clone()),
+            };
+            let unit = self.unit(kind, &name);
+            for &n in members {
+                for &fi in &nodes[n] {
+                    let transform = chart_of[fi].as_ref().map(|_| release_transform());
+                    self.add(fi, Membership { unit, transform, patch: false });
+                }
+            }
+        }
+    }
+}
+
+type Key = (GroupKind, Option<String>, String);
+
+/// An object's namespace before any kustomization (cases are not kustomized).
+fn own_namespace(o: &Object, release: bool, default_ns: &str) -> String {
+    match &o.namespace {
+        Some(n) => n.value.to_string(),
+        None if release => RELEASE_NAMESPACE.to_owned(),
+        None => default_ns.to_owned(),
+    }
+}
+
+/// The identities an object's references name: parents, backends, targets and its
+/// GatewayClass.
+fn referenced(o: &Object, own: &str, cluster_scoped: &HashSet<GroupKind>) -> Vec<Key> {
+    let mut out = Vec::new();
+    for (_, r, default_kind) in hierarchy_refs(o) {
+        let Some(name) = &r.name else { continue };
+        let kind = r.kind.as_ref().map_or(default_kind, |k| k.value.as_str());
+        if kind.is_empty() {
+            continue;
+        }
+        let group = match (&r.group, kind) {
+            (Some(g), _) => normalize_group(&g.value).to_owned(),
+            (None, "Service" | "Namespace") => String::new(),
+            (None, _) if default_kind == "Service" => String::new(),
+            (None, _) => crate::model::GATEWAY_GROUP.to_owned(),
+        };
+        let gk = GroupKind::new(&group, kind);
+        let ns = if cluster_scoped.contains(&gk) {
+            None
+        } else {
+            Some(r.namespace.as_ref().map_or(own.to_owned(), |n| n.value.to_string()))
+        };
+        if let Some(other) = ns.as_deref().filter(|n| *n != own) {
+            out.push(grants_in(other));
+        }
+        out.push((gk, ns, name.value.to_string()));
+    }
+    if let Body::Gateway(g) = &o.body
+        && let Some(c) = &g.class_name
+    {
+        out.push((GroupKind::new(crate::model::GATEWAY_GROUP, "GatewayClass"), None, c.value.to_string()));
+    }
+    out
+}
+
+/// What a reference into namespace `ns` from another leans on: the ReferenceGrants there.
+fn grants_in(ns: &str) -> Key {
+    (GroupKind::new(crate::model::GATEWAY_GROUP, "ReferenceGrant"), Some(ns.to_owned()), "*".to_owned())
+}
+
+/// How near two files are: same directory first, then the directories they share.
+fn nearness(a: &str, b: &str) -> (bool, usize) {
+    let (da, db) = (parent(a), parent(b));
+    let common = da.split('/').zip(db.split('/')).take_while(|(x, y)| x == y).count();
+    (da == db, common)
+}
+
+/// The directory of a relative path (`""` at the root).
+fn parent(p: &str) -> &str {
+    p.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The innermost chart whose `templates/` or `crds/` hold `rel`.
+fn chart_root(rel: &str, charts: &HashSet<&str>) -> Option<String> {
+    let mut dir = parent(rel);
+    let mut below = String::new();
+    loop {
+        if charts.contains(dir) && (below.starts_with("templates") || below.starts_with("crds")) {
+            return Some(dir.to_owned());
+        }
+        let (up, name) = match dir.rsplit_once('/') {
+            Some((u, n)) => (u, n),
+            None if dir.is_empty() => return None,
+            None => ("", dir),
+        };
+        below = if below.is_empty() { name.to_owned() } else { format!("{name}/{below}") };
+        dir = up;
+    }
+}
+
+/// A file's path relative to the root it lies under (the longest), with `/`.
+fn relative(path: &str, config: &Config, roots: &[PathBuf]) -> String {
+    let p = Path::new(path);
+    let abs: PathBuf = match (&config.cwd, p.is_absolute()) {
+        (Some(cwd), false) => cwd.join(p),
+        _ => p.to_path_buf(),
+    };
+    let rel = roots
+        .iter()
+        .filter_map(|r| abs.strip_prefix(r).ok())
+        .min_by_key(|r| r.components().count())
+        .map(Path::to_path_buf);
+    match rel {
+        Some(r) => r.to_string_lossy().replace('\\', "/"),
+        // Outside every root nothing is known of its folders: none of them decides a unit.
+        None if p.is_absolute() => path.rsplit('/').next().unwrap_or(path).to_owned(),
+        None => path.strip_prefix("./").unwrap_or(path).to_owned(),
+    }
+}
+
+/// The folders of cases: by default those named in [`CASE_FOLDERS`], or as the config says.
+struct CaseFolders {
+    names: Vec<String>,
+}
+
+impl CaseFolders {
+    fn new(config: &Config) -> CaseFolders {
+        let names = match &config.case_folders {
+            Some(n) => n.clone(),
+            None => CASE_FOLDERS.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        CaseFolders { names }
+    }
+
+    /// The innermost case folder holding directory `dir` (relative), if any.
+    fn folder_of(&self, dir: &str) -> Option<String> {
+        let parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+        (0..parts.len()).rev().find(|&i| self.names.iter().any(|n| n == parts[i])).map(|i| parts[..=i].join("/"))
+    }
+
+    /// The outermost case folder holding `dir`: cases link only within it.
+    fn outermost(&self, dir: &str) -> Option<String> {
+        let parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+        (0..parts.len()).find(|&i| self.names.iter().any(|n| n == parts[i])).map(|i| parts[..=i].join("/"))
+    }
+}
+
+/// The config's `worlds`: folder globs (each matching folder a unit) and file globs (each
+/// matching file a unit).
+struct WorldGlobs {
+    /// `None` for a glob that does not parse (the config reports it).
+    globs: Vec<Option<globset::GlobMatcher>>,
+}
+
+impl WorldGlobs {
+    fn new(config: &Config) -> WorldGlobs {
+        let globs = config
+            .worlds
+            .iter()
+            .map(|p| {
+                let p = p.trim_end_matches('/');
+                let p = p.strip_prefix("./").unwrap_or(p);
+                globset::GlobBuilder::new(p).literal_separator(true).build().ok().map(|g| g.compile_matcher())
+            })
+            .collect();
+        WorldGlobs { globs }
+    }
+
+    /// The world of a file (relative path): the file itself when a glob names it, else the
+    /// innermost folder a glob names.
+    fn world_of(&self, rel: &str, matched: &mut [bool]) -> Option<String> {
+        if self.globs.is_empty() {
+            return None;
+        }
+        let hit = |p: &str, matched: &mut [bool]| -> bool {
+            let mut any = false;
+            for (i, g) in self.globs.iter().enumerate() {
+                if g.as_ref().is_some_and(|g| g.is_match(p)) {
+                    matched[i] = true;
+                    any = true;
+                }
+            }
+            any
+        };
+        if hit(rel, matched) {
+            return Some(rel.to_owned());
+        }
+        let mut dir = parent(rel);
+        while !dir.is_empty() {
+            if hit(dir, matched) {
+                return Some(dir.to_owned());
+            }
+            dir = parent(dir);
+        }
+        None
+    }
+}
+
+/// The kustomizations of a workspace and what each root applies.
+struct Kustomize<'a> {
+    files: &'a [Arc<SourceFile>],
+    /// Kustomization file index by its directory (relative).
+    by_dir: HashMap<String, usize>,
+    by_rel: &'a HashMap<&'a str, usize>,
+    rel: &'a [String],
+}
+
+impl<'a> Kustomize<'a> {
+    fn read(files: &'a [Arc<SourceFile>], rel: &'a [String], by_rel: &'a HashMap<&'a str, usize>) -> Kustomize<'a> {
+        let by_dir = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.kustomization.is_some() && f.origin == Origin::Workspace)
+            .map(|(i, _)| (parent(&rel[i]).to_owned(), i))
+            .collect();
+        Kustomize { files, by_dir, by_rel, rel }
+    }
+
+    fn kustomization(&self, fi: usize) -> Option<&Kustomization> {
+        self.files[fi].kustomization.as_deref()
+    }
+
+    /// The kustomizations an entry of `dir` names (`resources`, `components`): a directory
+    /// holding one.
+    fn included(&self, dir: &str, entry: &str) -> Option<usize> {
+        if is_remote(entry) {
+            return None;
+        }
+        self.by_dir.get(&join(dir, entry)).copied()
+    }
+
+    /// Root kustomizations (no other includes them), each with the size of its group of
+    /// variants (roots that share a base: overlays of one application).
+    fn roots(&self) -> Vec<(usize, usize)> {
+        let mut included: HashSet<usize> = HashSet::new();
+        let mut bases_of: HashMap<usize, HashSet<usize>> = HashMap::new();
+        for (dir, &k) in &self.by_dir {
+            let Some(kz) = self.kustomization(k) else { continue };
+            for e in kz.resources.iter().chain(&kz.components) {
+                if let Some(i) = self.included(dir, &e.value) {
+                    included.insert(i);
+                }
+            }
+        }
+        let mut roots: Vec<usize> =
+            self.by_dir.values().copied().filter(|k| !included.contains(k) && !self.is_component(*k)).collect();
+        roots.sort_unstable();
+        for &r in &roots {
+            let mut seen = HashSet::new();
+            self.bases(r, &mut seen);
+            seen.remove(&r);
+            bases_of.insert(r, seen);
+        }
+        // Roots sharing a base are variants of one another.
+        let mut group: Vec<usize> = (0..roots.len()).collect();
+        for i in 0..roots.len() {
+            for j in i + 1..roots.len() {
+                if !bases_of[&roots[i]].is_disjoint(&bases_of[&roots[j]]) {
+                    let (a, b) = (group[i], group[j]);
+                    for g in &mut group {
+                        if *g == b {
+                            *g = a;
+                        }
+                    }
+                }
+            }
+        }
+        roots.iter().enumerate().map(|(i, &r)| (r, group.iter().filter(|&&g| g == group[i]).count())).collect()
+    }
+
+    fn is_component(&self, k: usize) -> bool {
+        self.kustomization(k).is_some_and(|kz| kz.component)
+    }
+
+    /// The non-component kustomizations reachable from `k` (itself included).
+    fn bases(&self, k: usize, seen: &mut HashSet<usize>) {
+        if !seen.insert(k) {
+            return;
+        }
+        let dir = parent(&self.rel[k]).to_owned();
+        let Some(kz) = self.kustomization(k) else { return };
+        for e in &kz.resources {
+            if let Some(i) = self.included(&dir, &e.value)
+                && !self.is_component(i)
+            {
+                self.bases(i, seen);
+            }
+        }
+    }
+
+    /// Every file `root` applies, with the transform its kustomizations make, and whether it
+    /// is a patch.
+    fn applied(&self, root: usize) -> Vec<(usize, Arc<Transform>, bool)> {
+        let mut out = Vec::new();
+        let base = Transform { kustomization: Some(self.rel[root].as_str().into()), ..Transform::default() };
+        let mut stack = Vec::new();
+        self.collect(root, &base, &mut stack, &mut out);
+        out
+    }
+
+    fn collect(
+        &self,
+        k: usize,
+        outer: &Transform,
+        stack: &mut Vec<usize>,
+        out: &mut Vec<(usize, Arc<Transform>, bool)>,
+    ) {
+        if stack.contains(&k) {
+            return;
+        }
+        let Some(kz) = self.kustomization(k) else { return };
+        stack.push(k);
+        // Outer transformers run after inner ones: the outer namespace wins, affixes nest.
+        let t = Transform {
+            namespace: outer.namespace.clone().or_else(|| kz.namespace.as_ref().map(|n| n.value.clone())),
+            default_namespace: None,
+            name_prefix: format!("{}{}", outer.name_prefix, kz.name_prefix.as_deref().unwrap_or("")).into(),
+            name_suffix: format!("{}{}", kz.name_suffix.as_deref().unwrap_or(""), outer.name_suffix).into(),
+            kustomization: outer.kustomization.clone(),
+        };
+        let shared = Arc::new(t.clone());
+        let dir = parent(&self.rel[k]).to_owned();
+        for e in kz.resources.iter().chain(&kz.components) {
+            if is_remote(&e.value) {
+                continue;
+            }
+            let path = join(&dir, &e.value);
+            if let Some(&fi) = self.by_rel.get(path.as_str()) {
+                out.push((fi, shared.clone(), false));
+            } else if let Some(&i) = self.by_dir.get(&path) {
+                self.collect(i, &t, stack, out);
+            }
+        }
+        for p in &kz.patches {
+            if let Some(&fi) = self.by_rel.get(join(&dir, &p.value).as_str()) {
+                out.push((fi, shared.clone(), true));
+            }
+        }
+        stack.pop();
+    }
+}
+
+/// `dir/entry` with `.` and `..` resolved, `/`-separated, no trailing slash.
+fn join(dir: &str, entry: &str) -> String {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for c in entry.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    parts.join("/")
+}
