@@ -88,12 +88,25 @@ fn instances(world: &Linked, id: crate::world::ObjId) -> String {
     if all.len() < 2 {
         return String::new();
     }
+    const SHOWN: usize = 5;
     let mut out = format!("\n\n**Defined {} times** (each reference uses the nearest definition):", all.len());
-    for o in all {
+    // In path order, each with its unit where it is not the workspace's; this one always.
+    let mut order: Vec<crate::world::ObjId> = all.iter().copied().take(SHOWN).collect();
+    if !order.contains(&id) {
+        order.push(id);
+    }
+    for &o in &order {
         let f = world.file_of(o);
         let line = f.line_index().line_of(world.object(o).name.span.start) + 1;
         let this = if o == id { " (this one)" } else { "" };
-        out.push_str(&format!("\n- `{}:{line}`{this}", f.path));
+        let unit = match world.unit_of(o) {
+            0 => String::new(),
+            u => format!(" · {}", world.unit(u)),
+        };
+        out.push_str(&format!("\n- `{}:{line}`{unit}{this}", world.shown_path(&f.path)));
+    }
+    if all.len() > order.len() {
+        out.push_str(&format!("\n- and {} more", all.len() - order.len()));
     }
     out
 }

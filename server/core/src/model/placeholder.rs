@@ -41,7 +41,8 @@ pub fn normalize_placeholder(value: &str) -> String {
             break;
         };
         let inner = after[..e].trim();
-        let inner = inner.strip_prefix('-').unwrap_or(inner).strip_suffix('-').unwrap_or(inner);
+        let inner = inner.strip_prefix('-').unwrap_or(inner);
+        let inner = inner.strip_suffix('-').unwrap_or(inner);
         let words: Vec<&str> = inner.split_whitespace().collect();
         out.push_str("{{ ");
         out.push_str(&words.join(" "));

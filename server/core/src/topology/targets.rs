@@ -149,7 +149,9 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
             };
             let policy_gk = world.object(pid).group_kind();
             let mut any = false;
-            for &o in candidates {
+            // Objects that match but need a grant nobody wrote: what the finding names.
+            let mut ungranted: Vec<(String, String)> = Vec::new();
+            for &o in candidates.iter().filter(|&&o| world.sees(pid, o)) {
                 let ns = world.namespace_of(o).unwrap_or("");
                 let ns_ok = match from {
                     FromNamespaces::Same => ns == policy_ns,
@@ -160,7 +162,11 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
                 // Selecting into another namespace needs a ReferenceGrant there, as a targetRef does.
                 let granted =
                     || ns == policy_ns || grant_allows(world, pid, &policy_gk, policy_ns, &gk, ns, world.name_of(o));
-                if ns_ok && s.selector.matches(&world.object(o).labels) && granted() {
+                if ns_ok && s.selector.matches(&world.object(o).labels) {
+                    if !granted() {
+                        ungranted.push((world.key(o).to_string(), ns.to_owned()));
+                        continue;
+                    }
                     any = true;
                     let n = t.object_node(o);
                     if !res.selected.contains(&n) {
@@ -168,7 +174,21 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
                     }
                 }
             }
-            if !any && world.is_checkable_kind(&gk) {
+            if !any && !ungranted.is_empty() {
+                ungranted.sort();
+                let (first, ns) = &ungranted[0];
+                let (more, them) = match ungranted.len() {
+                    1 => (String::new(), "it"),
+                    n => (format!(" and {} more", n - 1), "them"),
+                };
+                res.empty_selectors.push((
+                    s.span,
+                    format!(
+                        "{first}{more} has these labels, but no ReferenceGrant in namespace `{ns}` lets a {} from `{policy_ns}` select {them}; add one there",
+                        policy_gk.kind
+                    ),
+                ));
+            } else if !any && world.is_checkable_kind(&gk) {
                 let scope = match from {
                     FromNamespaces::Same => format!("in namespace `{policy_ns}`"),
                     _ => "in the namespaces it may reach".to_owned(),

@@ -113,6 +113,9 @@ pub struct WorldCore {
     cluster_files: Vec<u32>,
     /// What is applied together (docs/semantics.md §4.8); shared with partial worlds.
     pub units: Arc<Units>,
+    /// The workspace roots as path prefixes (`/home/me/repo/`): messages name files below
+    /// them relative to them, never by an absolute path.
+    root_prefixes: Vec<String>,
     /// Per object, its unit (empty when every object is in unit 0).
     obj_units: Vec<u32>,
     /// Objects a kustomization renamed (`namePrefix`, `nameSuffix`): their names.
@@ -365,6 +368,11 @@ impl World {
             files_by_namespace,
             cluster_files,
             units,
+            root_prefixes: config
+                .roots
+                .iter()
+                .map(|r| format!("{}/", r.to_string_lossy().trim_end_matches('/')))
+                .collect(),
             obj_units,
             renamed,
             applied_by,
@@ -581,6 +589,11 @@ impl World {
     /// The unit of an object's instance (docs/semantics.md §4.8); 0: the workspace.
     pub fn unit_of(&self, id: ObjId) -> u32 {
         self.obj_units.get(id.0 as usize).copied().unwrap_or(0)
+    }
+
+    /// A file's path as messages name it: relative to the workspace root it lies under.
+    pub fn shown_path<'a>(&self, path: &'a str) -> &'a str {
+        self.root_prefixes.iter().find_map(|r| path.strip_prefix(r.as_str())).unwrap_or(path)
     }
 
     /// The unit itself, for messages.

@@ -89,7 +89,7 @@ fn push(
 fn places(world: &Linked, others: &[ObjId]) -> String {
     let place = |o: ObjId| {
         let f = world.file_of(o);
-        format!("{}:{}", f.path, f.line_index().line_of(world.object(o).name.span.start) + 1)
+        format!("{}:{}", world.shown_path(&f.path), f.line_index().line_of(world.object(o).name.span.start) + 1)
     };
     let mut named: Vec<String> = others.iter().take(NAMED).map(|&o| place(o)).collect();
     named.dedup();

@@ -591,7 +591,7 @@ spec:
         r#"
 policy.yaml "kind: HTTPRoute\n    matchLabels: {team: stor}" warning[selector-matches-nothing] no HTTPRoute in namespace `shop` has these labels
 policy.yaml "kind: HTTPRoute\n    matchExpressions:\n    - {key: team, operator: Equals, values: [store]}" error[invalid-selector] `Equals` is not a selector operator: use In, NotIn, Exists or DoesNotExist
-policy.yaml "kind: HTTPRoute\n    namespaces: {from: All}\n    matchLabels: {team: pay}" warning[selector-matches-nothing] no HTTPRoute in the namespaces it may reach has these labels
+policy.yaml "kind: HTTPRoute\n    namespaces: {from: All}\n    matchLabels: {team: pay}" warning[selector-matches-nothing] HTTPRoute/payments/pay has these labels, but no ReferenceGrant in namespace `payments` lets a BackendTrafficPolicy from `shop` select it; add one there
 "#,
     );
 }

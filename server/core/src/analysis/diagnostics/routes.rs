@@ -96,8 +96,9 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
         let file = &world.file_of(lid).path;
         let d = match res {
             ParentResolution::NotFound { suggestion } => {
-                let name = p.name.as_ref().map_or("", |n| n.value.as_str());
-                let mut msg = format!("Gateway `{name}` does not exist");
+                // Spelled as every other reference: `Gateway/infra/edge`.
+                let spelled = p.spelled("Gateway", world.namespace_of(lid).unwrap_or(""));
+                let mut msg = format!("{spelled} does not exist");
                 if let Some(s) = suggestion {
                     msg.push_str(&format!("; did you mean `{s}`?"));
                 }
