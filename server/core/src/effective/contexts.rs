@@ -26,7 +26,7 @@ use crate::world::ObjId;
 
 pub type Sig = Arc<[NodeId]>;
 
-/// Which unit's world (docs/semantics.md §4.8) a walk computes: policies of two cases never
+/// Which unit's world (docs/semantics.md §4.7) a walk computes: policies of two cases never
 /// meet, and a case's policies meet the workspace's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Scope {

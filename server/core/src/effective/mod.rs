@@ -86,7 +86,7 @@ pub struct Context {
     /// The policies that lost something here, and to whom.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lost: Vec<Loss>,
-    /// The unit whose world this context is (docs/semantics.md §4.8: `case
+    /// The unit whose world this context is (docs/semantics.md §4.7: `case
     /// test/e2e/testdata/a.yaml`, `kustomization overlays/prod`); absent for the workspace's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
@@ -226,7 +226,7 @@ impl EffectiveIndex {
             for (&node, list) in plan.attached.iter_mut() {
                 order::sort_ranked(world, list, |p| world.topology.is_extension_attached(node, p));
             }
-            // One walk per unit whose policies meet here (docs/semantics.md §4.8).
+            // One walk per unit whose policies meet here (docs/semantics.md §4.7).
             for scope in plans[gk].scopes(world) {
                 let scoped;
                 let plan: &KindPlan = if scope == contexts::Scope::All {

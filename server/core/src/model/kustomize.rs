@@ -1,4 +1,4 @@
-//! What a `kustomization.yaml` says about the files it applies (docs/semantics.md §4.8): the
+//! What a `kustomization.yaml` says about the files it applies (docs/semantics.md §4.7): the
 //! resources and components it includes, the namespace and name affixes it sets, and the
 //! patches it lays over them. Read natively, so that every object keeps the position it has in
 //! its own file; `kubectl kustomize` is the reference for what these fields do.

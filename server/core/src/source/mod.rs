@@ -38,7 +38,7 @@ pub struct SourceFile {
     pub content_hashes: Box<[u32]>,
     /// `# policylens: ignore[...]` comments, in order.
     pub suppressions: Box<[Suppression]>,
-    /// What a `kustomization.yaml` applies (docs/semantics.md §4.8).
+    /// What a `kustomization.yaml` applies (docs/semantics.md §4.7).
     pub kustomization: Option<Box<Kustomization>>,
 }
 

@@ -111,7 +111,7 @@ pub struct WorldCore {
     /// Files holding cluster-scoped objects other than Namespaces and CRDs (whose facts a
     /// partial world asks of its outer world): the GatewayClasses every path starts at.
     cluster_files: Vec<u32>,
-    /// What is applied together (docs/semantics.md §4.8); shared with partial worlds.
+    /// What is applied together (docs/semantics.md §4.7); shared with partial worlds.
     pub units: Arc<Units>,
     /// The workspace roots as path prefixes (`/home/me/repo/`): messages name files below
     /// them relative to them, never by an absolute path.
@@ -586,7 +586,7 @@ impl World {
         b == 0 || b == self.unit_of(from)
     }
 
-    /// The unit of an object's instance (docs/semantics.md §4.8); 0: the workspace.
+    /// The unit of an object's instance (docs/semantics.md §4.7); 0: the workspace.
     pub fn unit_of(&self, id: ObjId) -> u32 {
         self.obj_units.get(id.0 as usize).copied().unwrap_or(0)
     }

@@ -1,4 +1,4 @@
-//! Units: which files are applied together (docs/semantics.md §4.8). A claim that involves
+//! Units: which files are applied together (docs/semantics.md §4.7). A claim that involves
 //! several files (a conflict, an override, a reference) is only made where they are.
 //!
 //! Every file's objects are *instances* in one or more units. Unit 0 is the workspace: the
@@ -22,7 +22,7 @@ use crate::source::{Origin, SourceFile};
 /// `{{ .Release.Namespace }}` stands for.
 pub const RELEASE_NAMESPACE: &str = "{{ .Release.Namespace }}";
 
-/// Folder names that hold independent cases by default (docs/semantics.md §4.8).
+/// Folder names that hold independent cases by default (docs/semantics.md §4.7).
 pub const CASE_FOLDERS: &[&str] =
     &["testdata", "test", "tests", "e2e", "fixtures", "examples", "example", "samples", "golden"];
 

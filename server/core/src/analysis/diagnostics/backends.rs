@@ -54,7 +54,20 @@ fn diagnostic(world: &Linked, owner: ObjId, b: &RefFields, res: &BackendResoluti
                 msg.push_str(&format!("; did you mean `{s}`?"));
             }
             msg.push_str(&consequence(if suggestion.is_some() { " " } else { ": " }));
-            Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.as_deref().cloned())
+            let gk = crate::model::GroupKind::new(
+                b.group.as_ref().map_or("", |g| g.value.as_str()),
+                b.kind.as_ref().map_or("Service", |k| k.value.as_str()),
+            );
+            let reader = suggestion.is_none() && super::left_to_the_reader(world, owner, &gk, name);
+            if reader {
+                msg.push_str(super::LEFT_TO_THE_READER);
+            }
+            let mut d =
+                Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.as_deref().cloned());
+            if reader {
+                d.severity = super::Severity::Information;
+            }
+            d
         }
         BackendResolution::PortNotFound { target, available } => {
             let span = b.port.as_ref().map_or(name_span, |p| p.span);

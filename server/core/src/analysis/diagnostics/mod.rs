@@ -22,9 +22,12 @@ mod topology_tests;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::model::GroupKind;
 use crate::source::SourceFile;
 use crate::syntax::{ByteEdit, Span};
+use crate::topology::Linked;
 use crate::workspace::{Reported, Snapshot};
+use crate::world::ObjId;
 
 impl Snapshot {
     /// Every diagnostic of the workspace, by file path (files without any are absent).
@@ -214,6 +217,21 @@ fn carry(previous: &[Diagnostic], edits: &[ByteEdit]) -> Vec<Diagnostic> {
         })
         .collect()
 }
+
+/// A parent or backend that a case of a folder of examples or tests names, that nothing in the
+/// repository defines, under no near name: the reader or the test harness provides it (Istio's
+/// translator tests register their Services in Go; Gateway API's examples leave the backends to
+/// the reader). Still reported, as a note, so it does not fail a run; a near name (a typo)
+/// keeps the full severity.
+pub(super) fn left_to_the_reader(world: &Linked, from: ObjId, gk: &GroupKind, name: &str) -> bool {
+    use crate::world::units::UnitKind;
+    matches!(world.unit(world.unit_of(from)).kind, UnitKind::Case | UnitKind::Chart)
+        && world.objects_named(gk, name).next().is_none()
+}
+
+/// What [`left_to_the_reader`] adds to the message.
+pub(super) const LEFT_TO_THE_READER: &str =
+    " (nothing in this repository defines it: examples and tests leave it to the reader or their harness)";
 
 /// Whether the config turned `duplicate-object` on (it is off by default, but where one
 /// kustomization applies an identity twice).

@@ -45,7 +45,15 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                     if let Some(s) = suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
                     }
-                    Diagnostic::new(file, name_span, Code::ParentNotFound, msg).fix(suggestion.clone())
+                    let reader = suggestion.is_none() && super::left_to_the_reader(world, rid, &gk, name);
+                    if reader {
+                        msg.push_str(super::LEFT_TO_THE_READER);
+                    }
+                    let mut d = Diagnostic::new(file, name_span, Code::ParentNotFound, msg).fix(suggestion.clone());
+                    if reader {
+                        d.severity = super::Severity::Information;
+                    }
+                    d
                 }
                 ParentResolution::SectionNotFound { parent, available } => {
                     let span = p.section_name.as_ref().map_or(name_span, |s| s.span);
