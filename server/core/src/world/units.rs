@@ -108,6 +108,8 @@ pub struct Units {
     by_file: HashMap<Arc<str>, Box<[Membership]>>,
     /// Indexes into the config's `worlds` of the globs that matched no file.
     pub unmatched_worlds: Vec<usize>,
+    /// Files inside a folder of cases (whatever their unit: a shared `base/` too).
+    in_case_folders: HashSet<Arc<str>>,
 }
 
 impl Default for Units {
@@ -116,6 +118,7 @@ impl Default for Units {
             list: vec![Unit { kind: UnitKind::Workspace, name: "".into() }],
             by_file: HashMap::new(),
             unmatched_worlds: Vec::new(),
+            in_case_folders: HashSet::new(),
         }
     }
 }
@@ -124,6 +127,11 @@ impl Units {
     /// The instances of a file's objects.
     pub fn of(&self, path: &str) -> &[Membership] {
         self.by_file.get(path).map_or(std::slice::from_ref(&Membership::SHARED), |m| m)
+    }
+
+    /// Whether the file lies in a folder of cases (tests, examples).
+    pub fn in_case_folder(&self, path: &str) -> bool {
+        self.in_case_folders.contains(path)
     }
 
     pub fn unit(&self, i: u32) -> &Unit {
@@ -192,6 +200,7 @@ impl Units {
                 b.add(fi, Membership { unit: 0, transform: release, patch: false });
             }
         }
+        b.units.in_case_folders = pending.iter().map(|&fi| files[fi].path.clone()).collect();
         b.cases(&pending, &chart_of, &cases, cluster_scoped, config);
 
         let mut units = b.units;

@@ -54,11 +54,7 @@ fn diagnostic(world: &Linked, owner: ObjId, b: &RefFields, res: &BackendResoluti
                 msg.push_str(&format!("; did you mean `{s}`?"));
             }
             msg.push_str(&consequence(if suggestion.is_some() { " " } else { ": " }));
-            let gk = crate::model::GroupKind::new(
-                b.group.as_ref().map_or("", |g| g.value.as_str()),
-                b.kind.as_ref().map_or("Service", |k| k.value.as_str()),
-            );
-            let reader = suggestion.is_none() && super::left_to_the_reader(world, owner, &gk, name);
+            let reader = suggestion.is_none() && super::left_to_the_reader(world, owner);
             if reader {
                 msg.push_str(super::LEFT_TO_THE_READER);
             }

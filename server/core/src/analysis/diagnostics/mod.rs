@@ -22,7 +22,6 @@ mod topology_tests;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::model::GroupKind;
 use crate::source::SourceFile;
 use crate::syntax::{ByteEdit, Span};
 use crate::topology::Linked;
@@ -218,20 +217,19 @@ fn carry(previous: &[Diagnostic], edits: &[ByteEdit]) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// A parent or backend that a case of a folder of examples or tests names, that nothing in the
-/// repository defines, under no near name: the reader or the test harness provides it (Istio's
-/// translator tests register their Services in Go; Gateway API's examples leave the backends to
-/// the reader). Still reported, as a note, so it does not fail a run; a near name (a typo)
-/// keeps the full severity.
-pub(super) fn left_to_the_reader(world: &Linked, from: ObjId, gk: &GroupKind, name: &str) -> bool {
-    use crate::world::units::UnitKind;
-    matches!(world.unit(world.unit_of(from)).kind, UnitKind::Case | UnitKind::Chart)
-        && world.objects_named(gk, name).next().is_none()
+/// A parent or backend that a file of a folder of examples or tests names, that nothing its
+/// case can reach defines, under no near name: the reader or the test harness provides it
+/// (Istio's translator tests register their Services in Go; Gateway API's examples leave the
+/// backends to the reader). Still reported, as a note, so that it does not fail a run; a near
+/// name (a typo) keeps the full severity. Policies' targets are not judged so: a dangling
+/// targetRef is what policylens is for.
+pub(super) fn left_to_the_reader(world: &Linked, from: ObjId) -> bool {
+    world.units.in_case_folder(&world.file_of(from).path)
 }
 
 /// What [`left_to_the_reader`] adds to the message.
 pub(super) const LEFT_TO_THE_READER: &str =
-    " (nothing in this repository defines it: examples and tests leave it to the reader or their harness)";
+    " (nothing this test or example can reach defines it: it is left to the reader or the test harness)";
 
 /// Whether the config turned `duplicate-object` on (it is off by default, but where one
 /// kustomization applies an identity twice).

@@ -37,15 +37,13 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                     let kind = p.kind.as_ref().map_or("Gateway", |k| k.value.as_str());
                     let ns = p.namespace.as_ref().map(|n| n.value.as_str()).or(world.namespace_of(rid)).unwrap_or("");
                     let name = p.name.as_ref().map_or("", |n| n.value.as_str());
-                    let gk = GroupKind::new(
-                        p.group.as_ref().map_or("gateway.networking.k8s.io", |g| g.value.as_str()),
-                        kind,
-                    );
+                    let default_group = if kind == "Service" { "" } else { "gateway.networking.k8s.io" };
+                    let gk = GroupKind::new(p.group.as_ref().map_or(default_group, |g| g.value.as_str()), kind);
                     let mut msg = format!("{gk}/{ns}/{name} does not exist");
                     if let Some(s) = suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
                     }
-                    let reader = suggestion.is_none() && super::left_to_the_reader(world, rid, &gk, name);
+                    let reader = suggestion.is_none() && super::left_to_the_reader(world, rid);
                     if reader {
                         msg.push_str(super::LEFT_TO_THE_READER);
                     }
