@@ -111,6 +111,13 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         files.extend(found);
     }
     for d in &named_dirs {
+        // A directory the user names is read even where the workspace's .gitignore skips it
+        // (a generated `bench-data/` inside a repository).
+        if !files.iter().any(|f| f.starts_with(d)) && !roots.contains(d) {
+            let (found, errors) = walk_yaml(d, &is_excluded);
+            warnings.extend(errors);
+            files.extend(found);
+        }
         if !req.allow_empty && !files.iter().any(|f| f.starts_with(d)) {
             return Err(format!("{}: no YAML files (*.yaml, *.yml) found here", shown(d)));
         }

@@ -33,7 +33,7 @@ pub(super) fn resolve_parent(
         return ParentResolution::Unchecked;
     }
     let candidates = world.candidates_from(route_id, &gk, Some(ns), name);
-    if candidates.is_empty() {
+    if candidates.ids.is_empty() {
         // A placeholder names nothing until it is filled in.
         if p.templated || is_placeholder(ns) || world.is_external(&gk, Some(ns), name) {
             return ParentResolution::Unchecked;
@@ -44,12 +44,15 @@ pub(super) fn resolve_parent(
     // Broken only when no instance it could mean admits it (docs/semantics.md §4.5): the
     // nearest one's answer, unless another attaches it.
     let mut first = None;
-    for parent in candidates {
+    for &parent in &candidates.ids {
         let r = attach_to(world, t, route_id, route, p, parent, is_mesh);
         if matches!(r, ParentResolution::Attached { .. }) {
             return r;
         }
         first.get_or_insert(r);
+    }
+    if candidates.borrowed {
+        return ParentResolution::Unchecked;
     }
     first.unwrap_or(ParentResolution::Unchecked)
 }

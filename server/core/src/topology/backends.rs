@@ -41,7 +41,7 @@ pub(super) fn resolve_backend(
     let ns = b.namespace.as_ref().map(|n| n.value.as_str()).unwrap_or(from_ns);
     let is_service = gk.is("", "Service");
     let candidates = world.candidates_from(from, &gk, Some(ns), name);
-    if candidates.is_empty() {
+    if candidates.ids.is_empty() {
         if b.templated || is_placeholder(ns) || world.is_external(&gk, Some(ns), name) || !is_service {
             return BackendResolution::Unchecked;
         }
@@ -57,17 +57,23 @@ pub(super) fn resolve_backend(
             SpecRefNamespaces::Own => false,
         };
         if !permitted {
-            return BackendResolution::NotPermitted { target: candidates.first().copied() };
+            if candidates.borrowed {
+                return BackendResolution::Unchecked;
+            }
+            return BackendResolution::NotPermitted { target: candidates.ids.first().copied() };
         }
     }
     // Broken only when no instance it could mean has the port (docs/semantics.md §4.5).
     let mut first = None;
-    for target in candidates {
+    for &target in &candidates.ids {
         let r = with_port(world, target, b);
         if matches!(r, BackendResolution::Found { .. }) {
             return r;
         }
         first.get_or_insert(r);
+    }
+    if candidates.borrowed {
+        return BackendResolution::Unchecked;
     }
     first.unwrap_or(BackendResolution::Unchecked)
 }

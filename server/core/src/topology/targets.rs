@@ -369,13 +369,16 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
         });
     }
     let candidates = world.candidates_from(pid, &gk, Some(ns), &n.value);
-    match candidates.first() {
+    match candidates.ids.first() {
         Some(&target) => match &r.section_name {
             None => TargetResolution::Resolved(t.object_node(target)),
             Some(s) => {
                 // Broken only when no instance it could mean has the section (§4.5).
-                if let Some(node) = candidates.iter().find_map(|&c| section_target(world, t, c, &s.value)) {
+                if let Some(node) = candidates.ids.iter().find_map(|&c| section_target(world, t, c, &s.value)) {
                     return TargetResolution::Resolved(node);
+                }
+                if candidates.borrowed {
+                    return TargetResolution::Templated;
                 }
                 let available = section_names(world, target);
                 let suggestion = suggest::closest(&s.value, available.iter().map(String::as_str)).map(str::to_owned);

@@ -539,34 +539,33 @@ impl World {
     }
 
     /// Whether a reference in `from`, whose unit sees no instance of what it names, may use
-    /// `to` from another unit: a case of a folder of cases (a guess, not the repository's
-    /// word) may lean on a copy in another case of its own directory or of a directory above
-    /// it (sibling examples that each define the Gateway the others use; a quickstart beside
-    /// the example folders), never on a placeholder or a neighbouring folder's copy; explicit
-    /// worlds, kustomizations and the workspace stay within what they see.
+    /// `to` from another unit: a file of a folder of cases (where units are a guess, not the
+    /// repository's word) may lean on a copy elsewhere in the same outermost folder of cases
+    /// (sibling examples that each define the Gateway the others use; the application a
+    /// sample's routes are written for), never on a placeholder; explicit worlds,
+    /// kustomizations and the workspace stay within what they see.
     fn may_borrow(&self, from: ObjId, to: ObjId) -> bool {
-        use units::UnitKind;
-        if !matches!(self.unit(self.unit_of(from)).kind, UnitKind::Case | UnitKind::Chart) || self.object(to).templated
-        {
+        if self.object(to).templated {
             return false;
         }
-        let dir = |p: &str| p.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
-        dir(&self.file_of(from).path).starts_with(&dir(&self.file_of(to).path))
+        let Some(folder) = self.units.case_folder(&self.file_of(from).path) else { return false };
+        let to_path = &self.file_of(to).path;
+        let within = |p: &str| self.units.case_folder(p) == Some(folder);
+        within(to_path) || (folder.is_empty() && !self.units.in_case_folder(to_path))
     }
 
     /// Every instance of this key a reference written in `from` could mean, the one
-    /// [`World::lookup_from`] picks first: those its unit sees, nearest first, then (when its
-    /// unit sees none) those elsewhere. A reference is broken only when none of them
-    /// satisfies it (docs/semantics.md §4.5).
-    pub fn candidates_from(&self, from: ObjId, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Vec<ObjId> {
+    /// [`World::lookup_from`] picks first: those its unit sees, nearest first, else those it
+    /// may borrow from other cases (`borrowed`). A reference is broken only when none of them
+    /// satisfies it (docs/semantics.md §4.5); one that only borrowed copies could satisfy is a
+    /// guess either way, and is not reported.
+    pub fn candidates_from(&self, from: ObjId, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Candidates {
         let mut all: Vec<ObjId> = self.matching(gk, namespace, name).collect();
-        if all.len() <= 1 {
-            return self.lookup_from(from, gk, namespace, name).into_iter().collect();
-        }
         let visible = all.iter().any(|&id| self.sees(from, id));
         all.retain(|&id| if visible { self.sees(from, id) } else { self.may_borrow(from, id) });
         all.sort_by_key(|&id| std::cmp::Reverse((self.nearness(from, id), std::cmp::Reverse(id))));
-        all
+        let borrowed = !visible && !all.is_empty();
+        Candidates { ids: all, borrowed }
     }
 
     /// An object's name: as written, or as its kustomization renamed it.
@@ -829,6 +828,14 @@ fn key_hash(gk: &GroupKind, namespace: Option<&str>, name: &str) -> u32 {
 /// `o.group_kind() == *gk`, without allocating.
 fn is_kind(o: &Object, gk: &GroupKind) -> bool {
     o.kind() == gk.kind && o.group() == gk.group
+}
+
+/// The instances a reference could mean ([`World::candidates_from`]), best first.
+#[derive(Debug, Default)]
+pub struct Candidates {
+    pub ids: Vec<ObjId>,
+    /// None is in the referrer's unit or the workspace: they are copies in other cases.
+    pub borrowed: bool,
 }
 
 /// One instance of a file's object: in which unit, changed how.

@@ -108,8 +108,9 @@ pub struct Units {
     by_file: HashMap<Arc<str>, Box<[Membership]>>,
     /// Indexes into the config's `worlds` of the globs that matched no file.
     pub unmatched_worlds: Vec<usize>,
-    /// Files inside a folder of cases (whatever their unit: a shared `base/` too).
-    in_case_folders: HashSet<Arc<str>>,
+    /// Files inside a folder of cases (whatever their unit: a shared `base/` too), with the
+    /// outermost case folder holding them.
+    in_case_folders: HashMap<Arc<str>, Arc<str>>,
 }
 
 impl Default for Units {
@@ -118,7 +119,7 @@ impl Default for Units {
             list: vec![Unit { kind: UnitKind::Workspace, name: "".into() }],
             by_file: HashMap::new(),
             unmatched_worlds: Vec::new(),
-            in_case_folders: HashSet::new(),
+            in_case_folders: HashMap::new(),
         }
     }
 }
@@ -131,7 +132,12 @@ impl Units {
 
     /// Whether the file lies in a folder of cases (tests, examples).
     pub fn in_case_folder(&self, path: &str) -> bool {
-        self.in_case_folders.contains(path)
+        self.in_case_folders.contains_key(path)
+    }
+
+    /// The outermost folder of cases holding the file, if any.
+    pub fn case_folder(&self, path: &str) -> Option<&str> {
+        self.in_case_folders.get(path).map(|f| &**f)
     }
 
     pub fn unit(&self, i: u32) -> &Unit {
@@ -200,7 +206,10 @@ impl Units {
                 b.add(fi, Membership { unit: 0, transform: release, patch: false });
             }
         }
-        b.units.in_case_folders = pending.iter().map(|&fi| files[fi].path.clone()).collect();
+        b.units.in_case_folders = pending
+            .iter()
+            .map(|&fi| (files[fi].path.clone(), cases.outermost(parent(&rel[fi])).unwrap_or_default().into()))
+            .collect();
         b.cases(&pending, &chart_of, &cases, cluster_scoped, config);
 
         let mut units = b.units;
