@@ -1,5 +1,5 @@
 //! The YAML parser front: splits a file into documents and builds span-carrying trees from
-//! saphyr-parser events.
+//! libyaml's events.
 //!
 //! - Each document is parsed on its own ([`split`]), so one broken document never hides the
 //!   others.
@@ -7,9 +7,10 @@
 //!   and the document re-parsed, a few times, so keys after the break are read too. Blanking
 //!   replaces bytes with spaces, so offsets never move.
 //! - Templated files are rewritten first ([`template`]), byte for byte.
-//! - saphyr reports char indices; all spans here are byte offsets into the original text.
+//! - All spans are byte offsets into the original text.
 
 mod builder;
+mod libyaml;
 mod split;
 mod template;
 #[cfg(test)]
@@ -216,18 +217,28 @@ fn has_text(r: &[u8]) -> bool {
 }
 
 /// Byte ranges (relative to the piece) worth blanking after an error at `at`, most promising
-/// first: the rest of the error line (or all of it); the line before, since a key still being
-/// typed (`  nam`) is reported on the line after it; the line that opened a flow collection
-/// never closed.
-fn recovery_candidates(piece: &[u8], at: usize, open_flow: Option<usize>) -> Vec<(usize, usize)> {
-    let mut out: Vec<(usize, usize)> = Vec::with_capacity(3);
+/// first, each a set of ranges blanked together: the rest of the error line (or all of it);
+/// the line before, since a key still being typed (`  nam`) is reported on the line after it;
+/// the line that opened a flow collection never closed. A flow collection opened on an
+/// earlier line and still open at the error is tried first together with the error line: an
+/// unclosed `[` reads every line after it as flow content, so either alone reads less.
+fn recovery_candidates(piece: &[u8], at: usize, open_flow: Option<usize>) -> Vec<Vec<(usize, usize)>> {
+    let mut out: Vec<Vec<(usize, usize)>> = Vec::with_capacity(4);
     let (start, end) = line_bounds(piece, at);
     let at = at.clamp(start, end);
+    let mut error_line = None;
     if has_text(&piece[at..end]) && has_text(&piece[start..at]) {
-        out.push((at, end));
+        error_line = Some((at, end));
     } else if has_text(&piece[start..end]) {
-        out.push((start, end));
+        error_line = Some((start, end));
     }
+    let flow_line = open_flow.map(|f| (f, line_bounds(piece, f).1)).filter(|&(f, e)| f < e);
+    if let (Some(f), Some(l)) = (flow_line, error_line)
+        && f.1 < start
+    {
+        out.push(vec![f, l]);
+    }
+    out.extend(error_line.map(|l| vec![l]));
     let mut line = start;
     while line > 0 {
         // Step over the previous line break (`\r\n` counts as one).
@@ -238,17 +249,12 @@ fn recovery_candidates(piece: &[u8], at: usize, open_flow: Option<usize>) -> Vec
         let (s, e) = line_bounds(piece, p);
         let first = piece[s..e].iter().find(|&&c| c != b' ' && c != b'\t');
         if first.is_some_and(|&c| c != b'#') {
-            out.push((s, e));
+            out.push(vec![(s, e)]);
             break;
         }
         line = s;
     }
-    if let Some(f) = open_flow {
-        let e = line_bounds(piece, f).1;
-        if f < e {
-            out.push((f, e));
-        }
-    }
+    out.extend(flow_line.map(|f| vec![f]));
     let mut unique = Vec::with_capacity(out.len());
     for r in out {
         if !unique.contains(&r) {
@@ -258,13 +264,15 @@ fn recovery_candidates(piece: &[u8], at: usize, open_flow: Option<usize>) -> Vec
     unique
 }
 
-/// `text` with `from..to` replaced by spaces (whole chars by as many spaces: still UTF-8, and
+/// `text` with the `ranges` replaced by spaces (whole chars by as many spaces: still UTF-8, and
 /// every offset unchanged).
-fn blanked(text: &str, from: usize, to: usize) -> Option<String> {
+fn blanked(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
-    for c in bytes.get_mut(from..to)? {
-        if *c != b'\n' && *c != b'\r' {
-            *c = b' ';
+    for &(from, to) in ranges {
+        for c in bytes.get_mut(from..to)? {
+            if *c != b'\n' && *c != b'\r' {
+                *c = b' ';
+            }
         }
     }
     String::from_utf8(bytes).ok()
@@ -302,12 +310,12 @@ fn parse_document(
         let relative = |offset: u32| offset.saturating_sub(base) as usize;
         let candidates = recovery_candidates(text.as_bytes(), relative(*at), best.open_flow.map(relative));
         let mut improved: Option<(String, Outcome)> = None;
-        for (from, to) in candidates {
+        for ranges in candidates {
             if reparses == MAX_REPARSES {
                 break;
             }
             reparses += 1;
-            let Some(t) = blanked(text, from, to) else { continue };
+            let Some(t) = blanked(text, &ranges) else { continue };
             let outcome = parse_piece(&t, base, placeholders, scratch);
             note(&outcome);
             let to_beat = improved.as_ref().map_or(best.score(), |(_, o)| o.score());
@@ -329,7 +337,8 @@ fn parse_document(
     }
     let syntax = reported.map(|(at, message)| {
         let at = before_trailing_space(src, piece.start, piece.end, at);
-        SyntaxError { span: Span::new(at, at), message: plain_words(&message) }
+        let found = src.as_bytes().get(at as usize).copied().unwrap_or(0);
+        SyntaxError { span: Span::new(at, at), message: plain_words(&message, found) }
     });
     let depth = best
         .depth_error
@@ -357,18 +366,20 @@ fn before_trailing_space(src: &str, start: u32, end: u32, at: u32) -> u32 {
     }
 }
 
-/// The parser's message in the words of someone editing Kubernetes YAML; messages not listed
-/// are kept as they are.
-pub(crate) fn plain_words(message: &str) -> String {
+/// libyaml's message (`context, problem`) in the words of someone editing Kubernetes YAML;
+/// `found` is the character where it stopped. Messages not listed are kept as they are.
+pub(crate) fn plain_words(message: &str, found: u8) -> String {
     let plain = match message {
-        "simple key expect ':'" | "simple key expected" => "a key without `:` after it (write `key: value`)",
-        "while parsing a block mapping, did not find expected key" | "invalid indentation" => {
+        "while scanning a simple key, could not find expected ':'" => "a key without `:` after it (write `key: value`)",
+        "while parsing a block mapping, did not find expected key" => {
             "bad indentation: this line does not line up with the keys around it"
         }
         "while parsing a block collection, did not find expected '-' indicator" => {
             "bad indentation: a list item is not lined up with the `-` of the items before it"
         }
-        "while parsing a node, did not find expected node content" => {
+        "while parsing a block node, did not find expected node content"
+        | "while parsing a flow node, did not find expected node content"
+        | "while parsing a node, did not find expected node content" => {
             "a value is missing or unfinished (an unclosed `[`, `{` or quote?)"
         }
         "mapping values are not allowed in this context" => {
@@ -377,19 +388,25 @@ pub(crate) fn plain_words(message: &str) -> String {
         "block sequence entries are not allowed in this context" => {
             "a `-` list item where a value was expected (put the list on its own lines, indented)"
         }
-        "while parsing a flow sequence, expected ',' or ']'" => "an unclosed `[`: expected `,` or `]`",
+        "while parsing a flow sequence, did not find expected ',' or ']'" => "an unclosed `[`: expected `,` or `]`",
         "while parsing a flow mapping, did not find expected ',' or '}'" => "an unclosed `{`: expected `,` or `}`",
         "while scanning a quoted scalar, found unexpected end of stream" => "an unclosed quote",
-        "tab cannot be used as indentation"
-        | "tabs disallowed in this context"
-        | "tabs disallowed within this context (block indentation)"
-        | "while scanning a plain scalar, found a tab" => "a tab where YAML needs spaces (indent with spaces only)",
-        "while parsing node, found unknown anchor" => {
-            "an alias (`*name`) to an anchor (`&name`) defined nowhere before it"
+        "while scanning a quoted scalar, found unexpected document indicator" => {
+            "an unclosed quote (a `---` or `...` line came before its end)"
         }
-        "while parsing anchor, found duplicated anchor" => "an anchor (`&name`) defined twice",
-        "misplaced bracket" => "a bracket that closes nothing",
-        "unexpected end of plain scalar" => "a value that ends unexpectedly",
+        "while scanning for the next token, found character that cannot start any token" if found == b'\t' => {
+            "a tab where YAML needs spaces (indent with spaces only)"
+        }
+        "while scanning for the next token, found character that cannot start any token" => {
+            "a character that cannot start a value here (`@` and `` ` `` are reserved: quote the value)"
+        }
+        "while scanning a plain scalar, found a tab character that violates indentation"
+        | "while scanning a block scalar, found a tab character where an indentation space is expected" => {
+            "a tab where YAML needs spaces (indent with spaces only)"
+        }
+        "found undefined alias" => "an alias (`*name`) to an anchor (`&name`) defined nowhere before it",
+        "found duplicate anchor; first occurrence" => "an anchor (`&name`) defined twice",
+        "control characters are not allowed" => "a control character, which YAML does not allow in a file",
         _ => return message.to_owned(),
     };
     plain.to_owned()

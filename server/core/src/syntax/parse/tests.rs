@@ -920,3 +920,27 @@ fn the_document_at_an_offset_is_the_one_parse_file_reads() {
         assert_eq!(parse_document_at(text, offset), whole.documents[at], "offset {offset}");
     }
 }
+
+/// The two shapes libyaml (and so Kubernetes) loads that the parser before it rejected: a
+/// double-quoted scalar continued at its key's or its item's column, and a flow sequence
+/// closed at the column of the key that holds it.
+#[test]
+fn shapes_libyaml_loads_are_read() {
+    let text =
+        "rules:\n- message: \"first half\n  second\n  half\"\n  rule: \"self.a ==\n  self.b\"\n- rule: \"x\n  y\"\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents[0].error, None);
+    let rules = at(root(&f, 0), &["rules"]);
+    assert_eq!(at(item(rules, 0), &["message"]).as_str(), Some("first half second half"));
+    assert_eq!(at(item(rules, 0), &["rule"]).as_str(), Some("self.a == self.b"));
+    assert_eq!(span_lc(text, at(item(rules, 0), &["rule"]).span), ((4, 8), (5, 9)));
+    assert_eq!(at(item(rules, 1), &["rule"]).as_str(), Some("x y"));
+
+    let text = "spec:\n  args: [\n    \"--a\",\n    \"--b\"\n  ]\n  next: 1\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents[0].error, None);
+    let args = at(root(&f, 0), &["spec", "args"]);
+    assert_eq!(args.to_json(), serde_json::json!(["--a", "--b"]));
+    assert_eq!(span_lc(text, args.span), ((1, 8), (4, 3)));
+    assert_eq!(at(root(&f, 0), &["spec", "next"]).as_i64(), Some(1));
+}
