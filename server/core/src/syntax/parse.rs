@@ -10,6 +10,7 @@
 //! - All spans are byte offsets into the original text.
 
 mod builder;
+mod fast;
 mod libyaml;
 mod split;
 mod template;
@@ -149,17 +150,35 @@ pub fn parse_document_at(text: &str, offset: u32) -> Document {
 #[cfg(test)]
 pub(crate) fn parse_file_as_yaml(text: &str) -> ParsedFile {
     let mut documents = Vec::new();
-    let templated = parse_pieces_with(text, false, |pieces| pieces, |_, d| documents.push(d));
+    let templated =
+        parse_pieces_with(text, Readers { json: false, fast: true }, |pieces| pieces, |_, d| documents.push(d));
     ParsedFile { documents, templated }
 }
 
+/// [`parse_file`] with libyaml reading every document, the fast reader never: the oracle tests
+/// and the `libyaml` fuzz target check that both give the same trees.
+#[doc(hidden)]
+pub fn parse_file_by_libyaml(text: &str) -> ParsedFile {
+    let mut documents = Vec::new();
+    let templated =
+        parse_pieces_with(text, Readers { json: false, fast: false }, |pieces| pieces, |_, d| documents.push(d));
+    ParsedFile { documents, templated }
+}
+
+/// Which readers may take a text or a document before libyaml does.
+#[derive(Clone, Copy)]
+struct Readers {
+    json: bool,
+    fast: bool,
+}
+
 fn parse_pieces(text: &str, pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>, each: impl FnMut(u32, Document)) -> bool {
-    parse_pieces_with(text, true, pick, each)
+    parse_pieces_with(text, Readers { json: true, fast: true }, pick, each)
 }
 
 fn parse_pieces_with(
     text: &str,
-    json: bool,
+    readers: Readers,
     pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>,
     mut each: impl FnMut(u32, Document),
 ) -> bool {
@@ -174,7 +193,7 @@ fn parse_pieces_with(
     let templated = text.contains("{{");
     // A live cluster's objects are JSON texts: read directly, many times faster than the YAML
     // scanner reads flow collections (same tree; see `json.rs`).
-    if json
+    if readers.json
         && bom == 0
         && !templated
         && text.trim_start().starts_with('{')
@@ -192,7 +211,7 @@ fn parse_pieces_with(
     for (i, piece) in pick(split_documents(src, bom)).into_iter().enumerate() {
         each(
             u32::try_from(i).unwrap_or(u32::MAX),
-            parse_document(text, src, piece, placeholders, templated, &mut scratch),
+            parse_document(text, src, piece, placeholders, templated, readers.fast && !templated, &mut scratch),
         );
     }
     templated
@@ -284,11 +303,24 @@ fn parse_document(
     piece: Piece,
     placeholders: &[(u32, u32)],
     templated: bool,
+    fast: bool,
     scratch: &mut Scratch,
 ) -> Document {
     let span = Span::new(piece.content_start, piece.end);
     let base = piece.start;
     let piece_text = &src[piece.start as usize..piece.end as usize];
+    // Only a file's first document may start without `---`: libyaml rejects the others at
+    // their first content.
+    let bare = piece
+        .bare
+        .then(|| first_content(src, piece))
+        .flatten()
+        .filter(|&at| !(templated && on_template_line(original, src, at)));
+    let bare = bare.map(|at| SyntaxError { span: Span::new(at, at), message: BARE.into() });
+    // Most manifests are plain block YAML: read directly, libyaml only for the rest.
+    if fast && let Some(root) = fast::read(piece_text, base) {
+        return Document { span, root, error: bare };
+    }
     let mut best = parse_piece(piece_text, base, placeholders, scratch);
     // Only the first error is reported; errors on template lines are artefacts of the
     // templating, not the user's YAML, so the first one elsewhere counts.
@@ -347,8 +379,27 @@ fn parse_document(
         (Some(s), Some(d)) => Some(if d.span.start < s.span.start { d } else { s }),
         (s, d) => s.or(d),
     };
+    let error = bare.or(error);
     let root = best.root.filter(|n| !is_empty_root(n));
     Document { span, root, error }
+}
+
+const BARE: &str = "a document after a `...` line needs a `---` line to start it";
+
+/// Where the first content of a piece is (not a blank or comment line).
+fn first_content(src: &str, piece: Piece) -> Option<u32> {
+    let b = src.as_bytes();
+    let mut line = piece.content_start as usize;
+    while line < piece.end as usize {
+        let (eol, next) = line_end(b, line);
+        if let Some(i) = b[line..eol].iter().position(|&c| c != b' ' && c != b'\t') {
+            if b[line + i] != b'#' {
+                return Some((line + i) as u32);
+            }
+        }
+        line = next;
+    }
+    None
 }
 
 /// An error the parser meets at the end of the text (an unclosed bracket or quote) is put

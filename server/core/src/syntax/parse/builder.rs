@@ -301,7 +301,10 @@ impl Builder<'_> {
                 self.document_started = true;
                 self.last_end = self.span(start, end).1;
             }
-            Event::DocumentEnd | Event::StreamEnd => return Step::Stop,
+            // What follows the document's end still counts: libyaml rejects content after a
+            // root that ended early (` a: 1` then `b: 2` at column 0) only there.
+            Event::DocumentEnd => {}
+            Event::StreamEnd => return Step::Stop,
             Event::Alias { anchor } => {
                 let (s, e) = self.span(start, end);
                 if !self.anchors.iter().any(|d| **d == *anchor) {

@@ -11,6 +11,9 @@ pub(super) struct Piece {
     pub content_start: u32,
     /// The start of the next marker line, or the end of the text.
     pub end: u32,
+    /// A document after a `...` line without a `---` of its own: libyaml (and so Kubernetes)
+    /// rejects the file there; only the first document of a file may start bare.
+    pub bare: bool,
 }
 
 /// The end of the line starting at `from` (before its break) and the start of the next line.
@@ -57,15 +60,18 @@ pub(super) fn split_documents(text: &str, from: usize) -> Vec<Piece> {
     let mut content_start = from;
     let mut explicit = false;
     let mut content = false;
+    // A `...` line came, and no `---` since.
+    let mut after_end = false;
     let mut line = from;
     while line < len {
         let (eol, next) = line_end(b, line);
         let l = &b[line..eol];
         if is_marker(l, b"---") {
             if explicit || content {
-                pieces.push(piece(start, content_start, line));
+                pieces.push(piece(start, content_start, line, after_end && !explicit));
                 start = line;
             }
+            after_end = false;
             // Content on the marker line itself (`--- |`, `--- !tag`) belongs to the document.
             let mut i = line + 3;
             while i < eol && matches!(b[i], b' ' | b'\t') {
@@ -75,8 +81,9 @@ pub(super) fn split_documents(text: &str, from: usize) -> Vec<Piece> {
             explicit = true;
         } else if is_marker(l, b"...") {
             if explicit || content {
-                pieces.push(piece(start, content_start, line));
+                pieces.push(piece(start, content_start, line, after_end && !explicit));
             }
+            after_end = true;
             start = next;
             content_start = next;
             explicit = false;
@@ -87,14 +94,14 @@ pub(super) fn split_documents(text: &str, from: usize) -> Vec<Piece> {
         line = next;
     }
     if explicit || content {
-        pieces.push(piece(start, content_start, len));
+        pieces.push(piece(start, content_start, len, after_end && !explicit));
     }
     if pieces.is_empty() {
-        pieces.push(piece(from, from, len));
+        pieces.push(piece(from, from, len, false));
     }
     pieces
 }
 
-fn piece(start: usize, content_start: usize, end: usize) -> Piece {
-    Piece { start: start as u32, content_start: content_start as u32, end: end as u32 }
+fn piece(start: usize, content_start: usize, end: usize, bare: bool) -> Piece {
+    Piece { start: start as u32, content_start: content_start as u32, end: end as u32, bare }
 }

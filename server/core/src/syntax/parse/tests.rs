@@ -4,6 +4,7 @@ use proptest::prelude::*;
 
 use crate::syntax::{
     LineIndex, Node, NodeKind, ParsedFile, PositionEncoding, ScalarStyle, Span, parse_document_at, parse_file,
+    parse_file_by_libyaml,
 };
 
 /// UTF-16 (line, character) of a byte offset, as an editor would show it.
@@ -329,9 +330,14 @@ fn document_end_markers_and_directives() {
         assert_eq!(d.error, None);
     }
     assert_eq!(at(root(&f, 1), &["b"]).as_str(), Some("2"));
-    // A bare document after `...`.
-    let f = parse_file("a: 1\n...\nb: 2\n");
+    // A bare document after `...`: read, but libyaml rejects the file there (only the
+    // first document may start without `---`).
+    let f = parse_file("a: 1\n...\n# c\nb: 2\n");
     assert_eq!(f.documents.len(), 2);
+    assert_eq!(f.documents[0].error, None);
+    let err = f.documents[1].error.as_ref().expect("error");
+    assert_eq!(err.message, "a document after a `...` line needs a `---` line to start it");
+    assert_eq!(err.span, Span::new(13, 13));
     assert_eq!(at(root(&f, 1), &["b"]).as_str(), Some("2"));
     // `---` and `...` only count at column 0 and before whitespace.
     let f = parse_file("a: ---x\nb: |\n  ---\n---x: 1\n");
@@ -943,4 +949,38 @@ fn shapes_libyaml_loads_are_read() {
     assert_eq!(args.to_json(), serde_json::json!(["--a", "--b"]));
     assert_eq!(span_lc(text, args.span), ((1, 8), (4, 3)));
     assert_eq!(at(root(&f, 0), &["spec", "next"]).as_i64(), Some(1));
+}
+
+/// The documents the fast reader must take (or the parse is libyaml's pace), and some it must
+/// leave to libyaml; what it reads equals libyaml's reading (tests/libyaml_oracle.rs).
+#[test]
+fn the_fast_reader_takes_plain_manifests() {
+    use super::fast::read;
+    for i in 0..3 {
+        let text = route(i);
+        let doc = &text[..text.find("---").unwrap()];
+        let root = read(doc, 0).expect("fast").expect("a root");
+        assert_eq!(root, parse_file_by_libyaml(doc).documents[0].root.clone().unwrap());
+    }
+    let plain = "# c\n---\na: 1 # c\nb:\n  - x\n  - 'y'\n  - {k: \"v\\n\", l: [1, 2]}\nc: |-\n  lit\n\n  eral\nd: >\n  fo\n  lded\ne: plain\n  over lines\nf:\n- -1\ng: \"\"\n";
+    let root = read(plain, 0).expect("fast").expect("a root");
+    assert_eq!(root, parse_file_by_libyaml(plain).documents[0].root.clone().unwrap());
+    assert_eq!(read("# only a comment\n", 0).expect("fast"), None);
+    for libyamls in [
+        "a: &x 1\nb: *x\n",
+        "a: !!str 1\n",
+        "? a\n: b\n",
+        "a:\tb\n",
+        "a: 1\r\n",
+        "a: \"one\n  two\"\n",
+        "a: [1,\n  2]\n",
+        "%YAML 1.2\n---\na: 1\n",
+        "--- a\n",
+        "a: b: c\n",
+        " a: 1\nb: 2\n",
+        "a: 1\n b: 2\n",
+        "a:\u{2028}b\n",
+    ] {
+        assert_eq!(read(libyamls, 0), None, "{libyamls:?}");
+    }
 }
