@@ -141,7 +141,7 @@ pub fn parse_document_at(text: &str, offset: u32) -> Document {
         },
         |_, d| found = Some(d),
     );
-    found.unwrap_or(Document { span: Span::new(0, 0), root: None, error: None })
+    found.unwrap_or(Document { span: Span::new(0, 0), root: None, error: None, skipped: false })
 }
 
 /// Splits `text` into documents and parses those `pick` keeps, handing each to `each`;
@@ -185,7 +185,7 @@ fn parse_pieces_with(
     if text.len() >= u32::MAX as usize {
         // Spans are u32 offsets; such a file is not a Kubernetes manifest anyway.
         let error = SyntaxError { span: Span::new(0, 0), message: "file too large to parse (4 GiB or more)".into() };
-        each(0, Document { span: Span::new(0, 0), root: None, error: Some(error) });
+        each(0, Document { span: Span::new(0, 0), root: None, error: Some(error), skipped: false });
         return false;
     }
     // The byte-order mark is not content; the parser never sees it.
@@ -203,24 +203,26 @@ fn parse_pieces_with(
         return false;
     }
     let prepared = templated.then(|| template::prepare(text, bom));
-    let (src, placeholders) = match &prepared {
-        Some(p) => (p.text.as_str(), p.placeholders.as_slice()),
-        None => (text, &[][..]),
+    let (src, placeholders, structural) = match &prepared {
+        Some(p) => (p.text.as_str(), p.placeholders.as_slice(), p.structural.as_slice()),
+        None => (text, &[][..], &[][..]),
     };
+    let template = Template { placeholders, structural };
     let mut scratch = Scratch::default();
     for (i, piece) in pick(split_documents(src, bom)).into_iter().enumerate() {
         each(
             u32::try_from(i).unwrap_or(u32::MAX),
-            parse_document(text, src, piece, placeholders, templated, readers.fast && !templated, &mut scratch),
+            parse_document(text, src, piece, template, templated, readers.fast && !templated, &mut scratch),
         );
     }
     templated
 }
 
-/// True when the line holding `at` was changed by template pre-processing.
+/// True when the line holding `at` was changed by template pre-processing (its bounds as in
+/// the original: a directive line reads as empty lines once prepared).
 fn on_template_line(original: &str, prepared: &str, at: u32) -> bool {
     let (o, p) = (original.as_bytes(), prepared.as_bytes());
-    let (start, end) = line_bounds(p, at as usize);
+    let (start, end) = line_bounds(o, at as usize);
     o.get(start..end) != p.get(start..end)
 }
 
@@ -297,11 +299,18 @@ fn blanked(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
+/// What template pre-processing left to know about the file ([`template::Prepared`]).
+#[derive(Clone, Copy)]
+struct Template<'a> {
+    placeholders: &'a [(u32, u32)],
+    structural: &'a [u32],
+}
+
 fn parse_document(
     original: &str,
     src: &str,
     piece: Piece,
-    placeholders: &[(u32, u32)],
+    template: Template<'_>,
     templated: bool,
     fast: bool,
     scratch: &mut Scratch,
@@ -319,9 +328,21 @@ fn parse_document(
     let bare = bare.map(|at| SyntaxError { span: Span::new(at, at), message: BARE.into() });
     // Most manifests are plain block YAML: read directly, libyaml only for the rest.
     if fast && let Some(root) = fast::read(piece_text, base) {
-        return Document { span, root, error: bare };
+        return Document { span, root, error: bare, skipped: false };
     }
+    let placeholders = (template.placeholders, template.structural);
     let mut best = parse_piece(piece_text, base, placeholders, scratch);
+    // A template document broken on a template line, or after a line whose structure the
+    // templating hides (`{{- if }}`, `key:{{ … | nindent 4 }}`), cannot be read around its
+    // actions: it is skipped and counted, not reported (DESIGN §4.1).
+    if templated && let Some((at, _)) = &best.error {
+        let at = *at;
+        let hidden =
+            on_template_line(original, src, at) || template.structural.iter().any(|&l| l >= piece.start && l <= at);
+        if hidden {
+            return Document { span, root: None, error: None, skipped: true };
+        }
+    }
     // Only the first error is reported; errors on template lines are artefacts of the
     // templating, not the user's YAML, so the first one elsewhere counts.
     let mut reported: Option<(u32, String)> = None;
@@ -381,7 +402,7 @@ fn parse_document(
     };
     let error = bare.or(error);
     let root = best.root.filter(|n| !is_empty_root(n));
-    Document { span, root, error }
+    Document { span, root, error, skipped: false }
 }
 
 const BARE: &str = "a document after a `...` line needs a `---` line to start it";

@@ -57,6 +57,8 @@ struct Builder<'a> {
     /// All positions below are file offsets.
     t: Text<'a>,
     placeholders: &'a [(u32, u32)],
+    /// Starts of the lines the templating hid (directives): a scalar over one is templated.
+    structural: &'a [u32],
     stack: Vec<Frame>,
     /// Finished children of the open collections, innermost last (keys and values alternate
     /// for mappings).
@@ -245,7 +247,9 @@ impl Builder<'_> {
     fn is_templated(&self, s: u32, e: u32) -> bool {
         let p = self.placeholders;
         let i = p.partition_point(|&(_, pe)| pe <= s);
-        p.get(i).is_some_and(|&(ps, _)| ps < e)
+        let l = self.structural;
+        let j = l.partition_point(|&ls| ls < s);
+        p.get(i).is_some_and(|&(ps, _)| ps < e) || l.get(j).is_some_and(|&ls| ls < e)
     }
 
     fn pending_key_end(&self) -> Option<u32> {
@@ -368,7 +372,7 @@ impl Builder<'_> {
             }
             _ => {}
         }
-        let templated = !self.placeholders.is_empty() && self.is_templated(s, e);
+        let templated = !(self.placeholders.is_empty() && self.structural.is_empty()) && self.is_templated(s, e);
         self.attach(Node {
             span: Span::new(s, e),
             kind: NodeKind::Scalar(Scalar { value: value.into(), style, templated }),
@@ -505,11 +509,17 @@ pub(super) struct Scratch {
     children: Vec<Node>,
 }
 
-pub(super) fn parse_piece(piece: &str, base: u32, placeholders: &[(u32, u32)], scratch: &mut Scratch) -> Outcome {
+pub(super) fn parse_piece(
+    piece: &str,
+    base: u32,
+    (placeholders, structural): (&[(u32, u32)], &[u32]),
+    scratch: &mut Scratch,
+) -> Outcome {
     let bytes = piece.as_bytes();
     let mut b = Builder {
         t: Text { bytes, base },
         placeholders,
+        structural,
         stack: std::mem::take(&mut scratch.stack),
         children: std::mem::take(&mut scratch.children),
         root: None,

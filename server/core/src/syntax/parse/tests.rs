@@ -493,10 +493,43 @@ fn helm_templates() {
     assert!(at(t, &["name"]).is_templated());
     assert_eq!(span_lc(text, at(t, &["name"]).span), ((11, 10), (11, 23)));
     assert!(at(r, &["spec", "timeout"]).is_templated());
-    // `name: {{ .a }}: {{ .b }}` is not YAML once templated, but the error is on a template
-    // line: not reported, and the rest of the document is read.
+    // `name: {{ .a }}: {{ .b }}` is not YAML once templated, and the error is on a template
+    // line: the document is skipped (no tree, no error), and counted.
     assert_eq!(f.documents[1].error, None);
-    assert_eq!(at(root(&f, 1), &["metadata", "namespace"]).as_str(), Some("plain"));
+    assert_eq!(f.documents[1].root, None);
+    assert!(f.documents[1].skipped);
+    assert!(!f.documents[0].skipped);
+}
+
+/// Template directives never make a YAML error (DESIGN §4.1): a directive at column 0 inside
+/// a block scalar, an action right after a key's `:` writing the value's block, `define` and
+/// `range` blocks around documents. Shapes of public Helm charts, written anew.
+#[test]
+fn template_directives_are_never_yaml_errors() {
+    let text = "kind: ConfigMap\ndata:\n  config.yaml: |\n{{- if .Values.a }}\n    a: 1\n{{- else }}\n    a: 2\n{{- end }}\n    b: 3\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents[0].error, None);
+    assert!(!f.documents[0].skipped);
+    // Its value is the template's to make: the block is read, marked templated.
+    let data = at(root(&f, 0), &["data", "config.yaml"]);
+    assert!(data.is_templated());
+    assert_eq!(slice(text, data.span), &text[text.find('|').unwrap()..text.len() - 1]);
+
+    let text =
+        "kind: DaemonSet\nspec:\n  updateStrategy:{{ toYaml .Values.s | nindent 4 }}\n  template:\n    spec: {}\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents[0].error, None);
+    let r = root(&f, 0);
+    assert!(at(r, &["spec", "updateStrategy"]).is_null());
+    assert_eq!(slice(text, at(r, &["spec", "template", "spec"]).span), "{}");
+
+    let text = "{{- define \"webhook\" }}\n- name: {{ .name }}\n  rules:\n  {{- range .rules }}\n  - ops: [{{ .op }}]\n  {{- end }}\n{{- end }}\nkind: MutatingWebhookConfiguration\nwebhooks:\n{{- range .Values.hooks }}\n{{ include \"webhook\" . }}\n{{- end }}\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents.len(), 1);
+    let d = &f.documents[0];
+    // The define's items and the mapping after them are not one YAML document: skipped.
+    assert_eq!(d.error, None);
+    assert!(d.skipped);
 }
 
 #[test]
