@@ -26,9 +26,13 @@ struct GiveUp;
 type R<T> = Result<T, GiveUp>;
 
 struct Reader<'a> {
+    t: &'a str,
     b: &'a [u8],
     base: u32,
     depth: usize,
+    /// Children of the open collections, innermost last (a mapping's keys and values
+    /// alternate): each collection moves its own into one exactly-sized `Vec` when it closes.
+    kids: Vec<Node>,
 }
 
 /// One line of the piece: where it starts, where its text starts (after the indentation) and
@@ -53,7 +57,7 @@ pub(super) fn read(text: &str, base: u32) -> Option<Option<Node>> {
     if !plain_text(text) {
         return None;
     }
-    let mut r = Reader { b, base, depth: 0 };
+    let mut r = Reader { t: text, b, base, depth: 0, kids: Vec::with_capacity(64) };
     let mut pos = r.start()?;
     let Some(first) = r.content_line(pos) else { return Some(None) };
     let (root, next) = r.block_node(first, -1).ok()?;
@@ -181,12 +185,14 @@ impl Reader<'_> {
     fn mapping(&mut self, l: Line, key: usize) -> R<(Node, usize)> {
         self.deeper()?;
         let col = key - l.start;
-        let mut entries: Vec<Entry> = Vec::new();
+        let first = self.kids.len();
         let (mut line, mut at) = (l, key);
         let next = loop {
             let (k, colon) = self.key(line, at)?;
-            let (value, next) = self.value(line, colon + 1, k.span.end, col as i64, true)?;
-            entries.push(Entry { key: k, value });
+            let key_end = k.span.end;
+            self.kids.push(k);
+            let (value, next) = self.value(line, colon + 1, key_end, col as i64)?;
+            self.kids.push(value);
             match self.content_line(next) {
                 Some(n) if n.indent() == col => {
                     if self.is_dash(n.text) {
@@ -200,6 +206,12 @@ impl Reader<'_> {
             }
         };
         self.depth -= 1;
+        let mut entries = Vec::with_capacity((self.kids.len() - first) / 2);
+        let mut drain = self.kids.drain(first..);
+        while let (Some(key), Some(value)) = (drain.next(), drain.next()) {
+            entries.push(Entry { key, value });
+        }
+        drop(drain);
         let start = entries.first().map_or(self.off(key), |e| e.key.span.start);
         let end = entries.last().map_or(start, |e| e.value.span.end.max(e.key.span.end));
         Ok((Node { span: Span::new(start, end), kind: NodeKind::Mapping(entries) }, next))
@@ -210,7 +222,7 @@ impl Reader<'_> {
         self.deeper()?;
         let col = l.indent();
         let start = self.off(l.text);
-        let mut items = Vec::new();
+        let first = self.kids.len();
         let mut line = l;
         let next = loop {
             let dash = line.text;
@@ -237,7 +249,7 @@ impl Reader<'_> {
                 let (node, next) = self.inline_value(line, p, col as i64)?;
                 (node, next)
             };
-            items.push(item);
+            self.kids.push(item);
             match self.content_line(next) {
                 Some(n) if n.indent() == col && self.is_dash(n.text) => line = n,
                 Some(n) if n.indent() > col => return Err(GiveUp),
@@ -245,7 +257,8 @@ impl Reader<'_> {
             }
         };
         self.depth -= 1;
-        let end = items.last().map_or(start + 1, |n: &Node| n.span.end);
+        let items: Vec<Node> = self.kids.drain(first..).collect();
+        let end = items.last().map_or(start + 1, |n| n.span.end);
         Ok((Node { span: Span::new(start, end), kind: NodeKind::Sequence(items) }, next))
     }
 
@@ -296,7 +309,7 @@ impl Reader<'_> {
                 while self.b[end - 1] == b' ' {
                     end -= 1;
                 }
-                (self.plain_node(p, end, &self.b[p..end]), colon)
+                (self.plain_node(p, end)?, colon)
             }
         };
         if colon - p > MAX_KEY || self.at(colon) != Some(&b':') || !is_blank_or_end(self.at(colon + 1)) {
@@ -305,15 +318,21 @@ impl Reader<'_> {
         Ok((node, colon))
     }
 
-    fn plain_node(&self, s: usize, e: usize, value: &[u8]) -> Node {
-        let value = CompactString::from_utf8_lossy(value);
+    /// A plain scalar whose value is its text, `s..e`.
+    fn plain_node(&self, s: usize, e: usize) -> R<Node> {
+        // Cut at ASCII bytes, so always on char boundaries; `get` keeps that from panicking.
+        let value = CompactString::new(self.t.get(s..e).ok_or(GiveUp)?);
+        Ok(self.scalar_node(s, e, value))
+    }
+
+    fn scalar_node(&self, s: usize, e: usize, value: CompactString) -> Node {
         let scalar = Scalar { value, style: ScalarStyle::Plain, templated: false };
         Node { span: Span::new(self.off(s), self.off(e)), kind: NodeKind::Scalar(scalar) }
     }
 
     /// A mapping value after the `:` at `after - 1` of a key ending at `key_end`, in a mapping
     /// indented `col`.
-    fn value(&mut self, line: Line, after: usize, key_end: u32, col: i64, _map: bool) -> R<(Node, usize)> {
+    fn value(&mut self, line: Line, after: usize, key_end: u32, col: i64) -> R<(Node, usize)> {
         let mut p = after;
         while p < line.end && self.b[p] == b' ' {
             p += 1;
@@ -424,9 +443,9 @@ impl Reader<'_> {
                 }
             }
         }
-        let node = match &value {
-            Some(v) => self.plain_node(p, end, v),
-            None => self.plain_node(p, end, &self.b[p..end]),
+        let node = match value {
+            Some(v) => self.scalar_node(p, end, String::from_utf8(v).map_err(|_| GiveUp)?.into()),
+            None => self.plain_node(p, end)?,
         };
         Ok((node, next))
     }
@@ -456,6 +475,17 @@ impl Reader<'_> {
     /// A quoted scalar starting at `p` and closed on the same line: the node and where it ends.
     fn quoted(&self, line: Line, p: usize) -> R<(Node, usize)> {
         let q = self.b[p];
+        // Most quoted scalars hold no escape: their value is their text.
+        let close = self.b[p + 1..line.end].iter().position(|&c| c == q || c == b'\\');
+        if let Some(i) = close.map(|i| p + 1 + i)
+            && self.b[i] == q
+            && (q == b'"' || self.at(i + 1) != Some(&b'\''))
+        {
+            let value = std::str::from_utf8(&self.b[p + 1..i]).map_err(|_| GiveUp)?;
+            let style = if q == b'"' { ScalarStyle::DoubleQuoted } else { ScalarStyle::SingleQuoted };
+            let scalar = Scalar { value: value.into(), style, templated: false };
+            return Ok((Node { span: Span::new(self.off(p), self.off(i + 1)), kind: NodeKind::Scalar(scalar) }, i + 1));
+        }
         let mut value: Vec<u8> = Vec::new();
         let mut i = p + 1;
         let mut copied = i;
@@ -642,7 +672,7 @@ impl Reader<'_> {
                 while end > i && self.b[end - 1] == b' ' {
                     end -= 1;
                 }
-                Ok((self.plain_node(i, end, &self.b[i..end]), end))
+                Ok((self.plain_node(i, end)?, end))
             }
         }
     }
