@@ -413,10 +413,10 @@ fn first_content(src: &str, piece: Piece) -> Option<u32> {
     let mut line = piece.content_start as usize;
     while line < piece.end as usize {
         let (eol, next) = line_end(b, line);
-        if let Some(i) = b[line..eol].iter().position(|&c| c != b' ' && c != b'\t') {
-            if b[line + i] != b'#' {
-                return Some((line + i) as u32);
-            }
+        if let Some(i) = b[line..eol].iter().position(|&c| c != b' ' && c != b'\t')
+            && b[line + i] != b'#'
+        {
+            return Some((line + i) as u32);
         }
         line = next;
     }

@@ -11,7 +11,7 @@
 use std::mem::MaybeUninit;
 
 use policylens_core::syntax::{Node, NodeKind, ParsedFile, ScalarStyle, parse_file, parse_file_by_libyaml};
-use unsafe_libyaml as sys;
+use unsafe_libyaml as unsafe_sys;
 
 /// A document's tree as both sides can spell it: scalars by value and whether they are plain
 /// (what null, booleans and numbers resolve from); aliases unexpanded.
@@ -34,34 +34,34 @@ pub fn libyaml(text: &str) -> Result<Vec<Tree>, String> {
     // after it has been read; node indexes come from libyaml and are checked against the
     // node stack before use.
     unsafe {
-        let mut parser = Box::new(MaybeUninit::<sys::yaml_parser_t>::uninit());
+        let mut parser = Box::new(MaybeUninit::<unsafe_sys::yaml_parser_t>::uninit());
         let p = parser.as_mut_ptr();
-        if sys::yaml_parser_initialize(p).fail {
+        if unsafe_sys::yaml_parser_initialize(p).fail {
             return Err("libyaml could not start".into());
         }
-        sys::yaml_parser_set_input_string(p, text.as_ptr(), text.len() as u64);
-        let mut doc = Box::new(MaybeUninit::<sys::yaml_document_t>::uninit());
+        unsafe_sys::yaml_parser_set_input_string(p, text.as_ptr(), text.len() as u64);
+        let mut doc = Box::new(MaybeUninit::<unsafe_sys::yaml_document_t>::uninit());
         let d = doc.as_mut_ptr();
         let result = loop {
-            if sys::yaml_parser_load(p, d).fail {
+            if unsafe_sys::yaml_parser_load(p, d).fail {
                 let r = &*p;
                 let what = |c: *const std::ffi::c_char| {
                     if c.is_null() { String::new() } else { std::ffi::CStr::from_ptr(c).to_string_lossy().into_owned() }
                 };
                 break Err(format!("{} {} at {}", what(r.context), what(r.problem), r.problem_mark.index));
             }
-            let root = sys::yaml_document_get_root_node(d);
+            let root = unsafe_sys::yaml_document_get_root_node(d);
             if root.is_null() {
-                sys::yaml_document_delete(d);
+                unsafe_sys::yaml_document_delete(d);
                 break Ok(());
             }
             let tree = document_tree(d);
-            sys::yaml_document_delete(d);
+            unsafe_sys::yaml_document_delete(d);
             if !matches!(&tree, Tree::Scalar(v, true) if is_null_plain(v)) {
                 docs.push(tree);
             }
         };
-        sys::yaml_parser_delete(p);
+        unsafe_sys::yaml_parser_delete(p);
         result.map(|()| docs)
     }
 }
@@ -70,7 +70,7 @@ pub fn libyaml(text: &str) -> Result<Vec<Tree>, String> {
 /// reference to a node made before the one being read is an alias.
 ///
 /// SAFETY: `d` is a document libyaml loaded, with a root.
-unsafe fn document_tree(d: *mut sys::yaml_document_t) -> Tree {
+unsafe fn document_tree(d: *mut unsafe_sys::yaml_document_t) -> Tree {
     enum Open {
         Seq(Vec<i32>, Vec<Tree>),
         Map(Vec<(i32, i32)>, Vec<Tree>),
@@ -78,7 +78,7 @@ unsafe fn document_tree(d: *mut sys::yaml_document_t) -> Tree {
     let mut next = 1; // the next new node's index
     // SAFETY (whole function): see the caller's contract; `get_node` returns null for an
     // index outside the document.
-    let node = |i: i32| unsafe { sys::yaml_document_get_node(d, i) };
+    let node = |i: i32| unsafe { unsafe_sys::yaml_document_get_node(d, i) };
     let mut stack: Vec<(Open, usize)> = Vec::new();
     let mut pending: Vec<i32> = vec![1];
     let mut done: Option<Tree> = None;
@@ -96,14 +96,14 @@ unsafe fn document_tree(d: *mut sys::yaml_document_t) -> Tree {
                     // SAFETY: a node of the document; its data is the member its type names.
                     let n = unsafe { &*n };
                     match n.type_ {
-                        sys::YAML_SEQUENCE_NODE => {
+                        unsafe_sys::YAML_SEQUENCE_NODE => {
                             let s = unsafe { n.data.sequence.items };
                             let len = unsafe { s.top.offset_from(s.start) } as usize;
                             let items = unsafe { std::slice::from_raw_parts(s.start, len) }.to_vec();
                             stack.push((Open::Seq(items, Vec::new()), 0));
                             continue;
                         }
-                        sys::YAML_MAPPING_NODE => {
+                        unsafe_sys::YAML_MAPPING_NODE => {
                             let m = unsafe { n.data.mapping.pairs };
                             let len = unsafe { m.top.offset_from(m.start) } as usize;
                             let pairs: Vec<(i32, i32)> = unsafe { std::slice::from_raw_parts(m.start, len) }
@@ -118,7 +118,7 @@ unsafe fn document_tree(d: *mut sys::yaml_document_t) -> Tree {
                             let bytes = unsafe { std::slice::from_raw_parts(s.value, s.length as usize) };
                             Tree::Scalar(
                                 String::from_utf8_lossy(bytes).into_owned(),
-                                s.style == sys::YAML_PLAIN_SCALAR_STYLE,
+                                s.style == unsafe_sys::YAML_PLAIN_SCALAR_STYLE,
                             )
                         }
                     }
@@ -137,7 +137,7 @@ unsafe fn document_tree(d: *mut sys::yaml_document_t) -> Tree {
                         let i = match open {
                             Open::Seq(items, _) => items[*at],
                             Open::Map(pairs, _) => {
-                                if *at % 2 == 0 {
+                                if at.is_multiple_of(2) {
                                     pairs[*at / 2].0
                                 } else {
                                     pairs[*at / 2].1
@@ -182,10 +182,10 @@ pub fn tree(root: &Node) -> Tree {
         at: usize,
         out: Vec<Tree>,
     }
-    fn child<'a>(n: &'a Node, i: usize) -> Option<&'a Node> {
+    fn child(n: &Node, i: usize) -> Option<&Node> {
         match &n.kind {
             NodeKind::Sequence(items) => items.get(i),
-            NodeKind::Mapping(entries) => entries.get(i / 2).map(|e| if i % 2 == 0 { &e.key } else { &e.value }),
+            NodeKind::Mapping(entries) => entries.get(i / 2).map(|e| if i.is_multiple_of(2) { &e.key } else { &e.value }),
             _ => None,
         }
     }

@@ -538,6 +538,9 @@ pub(super) fn parse_piece(
         loop {
             match parser.next(|ev, s, e| b.event(ev, s, e)) {
                 Ok(None) | Ok(Some(Step::Stop)) => return None,
+                // Past the depth cap nothing more is kept, and libyaml checks every open flow
+                // level's simple key at each token (quadratic in the depth): stop reading.
+                Ok(Some(Step::Go)) if b.skip as usize > MAX_DEPTH * 4 => return None,
                 Ok(Some(Step::Go)) => {}
                 Ok(Some(Step::Broken(at, problem))) => return Some((at, problem.to_owned())),
                 Err(f) => {

@@ -33,6 +33,8 @@ struct Reader<'a> {
     /// Children of the open collections, innermost last (a mapping's keys and values
     /// alternate): each collection moves its own into one exactly-sized `Vec` when it closes.
     kids: Vec<Node>,
+    /// The last line read.
+    memo: std::cell::Cell<Option<Line>>,
 }
 
 /// One line of the piece: where it starts, where its text starts (after the indentation) and
@@ -57,7 +59,7 @@ pub(super) fn read(text: &str, base: u32) -> Option<Option<Node>> {
     if !plain_text(text) {
         return None;
     }
-    let mut r = Reader { t: text, b, base, depth: 0, kids: Vec::with_capacity(64) };
+    let mut r = Reader { t: text, b, base, depth: 0, kids: Vec::with_capacity(64), memo: Default::default() };
     let mut pos = r.start()?;
     let Some(first) = r.content_line(pos) else { return Some(None) };
     let (root, next) = r.block_node(first, -1).ok()?;
@@ -72,8 +74,7 @@ pub(super) fn read(text: &str, base: u32) -> Option<Option<Node>> {
 /// Only `\n` line breaks, no tabs, no control characters, and no characters that libyaml
 /// reads as line breaks (NEL, U+2028, U+2029) or treats specially (U+FEFF): the subset's text.
 fn plain_text(text: &str) -> bool {
-    let b = text.as_bytes();
-    if b.iter().all(|&c| (c >= 0x20 && c < 0x7f) || c == b'\n') {
+    if printable_ascii(text.as_bytes()) {
         return true;
     }
     text.chars().all(|c| match c {
@@ -82,6 +83,27 @@ fn plain_text(text: &str) -> bool {
         '\u{e000}'..='\u{fffd}' => !matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}'),
         c => c as u32 >= 0x10000,
     })
+}
+
+/// Whether every byte is printable ASCII (`' '..='~'`) or `\n`: eight bytes at a time (the
+/// release build is optimised for size and does not vectorise a byte loop).
+pub(super) fn printable_ascii(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // The high bit of each byte of `t` that is zero.
+    let zero = |t: u64| !(((t & LOW7) + LOW7) | t) & HIGH;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // Bytes below 0x20 (of their low seven bits; bytes at 0x80 and above are caught apart).
+        let control = !((w | HIGH) - 0x20 * ONES) & HIGH;
+        let bad = (w & HIGH) | (control & !zero(w ^ (b'\n' as u64 * ONES))) | zero(w ^ (0x7f * ONES));
+        if bad != 0 {
+            return false;
+        }
+    }
+    chunks.remainder().iter().all(|&c| (b' '..=b'~').contains(&c) || c == b'\n')
 }
 
 fn is_blank_or_end(c: Option<&u8>) -> bool {
@@ -98,16 +120,22 @@ impl Reader<'_> {
     }
 
     fn line(&self, start: usize) -> Line {
+        // Most lines are looked at twice: as the line after a value, then as the next entry.
+        if let Some(l) = self.memo.get().filter(|l| l.start == start) {
+            return l;
+        }
         let b = self.b;
         let mut text = start;
         while text < b.len() && b[text] == b' ' {
             text += 1;
         }
-        let end = match b[text..].iter().position(|&c| c == b'\n') {
+        let end = match b.get(text..).and_then(|rest| memchr::memchr(b'\n', rest)) {
             Some(i) => text + i,
             None => b.len(),
         };
-        Line { start, text, end }
+        let l = Line { start, text, end };
+        self.memo.set(Some(l));
+        l
     }
 
     fn next_line(&self, l: Line) -> usize {

@@ -9,7 +9,7 @@
 use std::ffi::CStr;
 use std::mem::MaybeUninit;
 
-use unsafe_libyaml as sys;
+use unsafe_libyaml as unsafe_sys;
 
 use crate::syntax::ScalarStyle;
 
@@ -37,8 +37,8 @@ pub(super) struct Failure {
 }
 
 pub(super) struct Parser<'a> {
-    raw: Box<MaybeUninit<sys::yaml_parser_t>>,
-    event: Box<MaybeUninit<sys::yaml_event_t>>,
+    raw: Box<MaybeUninit<unsafe_sys::yaml_parser_t>>,
+    event: Box<MaybeUninit<unsafe_sys::yaml_event_t>>,
     _input: &'a [u8],
     /// `yaml_parser_initialize` succeeded: the parser owns buffers to free.
     init: bool,
@@ -67,17 +67,17 @@ unsafe fn c_bytes<'e>(p: *const u8) -> Option<&'e [u8]> {
 
 impl<'a> Parser<'a> {
     pub fn new(input: &'a str) -> Parser<'a> {
-        let mut raw: Box<MaybeUninit<sys::yaml_parser_t>> = Box::new(MaybeUninit::uninit());
+        let mut raw: Box<MaybeUninit<unsafe_sys::yaml_parser_t>> = Box::new(MaybeUninit::uninit());
         let p = raw.as_mut_ptr();
         // SAFETY: `p` points to memory for one parser, which `yaml_parser_initialize` fills
         // (it only fails to allocate its buffers, and then `done` keeps it from being used).
         // The input is borrowed for the parser's whole life.
-        let ok = unsafe { sys::yaml_parser_initialize(p) }.ok;
+        let ok = unsafe { unsafe_sys::yaml_parser_initialize(p) }.ok;
         if ok {
             // SAFETY: initialised above; `input` outlives the parser (`'a`).
             unsafe {
-                sys::yaml_parser_set_encoding(p, sys::YAML_UTF8_ENCODING);
-                sys::yaml_parser_set_input_string(p, input.as_ptr(), input.len() as u64);
+                unsafe_sys::yaml_parser_set_encoding(p, unsafe_sys::YAML_UTF8_ENCODING);
+                unsafe_sys::yaml_parser_set_input_string(p, input.as_ptr(), input.len() as u64);
             }
         }
         Parser { raw, event: Box::new(MaybeUninit::uninit()), _input: input.as_bytes(), init: ok, done: !ok }
@@ -93,14 +93,14 @@ impl<'a> Parser<'a> {
         let e = self.event.as_mut_ptr();
         // SAFETY: the parser was initialised (`done` is false); `e` points to memory for
         // one event, which `yaml_parser_parse` fills on success.
-        if unsafe { sys::yaml_parser_parse(p, e) }.fail {
+        if unsafe { unsafe_sys::yaml_parser_parse(p, e) }.fail {
             self.done = true;
             // SAFETY: on failure libyaml has set the error fields; the parser stays valid.
             let r = unsafe { &*p };
             let (kind, offset, mark, context, problem, context_mark) =
                 (r.error, r.problem_offset, r.problem_mark, r.context, r.problem, r.context_mark);
             // The reader (a control character) says where by offset, not by mark.
-            let at = if kind == sys::YAML_READER_ERROR { offset } else { mark.index };
+            let at = if kind == unsafe_sys::YAML_READER_ERROR { offset } else { mark.index };
             return Err(Failure {
                 at: at as usize,
                 context_at: context_mark.index as usize,
@@ -114,11 +114,13 @@ impl<'a> Parser<'a> {
             let ev = &*e;
             let (start, end) = (ev.start_mark.index as usize, ev.end_mark.index as usize);
             let event = match ev.type_ {
-                sys::YAML_STREAM_START_EVENT => Event::StreamStart,
-                sys::YAML_DOCUMENT_START_EVENT => Event::DocumentStart,
-                sys::YAML_DOCUMENT_END_EVENT => Event::DocumentEnd,
-                sys::YAML_ALIAS_EVENT => Event::Alias { anchor: c_bytes(ev.data.alias.anchor).unwrap_or_default() },
-                sys::YAML_SCALAR_EVENT => {
+                unsafe_sys::YAML_STREAM_START_EVENT => Event::StreamStart,
+                unsafe_sys::YAML_DOCUMENT_START_EVENT => Event::DocumentStart,
+                unsafe_sys::YAML_DOCUMENT_END_EVENT => Event::DocumentEnd,
+                unsafe_sys::YAML_ALIAS_EVENT => {
+                    Event::Alias { anchor: c_bytes(ev.data.alias.anchor).unwrap_or_default() }
+                }
+                unsafe_sys::YAML_SCALAR_EVENT => {
                     let s = ev.data.scalar;
                     let bytes = std::slice::from_raw_parts(s.value, s.length as usize);
                     Event::Scalar {
@@ -126,39 +128,39 @@ impl<'a> Parser<'a> {
                         // escapes); anything else reads as empty rather than failing.
                         value: std::str::from_utf8(bytes).unwrap_or_default(),
                         style: match s.style {
-                            sys::YAML_SINGLE_QUOTED_SCALAR_STYLE => ScalarStyle::SingleQuoted,
-                            sys::YAML_DOUBLE_QUOTED_SCALAR_STYLE => ScalarStyle::DoubleQuoted,
-                            sys::YAML_LITERAL_SCALAR_STYLE => ScalarStyle::Literal,
-                            sys::YAML_FOLDED_SCALAR_STYLE => ScalarStyle::Folded,
+                            unsafe_sys::YAML_SINGLE_QUOTED_SCALAR_STYLE => ScalarStyle::SingleQuoted,
+                            unsafe_sys::YAML_DOUBLE_QUOTED_SCALAR_STYLE => ScalarStyle::DoubleQuoted,
+                            unsafe_sys::YAML_LITERAL_SCALAR_STYLE => ScalarStyle::Literal,
+                            unsafe_sys::YAML_FOLDED_SCALAR_STYLE => ScalarStyle::Folded,
                             _ => ScalarStyle::Plain,
                         },
                         anchor: c_bytes(s.anchor),
                         tagged: !s.tag.is_null(),
                     }
                 }
-                sys::YAML_SEQUENCE_START_EVENT => {
+                unsafe_sys::YAML_SEQUENCE_START_EVENT => {
                     let s = ev.data.sequence_start;
                     Event::SequenceStart {
                         anchor: c_bytes(s.anchor),
                         tagged: !s.tag.is_null(),
-                        flow: s.style == sys::YAML_FLOW_SEQUENCE_STYLE,
+                        flow: s.style == unsafe_sys::YAML_FLOW_SEQUENCE_STYLE,
                     }
                 }
-                sys::YAML_SEQUENCE_END_EVENT => Event::SequenceEnd,
-                sys::YAML_MAPPING_START_EVENT => {
+                unsafe_sys::YAML_SEQUENCE_END_EVENT => Event::SequenceEnd,
+                unsafe_sys::YAML_MAPPING_START_EVENT => {
                     let s = ev.data.mapping_start;
                     Event::MappingStart {
                         anchor: c_bytes(s.anchor),
                         tagged: !s.tag.is_null(),
-                        flow: s.style == sys::YAML_FLOW_MAPPING_STYLE,
+                        flow: s.style == unsafe_sys::YAML_FLOW_MAPPING_STYLE,
                     }
                 }
-                sys::YAML_MAPPING_END_EVENT => Event::MappingEnd,
+                unsafe_sys::YAML_MAPPING_END_EVENT => Event::MappingEnd,
                 _ => Event::StreamEnd,
             };
             let stream_end = matches!(event, Event::StreamEnd);
             let r = f(event, start, end);
-            sys::yaml_event_delete(e);
+            unsafe_sys::yaml_event_delete(e);
             if stream_end {
                 self.done = true;
             }
@@ -172,7 +174,7 @@ impl Drop for Parser<'_> {
     fn drop(&mut self) {
         if self.init {
             // SAFETY: initialised, deleted once; no event is alive (each is deleted in `next`).
-            unsafe { sys::yaml_parser_delete(self.raw.as_mut_ptr()) };
+            unsafe { unsafe_sys::yaml_parser_delete(self.raw.as_mut_ptr()) };
         }
     }
 }

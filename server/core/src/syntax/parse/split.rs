@@ -20,8 +20,7 @@ pub(super) struct Piece {
 /// Lines end at `\n`, `\r\n` or a lone `\r`, as in `LineIndex`.
 pub(super) fn line_end(b: &[u8], from: usize) -> (usize, usize) {
     let rest = &b[from.min(b.len())..];
-    // `position` on a plain byte test keeps this loop tight even in unoptimised builds.
-    match rest.iter().position(|&c| c == b'\n' || c == b'\r') {
+    match memchr::memchr2(b'\n', b'\r', rest) {
         None => (b.len(), b.len()),
         Some(i) => {
             let eol = from + i;

@@ -1017,3 +1017,19 @@ fn the_fast_reader_takes_plain_manifests() {
         assert_eq!(read(libyamls, 0), None, "{libyamls:?}");
     }
 }
+
+#[test]
+fn printable_ascii_is_decided_eight_bytes_at_a_time_as_byte_by_byte() {
+    use super::fast::printable_ascii;
+    let reference = |b: &[u8]| b.iter().all(|&c| (b' '..=b'~').contains(&c) || c == b'\n');
+    let mut buf = *b"abcdefgh: ijklmnop\nqrstuvwx";
+    assert!(printable_ascii(&buf));
+    for at in 0..buf.len() {
+        for c in 0..=255u8 {
+            let keep = buf[at];
+            buf[at] = c;
+            assert_eq!(printable_ascii(&buf), reference(&buf), "byte {c:#x} at {at}");
+            buf[at] = keep;
+        }
+    }
+}
