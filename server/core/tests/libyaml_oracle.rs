@@ -174,8 +174,9 @@ fn rebroken(text: &str, out: &mut Vec<String>) {
     out.push(text.replace("---\n", "---\n\u{feff}"));
     out.push(format!("\u{feff}{}", text.replace('\n', "\r\n")));
     out.push(text.trim_end().to_owned());
-    out.push(format!("{text}---\n"));
     out.push(format!("{text}...\n"));
+    out.push(format!("...\n{text}"));
+    out.push(format!("{text}...\n# end\n"));
 }
 
 /// Each character deleted, and characters that matter to YAML inserted every few bytes: texts

@@ -113,6 +113,9 @@ fn moved_pieces(old: &str, pieces: &[Piece], k: usize, from: usize, by: i64) -> 
         i64::from(p.start) == shift(q.start)
             && i64::from(p.content_start) == shift(q.content_start)
             && i64::from(p.end) == shift(q.end)
+            // A `...` typed before a document makes it bare (an error) without moving it.
+            && p.bare == q.bare
+            && p.stray_end.map(i64::from) == q.stray_end.map(shift)
     };
     if old_first < k || !pieces[first..].iter().zip(&old_pieces[old_first..]).all(|(p, q)| same(p, q)) {
         return None;
@@ -326,6 +329,8 @@ fn parse_document(
         .flatten()
         .filter(|&at| !(templated && on_template_line(original, src, at)));
     let bare = bare.map(|at| SyntaxError { span: Span::new(at, at), message: BARE.into() });
+    let stray = piece.stray_end.filter(|&at| !(templated && on_template_line(original, src, at)));
+    let bare = bare.or(stray.map(|at| SyntaxError { span: Span::new(at, at), message: STRAY_END.into() }));
     // Most manifests are plain block YAML: read directly, libyaml only for the rest.
     if fast && let Some(root) = fast::read(piece_text, base) {
         return Document { span, root, error: bare, skipped: false };
@@ -406,6 +411,7 @@ fn parse_document(
 }
 
 const BARE: &str = "a document after a `...` line needs a `---` line to start it";
+const STRAY_END: &str = "a `...` line before the first document, which ends nothing (remove it)";
 
 /// Where the first content of a piece is (not a blank or comment line).
 fn first_content(src: &str, piece: Piece) -> Option<u32> {

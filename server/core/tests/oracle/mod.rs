@@ -185,7 +185,9 @@ pub fn tree(root: &Node) -> Tree {
     fn child(n: &Node, i: usize) -> Option<&Node> {
         match &n.kind {
             NodeKind::Sequence(items) => items.get(i),
-            NodeKind::Mapping(entries) => entries.get(i / 2).map(|e| if i.is_multiple_of(2) { &e.key } else { &e.value }),
+            NodeKind::Mapping(entries) => {
+                entries.get(i / 2).map(|e| if i.is_multiple_of(2) { &e.key } else { &e.value })
+            }
             _ => None,
         }
     }

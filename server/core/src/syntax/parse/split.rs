@@ -12,8 +12,11 @@ pub(super) struct Piece {
     /// The start of the next marker line, or the end of the text.
     pub end: u32,
     /// A document after a `...` line without a `---` of its own: libyaml (and so Kubernetes)
-    /// rejects the file there; only the first document of a file may start bare.
+    /// rejects the file there; only a file's first document may start bare.
     pub bare: bool,
+    /// The first document only: where a `...` line before it is. libyaml ends no document
+    /// there and rejects the file.
+    pub stray_end: Option<u32>,
 }
 
 /// The end of the line starting at `from` (before its break) and the start of the next line.
@@ -61,6 +64,8 @@ pub(super) fn split_documents(text: &str, from: usize) -> Vec<Piece> {
     let mut content = false;
     // A `...` line came, and no `---` since.
     let mut after_end = false;
+    // A `...` line before any document.
+    let mut stray_end: Option<usize> = None;
     let mut line = from;
     while line < len {
         let (eol, next) = line_end(b, line);
@@ -79,10 +84,15 @@ pub(super) fn split_documents(text: &str, from: usize) -> Vec<Piece> {
             content_start = if i == eol || b[i] == b'#' { next } else { i };
             explicit = true;
         } else if is_marker(l, b"...") {
+            let stray = pieces.is_empty() && !explicit && !content;
+            if stray {
+                stray_end.get_or_insert(line);
+            }
             if explicit || content {
                 pieces.push(piece(start, content_start, line, after_end && !explicit));
             }
-            after_end = true;
+            // A stray `...` is its own error; the document after it is not bare too.
+            after_end = !stray;
             start = next;
             content_start = next;
             explicit = false;
@@ -98,9 +108,12 @@ pub(super) fn split_documents(text: &str, from: usize) -> Vec<Piece> {
     if pieces.is_empty() {
         pieces.push(piece(from, from, len, false));
     }
+    if let Some(first) = pieces.first_mut() {
+        first.stray_end = stray_end.map(|at| at as u32);
+    }
     pieces
 }
 
 fn piece(start: usize, content_start: usize, end: usize, bare: bool) -> Piece {
-    Piece { start: start as u32, content_start: content_start as u32, end: end as u32, bare }
+    Piece { start: start as u32, content_start: content_start as u32, end: end as u32, bare, stray_end: None }
 }

@@ -339,6 +339,15 @@ fn document_end_markers_and_directives() {
     assert_eq!(err.message, "a document after a `...` line needs a `---` line to start it");
     assert_eq!(err.span, Span::new(13, 13));
     assert_eq!(at(root(&f, 1), &["b"]).as_str(), Some("2"));
+    // libyaml rejects a `...` before the first document, `---` or not after it.
+    for text in ["...\na: 1\n", "# c\n...\n---\na: 1\n", "...\n"] {
+        let f = parse_file(text);
+        assert_eq!(f.documents.len(), 1);
+        let err = f.documents[0].error.as_ref().expect("error");
+        let at = text.find("...").unwrap() as u32;
+        let expect = "a `...` line before the first document, which ends nothing (remove it)";
+        assert_eq!((err.span.start, err.message.as_str()), (at, expect), "{text:?}");
+    }
     // `---` and `...` only count at column 0 and before whitespace.
     let f = parse_file("a: ---x\nb: |\n  ---\n---x: 1\n");
     assert_eq!(f.documents.len(), 1);
