@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
-# Targets: check_text workspace config edits (default: all). Seeds each target's corpus from the
+# Targets: check_text workspace config edits libyaml (default: all). Seeds each target's corpus from the
 # fixtures at run time (fuzz/corpus/, git-ignored), runs it with a 1 s per-input timeout and a
 # 2 GiB memory limit, prints the executions per target and in total, and exits 1 on a crash,
 # a timeout or an out-of-memory input, printing the artifact (the input that did it).
@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(check_text workspace config edits)
+[ ${#targets[@]} -gt 0 ] || targets=(check_text workspace config edits libyaml)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
@@ -63,7 +63,7 @@ if [ -n "${CI:-}" ] && git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --q
   exit 1
 fi
 
-# Seeds: fixture files as they are (check_text); config files (config); each fixture folder
+# Seeds: fixture files as they are (check_text, libyaml); config files (config); each fixture folder
 # as one multi-file input with `--- file: PATH` lines (workspace); each fixture followed by
 # a NUL and edit bytes drawn from its own hash (edits). Big inputs are left out.
 python3 - "${targets[@]}" <<'EOF'
@@ -83,7 +83,7 @@ def write(target, data):
     (d / ("seed-" + hashlib.sha1(data).hexdigest())).write_bytes(data)
 
 for target in sys.argv[1:]:
-    if target == "check_text":
+    if target in ("check_text", "libyaml"):
         for p in manifests:
             write(target, p.read_bytes())
     elif target == "config":

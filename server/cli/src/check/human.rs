@@ -69,10 +69,14 @@ pub fn render(
     } else {
         format!("{}, {}, {}", plural(e, "error"), plural(w, "warning"), plural(i, "note"))
     };
-    let suppressed_note = match summary.suppressed {
+    let mut suppressed_note = match summary.suppressed {
         0 => String::new(),
         n => format!(", {n} suppressed"),
     };
+    if summary.skipped_templates > 0 {
+        let n = summary.skipped_templates;
+        suppressed_note += &format!(", {} not read around their template actions", plural(n, "template document"));
+    }
     let _ = writeln!(
         out,
         "{}{suppressed_note} in {} ({}, {}, {}) in {:.0} ms",

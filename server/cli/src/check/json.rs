@@ -27,7 +27,15 @@ pub struct SummaryJson {
     pub policies: usize,
     /// Diagnostics that ignore comments silenced.
     pub suppressed: usize,
+    /// Template documents (Helm, Hugo) that could not be read around their template actions:
+    /// skipped, not reported as YAML errors. Present when not 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_templates: usize,
     pub elapsed_ms: u64,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -80,6 +88,7 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic], suppressed: &[&Suppressed]
             objects: summary.objects,
             policies: summary.policies,
             suppressed: summary.suppressed,
+            skipped_templates: summary.skipped_templates,
             elapsed_ms: summary.elapsed_ms.round() as u64,
         },
         suppressed: suppressed

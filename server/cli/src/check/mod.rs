@@ -21,6 +21,8 @@ pub struct Summary {
     pub policies: usize,
     /// Diagnostics that ignore comments silenced (in the reported files).
     pub suppressed: usize,
+    /// Template documents that could not be read around their actions.
+    pub skipped_templates: usize,
     pub elapsed_ms: f64,
 }
 
@@ -107,6 +109,7 @@ fn summary(snap: &Snapshot, elapsed_ms: f64) -> Summary {
         objects: world.object_count(),
         policies: world.policies.len(),
         suppressed: 0,
+        skipped_templates: snap.files().map(|f| f.skipped_templates as usize).sum(),
         elapsed_ms,
     }
 }

@@ -72,9 +72,11 @@ fn hostile_files_get_few_clear_diagnostics_and_the_server_keeps_answering() {
 }
 
 /// `n` Services, one document each, in namespace `bulk`: about 100 bytes each.
+/// `n` Service documents. The anchor leaves each one to libyaml (the fast reader gives up on
+/// anchors), whose pace keeps the parse of a few MB long enough to watch in a debug build.
 fn services(n: usize, prefix: &str) -> String {
     (0..n)
-        .map(|i| format!("---\napiVersion: v1\nkind: Service\nmetadata:\n  name: {prefix}-{i}\n  namespace: bulk\nspec:\n  ports:\n  - {{name: http, port: 80}}\n"))
+        .map(|i| format!("---\napiVersion: v1\nkind: Service\nmetadata:\n  name: {prefix}-{i}\n  namespace: bulk\nspec:\n  ports:\n  - &p {{name: http, port: 80}}\n"))
         .collect()
 }
 

@@ -27,6 +27,8 @@ pub struct SourceFile {
     /// One per broken document, in order.
     pub syntax_errors: Vec<SyntaxError>,
     pub documents: u32,
+    /// Template documents that could not be read around their actions (`Document::skipped`).
+    pub skipped_templates: u32,
     pub objects: Vec<Object>,
     /// Set when the file is not text: why it was skipped.
     pub unreadable: Option<String>,
@@ -133,8 +135,10 @@ impl SourceFile {
         let (mut objects, mut syntax_errors, mut documents) = (Vec::new(), Vec::new(), 0u32);
         let mut kustomization = None;
         let is_kustomization = is_kustomization_file(&path);
+        let mut skipped_templates = 0u32;
         let mut read = |i: u32, doc: crate::syntax::Document| {
             documents += 1;
+            skipped_templates += u32::from(doc.skipped);
             syntax_errors.extend(doc.error.clone());
             if is_kustomization && i == 0 {
                 kustomization = Kustomization::read(&doc).map(Box::new);
@@ -183,6 +187,7 @@ impl SourceFile {
             objects.iter().map(|o| fold32(hash(&text[o.span.start as usize..o.span.end as usize]))).collect();
         SourceFile {
             documents,
+            skipped_templates,
             syntax_errors,
             objects,
             content_hashes,
@@ -205,6 +210,7 @@ impl SourceFile {
             line_index: OnceLock::new(),
             syntax_errors: Vec::new(),
             documents: 0,
+            skipped_templates: 0,
             objects: Vec::new(),
             unreadable: None,
             origin: Origin::Workspace,

@@ -27,7 +27,7 @@ pub(crate) fn document(text: &str) -> Option<Document> {
         return None;
     }
     // As the YAML path: a document's span starts at the text's start, whitespace included.
-    Some(Document { span: Span::new(0, text.len() as u32), root: Some(root), error: None })
+    Some(Document { span: Span::new(0, text.len() as u32), root: Some(root), error: None, skipped: false })
 }
 
 struct Reader<'a> {

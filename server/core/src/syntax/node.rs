@@ -304,6 +304,10 @@ pub struct Document {
     /// At most one per document: the first error the parser met. The tree still holds every
     /// node before it (and, after recovery, what could be read after it).
     pub error: Option<SyntaxError>,
+    /// A template document that could not be read around its template actions: no root and
+    /// no error (the error would be the template's, not the YAML's); counted in `check`'s
+    /// summary.
+    pub skipped: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

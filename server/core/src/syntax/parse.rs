@@ -1,5 +1,5 @@
 //! The YAML parser front: splits a file into documents and builds span-carrying trees from
-//! saphyr-parser events.
+//! libyaml's events.
 //!
 //! - Each document is parsed on its own ([`split`]), so one broken document never hides the
 //!   others.
@@ -7,9 +7,11 @@
 //!   and the document re-parsed, a few times, so keys after the break are read too. Blanking
 //!   replaces bytes with spaces, so offsets never move.
 //! - Templated files are rewritten first ([`template`]), byte for byte.
-//! - saphyr reports char indices; all spans here are byte offsets into the original text.
+//! - All spans are byte offsets into the original text.
 
 mod builder;
+mod fast;
+mod libyaml;
 mod split;
 mod template;
 #[cfg(test)]
@@ -111,6 +113,9 @@ fn moved_pieces(old: &str, pieces: &[Piece], k: usize, from: usize, by: i64) -> 
         i64::from(p.start) == shift(q.start)
             && i64::from(p.content_start) == shift(q.content_start)
             && i64::from(p.end) == shift(q.end)
+            // A `...` typed before a document makes it bare (an error) without moving it.
+            && p.bare == q.bare
+            && p.stray_end.map(i64::from) == q.stray_end.map(shift)
     };
     if old_first < k || !pieces[first..].iter().zip(&old_pieces[old_first..]).all(|(p, q)| same(p, q)) {
         return None;
@@ -139,7 +144,7 @@ pub fn parse_document_at(text: &str, offset: u32) -> Document {
         },
         |_, d| found = Some(d),
     );
-    found.unwrap_or(Document { span: Span::new(0, 0), root: None, error: None })
+    found.unwrap_or(Document { span: Span::new(0, 0), root: None, error: None, skipped: false })
 }
 
 /// Splits `text` into documents and parses those `pick` keeps, handing each to `each`;
@@ -148,24 +153,42 @@ pub fn parse_document_at(text: &str, offset: u32) -> Document {
 #[cfg(test)]
 pub(crate) fn parse_file_as_yaml(text: &str) -> ParsedFile {
     let mut documents = Vec::new();
-    let templated = parse_pieces_with(text, false, |pieces| pieces, |_, d| documents.push(d));
+    let templated =
+        parse_pieces_with(text, Readers { json: false, fast: true }, |pieces| pieces, |_, d| documents.push(d));
     ParsedFile { documents, templated }
 }
 
+/// [`parse_file`] with libyaml reading every document, the fast reader never: the oracle tests
+/// and the `libyaml` fuzz target check that both give the same trees.
+#[doc(hidden)]
+pub fn parse_file_by_libyaml(text: &str) -> ParsedFile {
+    let mut documents = Vec::new();
+    let templated =
+        parse_pieces_with(text, Readers { json: false, fast: false }, |pieces| pieces, |_, d| documents.push(d));
+    ParsedFile { documents, templated }
+}
+
+/// Which readers may take a text or a document before libyaml does.
+#[derive(Clone, Copy)]
+struct Readers {
+    json: bool,
+    fast: bool,
+}
+
 fn parse_pieces(text: &str, pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>, each: impl FnMut(u32, Document)) -> bool {
-    parse_pieces_with(text, true, pick, each)
+    parse_pieces_with(text, Readers { json: true, fast: true }, pick, each)
 }
 
 fn parse_pieces_with(
     text: &str,
-    json: bool,
+    readers: Readers,
     pick: impl FnOnce(Vec<Piece>) -> Vec<Piece>,
     mut each: impl FnMut(u32, Document),
 ) -> bool {
     if text.len() >= u32::MAX as usize {
         // Spans are u32 offsets; such a file is not a Kubernetes manifest anyway.
         let error = SyntaxError { span: Span::new(0, 0), message: "file too large to parse (4 GiB or more)".into() };
-        each(0, Document { span: Span::new(0, 0), root: None, error: Some(error) });
+        each(0, Document { span: Span::new(0, 0), root: None, error: Some(error), skipped: false });
         return false;
     }
     // The byte-order mark is not content; the parser never sees it.
@@ -173,7 +196,7 @@ fn parse_pieces_with(
     let templated = text.contains("{{");
     // A live cluster's objects are JSON texts: read directly, many times faster than the YAML
     // scanner reads flow collections (same tree; see `json.rs`).
-    if json
+    if readers.json
         && bom == 0
         && !templated
         && text.trim_start().starts_with('{')
@@ -183,24 +206,26 @@ fn parse_pieces_with(
         return false;
     }
     let prepared = templated.then(|| template::prepare(text, bom));
-    let (src, placeholders) = match &prepared {
-        Some(p) => (p.text.as_str(), p.placeholders.as_slice()),
-        None => (text, &[][..]),
+    let (src, placeholders, structural) = match &prepared {
+        Some(p) => (p.text.as_str(), p.placeholders.as_slice(), p.structural.as_slice()),
+        None => (text, &[][..], &[][..]),
     };
+    let template = Template { placeholders, structural };
     let mut scratch = Scratch::default();
     for (i, piece) in pick(split_documents(src, bom)).into_iter().enumerate() {
         each(
             u32::try_from(i).unwrap_or(u32::MAX),
-            parse_document(text, src, piece, placeholders, templated, &mut scratch),
+            parse_document(text, src, piece, template, templated, readers.fast && !templated, &mut scratch),
         );
     }
     templated
 }
 
-/// True when the line holding `at` was changed by template pre-processing.
+/// True when the line holding `at` was changed by template pre-processing (its bounds as in
+/// the original: a directive line reads as empty lines once prepared).
 fn on_template_line(original: &str, prepared: &str, at: u32) -> bool {
     let (o, p) = (original.as_bytes(), prepared.as_bytes());
-    let (start, end) = line_bounds(p, at as usize);
+    let (start, end) = line_bounds(o, at as usize);
     o.get(start..end) != p.get(start..end)
 }
 
@@ -216,18 +241,28 @@ fn has_text(r: &[u8]) -> bool {
 }
 
 /// Byte ranges (relative to the piece) worth blanking after an error at `at`, most promising
-/// first: the rest of the error line (or all of it); the line before, since a key still being
-/// typed (`  nam`) is reported on the line after it; the line that opened a flow collection
-/// never closed.
-fn recovery_candidates(piece: &[u8], at: usize, open_flow: Option<usize>) -> Vec<(usize, usize)> {
-    let mut out: Vec<(usize, usize)> = Vec::with_capacity(3);
+/// first, each a set of ranges blanked together: the rest of the error line (or all of it);
+/// the line before, since a key still being typed (`  nam`) is reported on the line after it;
+/// the line that opened a flow collection never closed. A flow collection opened on an
+/// earlier line and still open at the error is tried first together with the error line: an
+/// unclosed `[` reads every line after it as flow content, so either alone reads less.
+fn recovery_candidates(piece: &[u8], at: usize, open_flow: Option<usize>) -> Vec<Vec<(usize, usize)>> {
+    let mut out: Vec<Vec<(usize, usize)>> = Vec::with_capacity(4);
     let (start, end) = line_bounds(piece, at);
     let at = at.clamp(start, end);
+    let mut error_line = None;
     if has_text(&piece[at..end]) && has_text(&piece[start..at]) {
-        out.push((at, end));
+        error_line = Some((at, end));
     } else if has_text(&piece[start..end]) {
-        out.push((start, end));
+        error_line = Some((start, end));
     }
+    let flow_line = open_flow.map(|f| (f, line_bounds(piece, f).1)).filter(|&(f, e)| f < e);
+    if let (Some(f), Some(l)) = (flow_line, error_line)
+        && f.1 < start
+    {
+        out.push(vec![f, l]);
+    }
+    out.extend(error_line.map(|l| vec![l]));
     let mut line = start;
     while line > 0 {
         // Step over the previous line break (`\r\n` counts as one).
@@ -238,17 +273,12 @@ fn recovery_candidates(piece: &[u8], at: usize, open_flow: Option<usize>) -> Vec
         let (s, e) = line_bounds(piece, p);
         let first = piece[s..e].iter().find(|&&c| c != b' ' && c != b'\t');
         if first.is_some_and(|&c| c != b'#') {
-            out.push((s, e));
+            out.push(vec![(s, e)]);
             break;
         }
         line = s;
     }
-    if let Some(f) = open_flow {
-        let e = line_bounds(piece, f).1;
-        if f < e {
-            out.push((f, e));
-        }
-    }
+    out.extend(flow_line.map(|f| vec![f]));
     let mut unique = Vec::with_capacity(out.len());
     for r in out {
         if !unique.contains(&r) {
@@ -258,30 +288,66 @@ fn recovery_candidates(piece: &[u8], at: usize, open_flow: Option<usize>) -> Vec
     unique
 }
 
-/// `text` with `from..to` replaced by spaces (whole chars by as many spaces: still UTF-8, and
+/// `text` with the `ranges` replaced by spaces (whole chars by as many spaces: still UTF-8, and
 /// every offset unchanged).
-fn blanked(text: &str, from: usize, to: usize) -> Option<String> {
+fn blanked(text: &str, ranges: &[(usize, usize)]) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
-    for c in bytes.get_mut(from..to)? {
-        if *c != b'\n' && *c != b'\r' {
-            *c = b' ';
+    for &(from, to) in ranges {
+        for c in bytes.get_mut(from..to)? {
+            if *c != b'\n' && *c != b'\r' {
+                *c = b' ';
+            }
         }
     }
     String::from_utf8(bytes).ok()
+}
+
+/// What template pre-processing left to know about the file ([`template::Prepared`]).
+#[derive(Clone, Copy)]
+struct Template<'a> {
+    placeholders: &'a [(u32, u32)],
+    structural: &'a [u32],
 }
 
 fn parse_document(
     original: &str,
     src: &str,
     piece: Piece,
-    placeholders: &[(u32, u32)],
+    template: Template<'_>,
     templated: bool,
+    fast: bool,
     scratch: &mut Scratch,
 ) -> Document {
     let span = Span::new(piece.content_start, piece.end);
     let base = piece.start;
     let piece_text = &src[piece.start as usize..piece.end as usize];
+    // Only a file's first document may start without `---`: libyaml rejects the others at
+    // their first content.
+    let bare = piece
+        .bare
+        .then(|| first_content(src, piece))
+        .flatten()
+        .filter(|&at| !(templated && on_template_line(original, src, at)));
+    let bare = bare.map(|at| SyntaxError { span: Span::new(at, at), message: BARE.into() });
+    let stray = piece.stray_end.filter(|&at| !(templated && on_template_line(original, src, at)));
+    let bare = bare.or(stray.map(|at| SyntaxError { span: Span::new(at, at), message: STRAY_END.into() }));
+    // Most manifests are plain block YAML: read directly, libyaml only for the rest.
+    if fast && let Some(root) = fast::read(piece_text, base) {
+        return Document { span, root, error: bare, skipped: false };
+    }
+    let placeholders = (template.placeholders, template.structural);
     let mut best = parse_piece(piece_text, base, placeholders, scratch);
+    // A template document broken on a template line, or after a line whose structure the
+    // templating hides (`{{- if }}`, `key:{{ … | nindent 4 }}`), cannot be read around its
+    // actions: it is skipped and counted, not reported (DESIGN §4.1).
+    if templated && let Some((at, _)) = &best.error {
+        let at = *at;
+        let hidden =
+            on_template_line(original, src, at) || template.structural.iter().any(|&l| l >= piece.start && l <= at);
+        if hidden {
+            return Document { span, root: None, error: None, skipped: true };
+        }
+    }
     // Only the first error is reported; errors on template lines are artefacts of the
     // templating, not the user's YAML, so the first one elsewhere counts.
     let mut reported: Option<(u32, String)> = None;
@@ -302,12 +368,12 @@ fn parse_document(
         let relative = |offset: u32| offset.saturating_sub(base) as usize;
         let candidates = recovery_candidates(text.as_bytes(), relative(*at), best.open_flow.map(relative));
         let mut improved: Option<(String, Outcome)> = None;
-        for (from, to) in candidates {
+        for ranges in candidates {
             if reparses == MAX_REPARSES {
                 break;
             }
             reparses += 1;
-            let Some(t) = blanked(text, from, to) else { continue };
+            let Some(t) = blanked(text, &ranges) else { continue };
             let outcome = parse_piece(&t, base, placeholders, scratch);
             note(&outcome);
             let to_beat = improved.as_ref().map_or(best.score(), |(_, o)| o.score());
@@ -329,7 +395,8 @@ fn parse_document(
     }
     let syntax = reported.map(|(at, message)| {
         let at = before_trailing_space(src, piece.start, piece.end, at);
-        SyntaxError { span: Span::new(at, at), message: plain_words(&message) }
+        let found = src.as_bytes().get(at as usize).copied().unwrap_or(0);
+        SyntaxError { span: Span::new(at, at), message: plain_words(&message, found) }
     });
     let depth = best
         .depth_error
@@ -338,8 +405,28 @@ fn parse_document(
         (Some(s), Some(d)) => Some(if d.span.start < s.span.start { d } else { s }),
         (s, d) => s.or(d),
     };
+    let error = bare.or(error);
     let root = best.root.filter(|n| !is_empty_root(n));
-    Document { span, root, error }
+    Document { span, root, error, skipped: false }
+}
+
+const BARE: &str = "a document after a `...` line needs a `---` line to start it";
+const STRAY_END: &str = "a `...` line before the first document, which ends nothing (remove it)";
+
+/// Where the first content of a piece is (not a blank or comment line).
+fn first_content(src: &str, piece: Piece) -> Option<u32> {
+    let b = src.as_bytes();
+    let mut line = piece.content_start as usize;
+    while line < piece.end as usize {
+        let (eol, next) = line_end(b, line);
+        if let Some(i) = b[line..eol].iter().position(|&c| c != b' ' && c != b'\t')
+            && b[line + i] != b'#'
+        {
+            return Some((line + i) as u32);
+        }
+        line = next;
+    }
+    None
 }
 
 /// An error the parser meets at the end of the text (an unclosed bracket or quote) is put
@@ -357,18 +444,20 @@ fn before_trailing_space(src: &str, start: u32, end: u32, at: u32) -> u32 {
     }
 }
 
-/// The parser's message in the words of someone editing Kubernetes YAML; messages not listed
-/// are kept as they are.
-pub(crate) fn plain_words(message: &str) -> String {
+/// libyaml's message (`context, problem`) in the words of someone editing Kubernetes YAML;
+/// `found` is the character where it stopped. Messages not listed are kept as they are.
+pub(crate) fn plain_words(message: &str, found: u8) -> String {
     let plain = match message {
-        "simple key expect ':'" | "simple key expected" => "a key without `:` after it (write `key: value`)",
-        "while parsing a block mapping, did not find expected key" | "invalid indentation" => {
+        "while scanning a simple key, could not find expected ':'" => "a key without `:` after it (write `key: value`)",
+        "while parsing a block mapping, did not find expected key" => {
             "bad indentation: this line does not line up with the keys around it"
         }
         "while parsing a block collection, did not find expected '-' indicator" => {
             "bad indentation: a list item is not lined up with the `-` of the items before it"
         }
-        "while parsing a node, did not find expected node content" => {
+        "while parsing a block node, did not find expected node content"
+        | "while parsing a flow node, did not find expected node content"
+        | "while parsing a node, did not find expected node content" => {
             "a value is missing or unfinished (an unclosed `[`, `{` or quote?)"
         }
         "mapping values are not allowed in this context" => {
@@ -377,19 +466,25 @@ pub(crate) fn plain_words(message: &str) -> String {
         "block sequence entries are not allowed in this context" => {
             "a `-` list item where a value was expected (put the list on its own lines, indented)"
         }
-        "while parsing a flow sequence, expected ',' or ']'" => "an unclosed `[`: expected `,` or `]`",
+        "while parsing a flow sequence, did not find expected ',' or ']'" => "an unclosed `[`: expected `,` or `]`",
         "while parsing a flow mapping, did not find expected ',' or '}'" => "an unclosed `{`: expected `,` or `}`",
         "while scanning a quoted scalar, found unexpected end of stream" => "an unclosed quote",
-        "tab cannot be used as indentation"
-        | "tabs disallowed in this context"
-        | "tabs disallowed within this context (block indentation)"
-        | "while scanning a plain scalar, found a tab" => "a tab where YAML needs spaces (indent with spaces only)",
-        "while parsing node, found unknown anchor" => {
-            "an alias (`*name`) to an anchor (`&name`) defined nowhere before it"
+        "while scanning a quoted scalar, found unexpected document indicator" => {
+            "an unclosed quote (a `---` or `...` line came before its end)"
         }
-        "while parsing anchor, found duplicated anchor" => "an anchor (`&name`) defined twice",
-        "misplaced bracket" => "a bracket that closes nothing",
-        "unexpected end of plain scalar" => "a value that ends unexpectedly",
+        "while scanning for the next token, found character that cannot start any token" if found == b'\t' => {
+            "a tab where YAML needs spaces (indent with spaces only)"
+        }
+        "while scanning for the next token, found character that cannot start any token" => {
+            "a character that cannot start a value here (`@` and `` ` `` are reserved: quote the value)"
+        }
+        "while scanning a plain scalar, found a tab character that violates indentation"
+        | "while scanning a block scalar, found a tab character where an indentation space is expected" => {
+            "a tab where YAML needs spaces (indent with spaces only)"
+        }
+        "found undefined alias" => "an alias (`*name`) to an anchor (`&name`) defined nowhere before it",
+        "found duplicate anchor; first occurrence" => "an anchor (`&name`) defined twice",
+        "control characters are not allowed" => "a control character, which YAML does not allow in a file",
         _ => return message.to_owned(),
     };
     plain.to_owned()

@@ -1,4 +1,4 @@
-//! saphyr-parser events → a span-carrying tree, for one document piece.
+//! libyaml events → a span-carrying tree, for one document piece.
 //!
 //! Built with an explicit stack (no recursion), capped at [`MAX_DEPTH`] levels, and closed
 //! cleanly when the event stream stops early, so a broken document keeps every node read
@@ -6,8 +6,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, Span as SaphyrSpan};
-
+use super::libyaml::{Event, Parser};
 use crate::syntax::{Entry, Node, NodeKind, Scalar, ScalarStyle, Span};
 
 /// Containers nested deeper than this are dropped. Derived `Drop`/`Clone`/`PartialEq` on `Node`
@@ -35,43 +34,6 @@ impl Outcome {
     }
 }
 
-/// Converts saphyr's char indices into byte offsets. Events arrive almost in text order, so a
-/// cursor moving from the last position costs little and needs no per-char table.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    ascii: bool,
-    chars: usize,
-    byte: usize,
-}
-
-impl Cursor<'_> {
-    fn byte_of(&mut self, char_index: usize) -> usize {
-        let len = self.bytes.len();
-        if self.ascii {
-            return char_index.min(len);
-        }
-        while self.chars < char_index && self.byte < len {
-            // Width of the UTF-8 sequence from its lead byte.
-            self.byte += match self.bytes[self.byte] {
-                0..0x80 => 1,
-                0x80..0xE0 => 2,
-                0xE0..0xF0 => 3,
-                _ => 4,
-            };
-            self.byte = self.byte.min(len);
-            self.chars += 1;
-        }
-        while self.chars > char_index && self.byte > 0 {
-            self.byte -= 1;
-            while self.byte > 0 && (self.bytes[self.byte] & 0xC0) == 0x80 {
-                self.byte -= 1;
-            }
-            self.chars -= 1;
-        }
-        self.byte
-    }
-}
-
 /// An open collection. Its children wait on the builder's shared `children` stack (from
 /// `first` on) and move into one exactly-sized `Vec` when it closes: one allocation per
 /// collection instead of a growing `Vec` each.
@@ -94,8 +56,9 @@ struct Text<'a> {
 struct Builder<'a> {
     /// All positions below are file offsets.
     t: Text<'a>,
-    cursor: Cursor<'a>,
     placeholders: &'a [(u32, u32)],
+    /// Starts of the lines the templating hid (directives): a scalar over one is templated.
+    structural: &'a [u32],
     stack: Vec<Frame>,
     /// Finished children of the open collections, innermost last (keys and values alternate
     /// for mappings).
@@ -109,20 +72,22 @@ struct Builder<'a> {
     last_end: u32,
     document_started: bool,
     nodes: u32,
+    /// The anchors defined so far: libyaml's loader rejects an alias to none and a second
+    /// definition (the document's error, at the alias or the second anchor).
+    anchors: Vec<Box<[u8]>>,
+}
+
+/// What the builder makes of one event.
+enum Step {
+    Go,
+    /// The document is over.
+    Stop,
+    /// The document is broken here (a file offset), for this reason.
+    Broken(u32, &'static str),
 }
 
 fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-fn style(s: SaphyrStyle) -> ScalarStyle {
-    match s {
-        SaphyrStyle::Plain => ScalarStyle::Plain,
-        SaphyrStyle::SingleQuoted => ScalarStyle::SingleQuoted,
-        SaphyrStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
-        SaphyrStyle::Literal => ScalarStyle::Literal,
-        SaphyrStyle::Folded => ScalarStyle::Folded,
-    }
 }
 
 impl Text<'_> {
@@ -135,7 +100,7 @@ impl Text<'_> {
         at.checked_sub(self.base).and_then(|i| self.bytes.get(i as usize)).copied().unwrap_or(0)
     }
 
-    /// Past anchors and tags (`&a !!str foo` → `foo`), which saphyr includes in node spans.
+    /// Past anchors and tags (`&a !!str foo` → `foo`), which libyaml includes in node spans.
     fn skip_properties(&self, mut i: u32, limit: u32) -> u32 {
         let end = self.end();
         while matches!(self.at(i), b'&' | b'!') {
@@ -203,8 +168,9 @@ impl Text<'_> {
         }
     }
 
-    /// A block sequence's start: saphyr marks either its first `-` or its first item.
-    fn block_sequence_start(&self, mark: u32) -> u32 {
+    /// A block sequence's start: libyaml marks its first `-`, or its properties before it.
+    fn block_sequence_start(&self, mark: u32, props: bool) -> u32 {
+        let mark = if props { self.skip_properties(mark, self.end()) } else { mark };
         if self.at(mark) == b'-' && (mark + 1 >= self.end() || is_space(self.at(mark + 1))) {
             mark
         } else {
@@ -212,7 +178,32 @@ impl Text<'_> {
         }
     }
 
-    /// The `|` or `>` of a block scalar whose content saphyr starts at `content`: the first
+    /// Past blanks, line breaks and comments from `i`.
+    fn skip_blank(&self, mut i: u32) -> u32 {
+        let end = self.end();
+        while i < end {
+            match self.at(i) {
+                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                b'#' => {
+                    while i < end && !matches!(self.at(i), b'\n' | b'\r') {
+                        i += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        i
+    }
+
+    /// Past spaces and tabs from `i`.
+    fn skip_inline(&self, mut i: u32) -> u32 {
+        while i < self.end() && matches!(self.at(i), b' ' | b'\t') {
+            i += 1;
+        }
+        i
+    }
+
+    /// The `|` or `>` of a block scalar whose token libyaml starts at `content`: the first
     /// one after the previous token, outside comments.
     fn block_indicator(&self, from: u32, content: u32) -> Option<u32> {
         let mut i = from;
@@ -233,20 +224,32 @@ impl Text<'_> {
 }
 
 impl Builder<'_> {
-    fn pos(&mut self, char_index: usize) -> u32 {
-        self.t.base + self.cursor.byte_of(char_index) as u32
+    /// A libyaml mark (a byte offset into the piece) as a file offset.
+    fn pos(&self, mark: usize) -> u32 {
+        self.t.base + (mark.min(self.t.bytes.len()) as u32)
     }
 
-    fn span(&mut self, sp: &SaphyrSpan) -> (u32, u32) {
-        let s = self.pos(sp.start.index());
-        let e = self.pos(sp.end.index());
+    fn span(&self, start: usize, end: usize) -> (u32, u32) {
+        let (s, e) = (self.pos(start), self.pos(end));
         (s, e.max(s))
+    }
+
+    /// Notes an anchor's definition; a second one breaks the document, as in libyaml's loader.
+    fn define(&mut self, anchor: Option<&[u8]>, at: u32) -> Step {
+        let Some(a) = anchor else { return Step::Go };
+        if self.anchors.iter().any(|d| **d == *a) {
+            return Step::Broken(at, "found duplicate anchor; first occurrence");
+        }
+        self.anchors.push(a.into());
+        Step::Go
     }
 
     fn is_templated(&self, s: u32, e: u32) -> bool {
         let p = self.placeholders;
         let i = p.partition_point(|&(_, pe)| pe <= s);
-        p.get(i).is_some_and(|&(ps, _)| ps < e)
+        let l = self.structural;
+        let j = l.partition_point(|&ls| ls < s);
+        p.get(i).is_some_and(|&(ps, _)| ps < e) || l.get(j).is_some_and(|&ls| ls < e)
     }
 
     fn pending_key_end(&self) -> Option<u32> {
@@ -256,10 +259,19 @@ impl Builder<'_> {
         }
     }
 
+    /// The `-` of the item being read, when the innermost collection is a block sequence.
+    fn pending_dash(&self) -> Option<u32> {
+        let f = self.stack.last().filter(|f| !f.flow && !f.map)?;
+        let dash = match self.children.get(f.first..).and_then(|c| c.last()) {
+            None => f.start,
+            Some(prev) => self.t.skip_blank(prev.span.end),
+        };
+        (self.t.at(dash) == b'-').then_some(dash)
+    }
+
     fn attach(&mut self, mut node: Node) {
-        // Siblings never overlap. After an explicit key and a lone `\r` (`?\r::`) saphyr reads
-        // the `:` that ended the entry before as the next key's text; that key starts where
-        // the previous value was placed, not before it.
+        // Siblings never overlap (a value placed after its key's `:` may lie past what the
+        // next sibling's mark says, in broken text).
         let leaf = matches!(node.kind, NodeKind::Scalar(_) | NodeKind::Alias | NodeKind::Missing);
         if leaf
             && let Some(f) = self.stack.last()
@@ -282,46 +294,61 @@ impl Builder<'_> {
         }
     }
 
-    /// Returns false when the document is over.
-    fn event(&mut self, ev: Event<'_>, sp: SaphyrSpan) -> bool {
+    fn event(&mut self, ev: Event<'_>, start: usize, end: usize) -> Step {
         match ev {
-            Event::Nothing | Event::StreamStart => {}
-            Event::DocumentStart(_) => {
+            Event::StreamStart => {}
+            Event::DocumentStart => {
                 // One document per piece; a second one would be a splitting miss.
                 if self.document_started {
-                    return false;
+                    return Step::Stop;
                 }
                 self.document_started = true;
-                self.last_end = self.span(&sp).1;
+                self.last_end = self.span(start, end).1;
             }
-            Event::DocumentEnd | Event::StreamEnd => return false,
-            Event::Alias(_) => {
-                let (s, e) = self.span(&sp);
+            // What follows the document's end still counts: libyaml rejects content after a
+            // root that ended early (` a: 1` then `b: 2` at column 0) only there.
+            Event::DocumentEnd => {}
+            Event::StreamEnd => return Step::Stop,
+            Event::Alias { anchor } => {
+                let (s, e) = self.span(start, end);
+                if !self.anchors.iter().any(|d| **d == *anchor) {
+                    return Step::Broken(s, "found undefined alias");
+                }
                 if self.skip == 0 {
                     self.attach(Node { span: Span::new(s, e), kind: NodeKind::Alias });
                 }
             }
-            Event::Scalar(value, st, anchor, tag) => {
+            Event::Scalar { value, style, anchor, tagged } => {
+                let step = self.define(anchor, self.pos(start));
                 if self.skip == 0 {
-                    self.scalar(&value, style(st), anchor != 0 || tag.is_some(), &sp);
+                    self.scalar(value, style, anchor.is_some() || tagged, start, end);
                 }
+                return step;
             }
-            Event::SequenceStart(anchor, tag) => self.open(false, anchor != 0 || tag.is_some(), &sp),
-            Event::MappingStart(anchor, tag) => self.open(true, anchor != 0 || tag.is_some(), &sp),
-            Event::SequenceEnd | Event::MappingEnd => self.close(&sp),
+            Event::SequenceStart { anchor, tagged, flow } => {
+                let step = self.define(anchor, self.pos(start));
+                self.open(false, flow, anchor.is_some() || tagged, start, end);
+                return step;
+            }
+            Event::MappingStart { anchor, tagged, flow } => {
+                let step = self.define(anchor, self.pos(start));
+                self.open(true, flow, anchor.is_some() || tagged, start, end);
+                return step;
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close(start, end),
         }
-        true
+        Step::Go
     }
 
-    fn scalar(&mut self, value: &str, style: ScalarStyle, props: bool, sp: &SaphyrSpan) {
-        let (mut s, mut e) = self.span(sp);
+    fn scalar(&mut self, value: &str, style: ScalarStyle, props: bool, start: usize, end: usize) {
+        let (mut s, mut e) = self.span(start, end);
         if props {
             s = self.t.skip_properties(s, e);
         }
         match style {
             ScalarStyle::Literal | ScalarStyle::Folded => {
-                // saphyr starts block scalars at their content (sometimes at the header) and
-                // ends them after trailing blank lines: span header..last content char.
+                // libyaml ends block scalars after their trailing blank lines: span
+                // header..last content char.
                 let floor = match self.t.block_indicator(self.last_end, s) {
                     Some(ind) => {
                         s = ind;
@@ -333,41 +360,39 @@ impl Builder<'_> {
                     e -= 1;
                 }
             }
-            ScalarStyle::Plain if value.is_empty() => {
-                // An empty value sits at its key's `:`; place it where the value would be typed.
-                // It has no text of its own: after error recovery saphyr may span it over what
-                // follows (`{a}x`: to past the `}`), outside its mapping.
-                if (s == e || !props)
-                    && let Some(key_end) = self.pending_key_end()
-                {
+            ScalarStyle::Plain if s == e || (value.is_empty() && !props) => {
+                // An empty value: libyaml marks it where the next token starts. Place it where
+                // the value would be typed: after its key's `:`, or after its item's `-`.
+                if let Some(key_end) = self.pending_key_end() {
                     s = self.t.value_pos(key_end);
+                } else if let Some(dash) = self.pending_dash() {
+                    s = self.t.skip_inline(dash + 1);
                 }
                 e = s;
             }
             _ => {}
         }
-        let templated = !self.placeholders.is_empty() && self.is_templated(s, e);
+        let templated = !(self.placeholders.is_empty() && self.structural.is_empty()) && self.is_templated(s, e);
         self.attach(Node {
             span: Span::new(s, e),
             kind: NodeKind::Scalar(Scalar { value: value.into(), style, templated }),
         });
     }
 
-    fn open(&mut self, map: bool, props: bool, sp: &SaphyrSpan) {
-        let (s, e) = self.span(sp);
+    fn open(&mut self, map: bool, flow: bool, props: bool, start: usize, end: usize) {
+        let (s, e) = self.span(start, end);
         if self.skip > 0 {
             self.skip += 1;
             return;
         }
-        // saphyr gives flow collections the span of their properties and bracket, block ones
-        // an empty span at their first `-` or item.
-        let flow = e > s && matches!(self.t.at(e - 1), b'[' | b'{');
+        // libyaml gives flow collections the span of their properties and bracket, block ones
+        // an empty span at their first `-` or key (or the span of their properties).
         let start = if flow {
-            e - 1
+            e.saturating_sub(1).max(s)
         } else if map {
-            if props { self.t.skip_properties(s, e) } else { s }
+            if props { self.t.skip_properties(s, self.t.end()) } else { s }
         } else {
-            self.t.block_sequence_start(s)
+            self.t.block_sequence_start(s, props)
         };
         if self.stack.len() >= MAX_DEPTH {
             self.skip = 1;
@@ -406,8 +431,8 @@ impl Builder<'_> {
         };
     }
 
-    fn close(&mut self, sp: &SaphyrSpan) {
-        let (s, mut e) = self.span(sp);
+    fn close(&mut self, start: usize, end: usize) {
+        let (s, mut e) = self.span(start, end);
         // A flow end's span runs on over trailing blanks and comments: stop at the bracket.
         if matches!(self.t.at(s), b']' | b'}') {
             e = s + 1;
@@ -484,12 +509,17 @@ pub(super) struct Scratch {
     children: Vec<Node>,
 }
 
-pub(super) fn parse_piece(piece: &str, base: u32, placeholders: &[(u32, u32)], scratch: &mut Scratch) -> Outcome {
+pub(super) fn parse_piece(
+    piece: &str,
+    base: u32,
+    (placeholders, structural): (&[(u32, u32)], &[u32]),
+    scratch: &mut Scratch,
+) -> Outcome {
     let bytes = piece.as_bytes();
     let mut b = Builder {
         t: Text { bytes, base },
-        cursor: Cursor { bytes, ascii: piece.is_ascii(), chars: 0, byte: 0 },
         placeholders,
+        structural,
         stack: std::mem::take(&mut scratch.stack),
         children: std::mem::take(&mut scratch.children),
         root: None,
@@ -499,23 +529,29 @@ pub(super) fn parse_piece(piece: &str, base: u32, placeholders: &[(u32, u32)], s
         last_end: base,
         document_started: false,
         nodes: 0,
+        anchors: Vec::new(),
     };
-    let mut parser = Parser::new_from_str(piece);
-    // saphyr has `unwrap`s on internal invariants; a bug there must not take the caller
-    // down. Whatever was built before it is kept, like after a syntax error.
+    let mut parser = Parser::new(piece);
+    // A bug in the parser or here must not take the caller down: whatever was built before
+    // it is kept, like after a syntax error.
     let run = catch_unwind(AssertUnwindSafe(|| {
         loop {
-            match parser.next_event() {
-                None => return None,
-                Some(Ok((ev, sp))) => {
-                    if !b.event(ev, sp) {
-                        return None;
-                    }
-                }
-                // The iterator repeats its error forever: stop at the first one.
-                Some(Err(e)) => {
-                    let at = b.pos(e.marker().index());
-                    return Some((at, e.info().to_owned()));
+            match parser.next(|ev, s, e| b.event(ev, s, e)) {
+                Ok(None) | Ok(Some(Step::Stop)) => return None,
+                // Past the depth cap nothing more is kept, and libyaml checks every open flow
+                // level's simple key at each token (quadratic in the depth): stop reading.
+                Ok(Some(Step::Go)) if b.skip as usize > MAX_DEPTH * 4 => return None,
+                Ok(Some(Step::Go)) => {}
+                Ok(Some(Step::Broken(at, problem))) => return Some((at, problem.to_owned())),
+                Err(f) => {
+                    // A quoted scalar left open is shown at its opening quote, not at the end
+                    // of the document where libyaml noticed.
+                    let at = if f.context == Some("while scanning a quoted scalar") { f.context_at } else { f.at };
+                    let message = match f.context {
+                        Some(c) => format!("{c}, {}", f.problem),
+                        None => f.problem.to_owned(),
+                    };
+                    return Some((b.pos(at), message));
                 }
             }
         }

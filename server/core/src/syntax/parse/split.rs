@@ -11,14 +11,19 @@ pub(super) struct Piece {
     pub content_start: u32,
     /// The start of the next marker line, or the end of the text.
     pub end: u32,
+    /// A document after a `...` line without a `---` of its own: libyaml (and so Kubernetes)
+    /// rejects the file there; only a file's first document may start bare.
+    pub bare: bool,
+    /// The first document only: where a `...` line before it is. libyaml ends no document
+    /// there and rejects the file.
+    pub stray_end: Option<u32>,
 }
 
 /// The end of the line starting at `from` (before its break) and the start of the next line.
 /// Lines end at `\n`, `\r\n` or a lone `\r`, as in `LineIndex`.
 pub(super) fn line_end(b: &[u8], from: usize) -> (usize, usize) {
     let rest = &b[from.min(b.len())..];
-    // `position` on a plain byte test keeps this loop tight even in unoptimised builds.
-    match rest.iter().position(|&c| c == b'\n' || c == b'\r') {
+    match memchr::memchr2(b'\n', b'\r', rest) {
         None => (b.len(), b.len()),
         Some(i) => {
             let eol = from + i;
@@ -57,15 +62,20 @@ pub(super) fn split_documents(text: &str, from: usize) -> Vec<Piece> {
     let mut content_start = from;
     let mut explicit = false;
     let mut content = false;
+    // A `...` line came, and no `---` since.
+    let mut after_end = false;
+    // A `...` line before any document.
+    let mut stray_end: Option<usize> = None;
     let mut line = from;
     while line < len {
         let (eol, next) = line_end(b, line);
         let l = &b[line..eol];
         if is_marker(l, b"---") {
             if explicit || content {
-                pieces.push(piece(start, content_start, line));
+                pieces.push(piece(start, content_start, line, after_end && !explicit));
                 start = line;
             }
+            after_end = false;
             // Content on the marker line itself (`--- |`, `--- !tag`) belongs to the document.
             let mut i = line + 3;
             while i < eol && matches!(b[i], b' ' | b'\t') {
@@ -74,9 +84,15 @@ pub(super) fn split_documents(text: &str, from: usize) -> Vec<Piece> {
             content_start = if i == eol || b[i] == b'#' { next } else { i };
             explicit = true;
         } else if is_marker(l, b"...") {
-            if explicit || content {
-                pieces.push(piece(start, content_start, line));
+            let stray = pieces.is_empty() && !explicit && !content;
+            if stray {
+                stray_end.get_or_insert(line);
             }
+            if explicit || content {
+                pieces.push(piece(start, content_start, line, after_end && !explicit));
+            }
+            // A stray `...` is its own error; the document after it is not bare too.
+            after_end = !stray;
             start = next;
             content_start = next;
             explicit = false;
@@ -87,14 +103,17 @@ pub(super) fn split_documents(text: &str, from: usize) -> Vec<Piece> {
         line = next;
     }
     if explicit || content {
-        pieces.push(piece(start, content_start, len));
+        pieces.push(piece(start, content_start, len, after_end && !explicit));
     }
     if pieces.is_empty() {
-        pieces.push(piece(from, from, len));
+        pieces.push(piece(from, from, len, false));
+    }
+    if let Some(first) = pieces.first_mut() {
+        first.stray_end = stray_end.map(|at| at as u32);
     }
     pieces
 }
 
-fn piece(start: usize, content_start: usize, end: usize) -> Piece {
-    Piece { start: start as u32, content_start: content_start as u32, end: end as u32 }
+fn piece(start: usize, content_start: usize, end: usize, bare: bool) -> Piece {
+    Piece { start: start as u32, content_start: content_start as u32, end: end as u32, bare, stray_end: None }
 }

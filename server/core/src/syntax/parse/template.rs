@@ -13,6 +13,10 @@ pub(super) struct Prepared {
     pub text: String,
     /// Byte ranges of the placeholders, sorted and disjoint.
     pub placeholders: Vec<(u32, u32)>,
+    /// Starts of the lines whose structure the templating hides (a line of actions only, an
+    /// action that runs over lines, `key:{{ … | nindent 4 }}`), in order: an error after one
+    /// may be the template's, not the YAML's.
+    pub structural: Vec<u32>,
 }
 
 /// The first `{{` or `}}` at or after `from`.
@@ -60,6 +64,7 @@ pub(super) fn prepare(text: &str, from: usize) -> Prepared {
     let actions = find_actions(src);
     let mut out = src.to_vec();
     let mut placeholders = Vec::new();
+    let mut structural = Vec::new();
     let mut first = 0; // first action that may reach the current line
     let mut line = from;
     while line < src.len() && first < actions.len() {
@@ -84,15 +89,25 @@ pub(super) fn prepare(text: &str, from: usize) -> Prepared {
         }
         if last > first {
             if only_actions {
-                blank(&mut out, line, eol, b' ');
+                // A directive line (`{{- if … }}`, `{{ include … | nindent 4 }}`) reads as
+                // empty lines: spaces would count as indentation where it is measured (a
+                // block scalar's first lines), and a directive at column 0 inside a block
+                // scalar would end it if it were anything but empty.
+                blank(&mut out, line, eol, b'\n');
+                structural.push(line as u32);
             } else {
                 for &(s, e) in &actions[first..last] {
-                    if s >= line && e <= eol {
+                    if s >= line && e <= eol && !(s > line && src[s - 1] == b':') {
                         blank(&mut out, s, e, PLACEHOLDER);
                         placeholders.push((s as u32, e as u32));
                     } else {
                         // A multi-line action cannot become one scalar: drop its part here.
+                        // Right after a key's `:` an action writes the value's block
+                        // (`key:{{ toYaml .x | nindent 4 }}`): the key reads as one without.
                         blank(&mut out, s.max(line), e.min(eol), b' ');
+                        if structural.last() != Some(&(line as u32)) {
+                            structural.push(line as u32);
+                        }
                     }
                 }
             }
@@ -100,8 +115,8 @@ pub(super) fn prepare(text: &str, from: usize) -> Prepared {
         line = next;
     }
     match String::from_utf8(out) {
-        Ok(text) => Prepared { text, placeholders },
+        Ok(text) => Prepared { text, placeholders, structural },
         // Unreachable (only whole ASCII-delimited ranges are rewritten), but never fail.
-        Err(_) => Prepared { text: text.to_owned(), placeholders: Vec::new() },
+        Err(_) => Prepared { text: text.to_owned(), placeholders: Vec::new(), structural: Vec::new() },
     }
 }

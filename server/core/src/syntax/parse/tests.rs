@@ -4,6 +4,7 @@ use proptest::prelude::*;
 
 use crate::syntax::{
     LineIndex, Node, NodeKind, ParsedFile, PositionEncoding, ScalarStyle, Span, parse_document_at, parse_file,
+    parse_file_by_libyaml,
 };
 
 /// UTF-16 (line, character) of a byte offset, as an editor would show it.
@@ -329,10 +330,24 @@ fn document_end_markers_and_directives() {
         assert_eq!(d.error, None);
     }
     assert_eq!(at(root(&f, 1), &["b"]).as_str(), Some("2"));
-    // A bare document after `...`.
-    let f = parse_file("a: 1\n...\nb: 2\n");
+    // A bare document after `...`: read, but libyaml rejects the file there (only the
+    // first document may start without `---`).
+    let f = parse_file("a: 1\n...\n# c\nb: 2\n");
     assert_eq!(f.documents.len(), 2);
+    assert_eq!(f.documents[0].error, None);
+    let err = f.documents[1].error.as_ref().expect("error");
+    assert_eq!(err.message, "a document after a `...` line needs a `---` line to start it");
+    assert_eq!(err.span, Span::new(13, 13));
     assert_eq!(at(root(&f, 1), &["b"]).as_str(), Some("2"));
+    // libyaml rejects a `...` before the first document, `---` or not after it.
+    for text in ["...\na: 1\n", "# c\n...\n---\na: 1\n", "...\n"] {
+        let f = parse_file(text);
+        assert_eq!(f.documents.len(), 1);
+        let err = f.documents[0].error.as_ref().expect("error");
+        let at = text.find("...").unwrap() as u32;
+        let expect = "a `...` line before the first document, which ends nothing (remove it)";
+        assert_eq!((err.span.start, err.message.as_str()), (at, expect), "{text:?}");
+    }
     // `---` and `...` only count at column 0 and before whitespace.
     let f = parse_file("a: ---x\nb: |\n  ---\n---x: 1\n");
     assert_eq!(f.documents.len(), 1);
@@ -487,10 +502,43 @@ fn helm_templates() {
     assert!(at(t, &["name"]).is_templated());
     assert_eq!(span_lc(text, at(t, &["name"]).span), ((11, 10), (11, 23)));
     assert!(at(r, &["spec", "timeout"]).is_templated());
-    // `name: {{ .a }}: {{ .b }}` is not YAML once templated, but the error is on a template
-    // line: not reported, and the rest of the document is read.
+    // `name: {{ .a }}: {{ .b }}` is not YAML once templated, and the error is on a template
+    // line: the document is skipped (no tree, no error), and counted.
     assert_eq!(f.documents[1].error, None);
-    assert_eq!(at(root(&f, 1), &["metadata", "namespace"]).as_str(), Some("plain"));
+    assert_eq!(f.documents[1].root, None);
+    assert!(f.documents[1].skipped);
+    assert!(!f.documents[0].skipped);
+}
+
+/// Template directives never make a YAML error (DESIGN §4.1): a directive at column 0 inside
+/// a block scalar, an action right after a key's `:` writing the value's block, `define` and
+/// `range` blocks around documents. Shapes of public Helm charts, written anew.
+#[test]
+fn template_directives_are_never_yaml_errors() {
+    let text = "kind: ConfigMap\ndata:\n  config.yaml: |\n{{- if .Values.a }}\n    a: 1\n{{- else }}\n    a: 2\n{{- end }}\n    b: 3\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents[0].error, None);
+    assert!(!f.documents[0].skipped);
+    // Its value is the template's to make: the block is read, marked templated.
+    let data = at(root(&f, 0), &["data", "config.yaml"]);
+    assert!(data.is_templated());
+    assert_eq!(slice(text, data.span), &text[text.find('|').unwrap()..text.len() - 1]);
+
+    let text =
+        "kind: DaemonSet\nspec:\n  updateStrategy:{{ toYaml .Values.s | nindent 4 }}\n  template:\n    spec: {}\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents[0].error, None);
+    let r = root(&f, 0);
+    assert!(at(r, &["spec", "updateStrategy"]).is_null());
+    assert_eq!(slice(text, at(r, &["spec", "template", "spec"]).span), "{}");
+
+    let text = "{{- define \"webhook\" }}\n- name: {{ .name }}\n  rules:\n  {{- range .rules }}\n  - ops: [{{ .op }}]\n  {{- end }}\n{{- end }}\nkind: MutatingWebhookConfiguration\nwebhooks:\n{{- range .Values.hooks }}\n{{ include \"webhook\" . }}\n{{- end }}\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents.len(), 1);
+    let d = &f.documents[0];
+    // The define's items and the mapping after them are not one YAML document: skipped.
+    assert_eq!(d.error, None);
+    assert!(d.skipped);
 }
 
 #[test]
@@ -918,5 +966,79 @@ fn the_document_at_an_offset_is_the_one_parse_file_reads() {
     for offset in 0..=text.len() as u32 {
         let at = whole.documents.iter().rposition(|d| d.span.start <= offset).unwrap_or(0);
         assert_eq!(parse_document_at(text, offset), whole.documents[at], "offset {offset}");
+    }
+}
+
+/// The two shapes libyaml (and so Kubernetes) loads that the parser before it rejected: a
+/// double-quoted scalar continued at its key's or its item's column, and a flow sequence
+/// closed at the column of the key that holds it.
+#[test]
+fn shapes_libyaml_loads_are_read() {
+    let text =
+        "rules:\n- message: \"first half\n  second\n  half\"\n  rule: \"self.a ==\n  self.b\"\n- rule: \"x\n  y\"\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents[0].error, None);
+    let rules = at(root(&f, 0), &["rules"]);
+    assert_eq!(at(item(rules, 0), &["message"]).as_str(), Some("first half second half"));
+    assert_eq!(at(item(rules, 0), &["rule"]).as_str(), Some("self.a == self.b"));
+    assert_eq!(span_lc(text, at(item(rules, 0), &["rule"]).span), ((4, 8), (5, 9)));
+    assert_eq!(at(item(rules, 1), &["rule"]).as_str(), Some("x y"));
+
+    let text = "spec:\n  args: [\n    \"--a\",\n    \"--b\"\n  ]\n  next: 1\n";
+    let f = parse_file(text);
+    assert_eq!(f.documents[0].error, None);
+    let args = at(root(&f, 0), &["spec", "args"]);
+    assert_eq!(args.to_json(), serde_json::json!(["--a", "--b"]));
+    assert_eq!(span_lc(text, args.span), ((1, 8), (4, 3)));
+    assert_eq!(at(root(&f, 0), &["spec", "next"]).as_i64(), Some(1));
+}
+
+/// The documents the fast reader must take (or the parse is libyaml's pace), and some it must
+/// leave to libyaml; what it reads equals libyaml's reading (tests/libyaml_oracle.rs).
+#[test]
+fn the_fast_reader_takes_plain_manifests() {
+    use super::fast::read;
+    for i in 0..3 {
+        let text = route(i);
+        let doc = &text[..text.find("---").unwrap()];
+        let root = read(doc, 0).expect("fast").expect("a root");
+        assert_eq!(root, parse_file_by_libyaml(doc).documents[0].root.clone().unwrap());
+    }
+    let plain = "# c\n---\na: 1 # c\nb:\n  - x\n  - 'y'\n  - {k: \"v\\n\", l: [1, 2]}\nc: |-\n  lit\n\n  eral\nd: >\n  fo\n  lded\ne: plain\n  over lines\nf:\n- -1\ng: \"\"\n";
+    let root = read(plain, 0).expect("fast").expect("a root");
+    assert_eq!(root, parse_file_by_libyaml(plain).documents[0].root.clone().unwrap());
+    assert_eq!(read("# only a comment\n", 0).expect("fast"), None);
+    for libyamls in [
+        "a: &x 1\nb: *x\n",
+        "a: !!str 1\n",
+        "? a\n: b\n",
+        "a:\tb\n",
+        "a: 1\r\n",
+        "a: \"one\n  two\"\n",
+        "a: [1,\n  2]\n",
+        "%YAML 1.2\n---\na: 1\n",
+        "--- a\n",
+        "a: b: c\n",
+        " a: 1\nb: 2\n",
+        "a: 1\n b: 2\n",
+        "a:\u{2028}b\n",
+    ] {
+        assert_eq!(read(libyamls, 0), None, "{libyamls:?}");
+    }
+}
+
+#[test]
+fn printable_ascii_is_decided_eight_bytes_at_a_time_as_byte_by_byte() {
+    use super::fast::printable_ascii;
+    let reference = |b: &[u8]| b.iter().all(|&c| (b' '..=b'~').contains(&c) || c == b'\n');
+    let mut buf = *b"abcdefgh: ijklmnop\nqrstuvwx";
+    assert!(printable_ascii(&buf));
+    for at in 0..buf.len() {
+        for c in 0..=255u8 {
+            let keep = buf[at];
+            buf[at] = c;
+            assert_eq!(printable_ascii(&buf), reference(&buf), "byte {c:#x} at {at}");
+            buf[at] = keep;
+        }
     }
 }
