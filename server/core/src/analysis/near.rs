@@ -29,13 +29,25 @@ fn near(snap: &Snapshot, base: Option<&Snapshot>, file: &str) -> Option<Arc<Link
 
 pub fn hover(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) -> Option<Hover> {
     if let Some(world) = near(snap, base, file) {
-        if let Some(h) = on_reference(&world, file, offset) {
-            return Some(h);
-        }
-        // Neither a reference nor a declaration: nothing to say, whatever the full world is.
-        let (t, _) = declaration_at(&world, file, offset)?;
-        if let Some((world, effective)) = base.and_then(|b| snap.declaration_world(file, b, world.object(t.obj))) {
-            return super::hover::declaration(&world, &effective, file, offset);
+        match on_reference(&world, file, offset) {
+            Some(Some(h)) => return Some(h),
+            // A targetRef: what its policy contributes there comes from the policy's world.
+            Some(None) => {
+                let pid = super::hover::policy_at(&world, file, offset)?;
+                if let Some((world, effective)) = base.and_then(|b| snap.declaration_world(file, b, world.object(pid)))
+                {
+                    return super::hover::target_ref(&world, &effective, file, offset);
+                }
+            }
+            None => {
+                // Neither a reference nor a declaration: nothing to say, whatever the full world is.
+                let (t, _) = declaration_at(&world, file, offset)?;
+                if let Some((world, effective)) =
+                    base.and_then(|b| snap.declaration_world(file, b, world.object(t.obj)))
+                {
+                    return super::hover::declaration(&world, &effective, file, offset);
+                }
+            }
         }
     }
     super::hover(snap, file, offset)

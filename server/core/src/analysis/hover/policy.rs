@@ -103,10 +103,11 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, pid: ObjId) -> S
             parts.push(line);
         }
     }
+    parts.extend(super::contribution::per_target(world, effective, pid, MAX_LISTED));
     parts.join("\n\n")
 }
 
-fn reason(r: Reason) -> &'static str {
+pub(super) fn reason(r: Reason) -> &'static str {
     match r {
         Reason::Accepted => "Accepted",
         Reason::Conflicted => "Conflicted",
@@ -116,7 +117,7 @@ fn reason(r: Reason) -> &'static str {
 }
 
 /// `ns/name`, or `name` for cluster-scoped objects.
-fn short_name(world: &crate::topology::Linked, id: ObjId) -> String {
+pub(super) fn short_name(world: &crate::topology::Linked, id: ObjId) -> String {
     let name = &world.object(id).name.value;
     match world.namespace_of(id) {
         Some(ns) => format!("{ns}/{name}"),
