@@ -16,6 +16,7 @@
 
 mod cluster;
 mod config;
+mod disk;
 mod documents;
 mod from_proto;
 mod handlers;
@@ -24,6 +25,7 @@ mod logging;
 mod memory;
 mod server;
 mod state;
+mod status;
 mod to_proto;
 
 use std::process::ExitCode;

@@ -84,6 +84,7 @@ pub struct Builder {
     wait_index: bool,
     root: Option<TempDir>,
     folderless: bool,
+    cwd_in_root: bool,
 }
 
 impl Builder {
@@ -139,6 +140,13 @@ impl Builder {
         self
     }
 
+    /// Starts the server in the workspace directory (as an editor started there does), not in
+    /// the test's.
+    pub fn cwd_in_root(mut self) -> Builder {
+        self.cwd_in_root = true;
+        self
+    }
+
     /// Serves an existing directory instead of a fresh temp dir.
     pub fn root(mut self, dir: TempDir) -> Builder {
         self.root = Some(dir);
@@ -164,6 +172,9 @@ impl Builder {
             .env("POLICYLENS_LOG", "warn,policylens=debug");
         for (k, v) in &self.env {
             cmd.env(k, v);
+        }
+        if self.cwd_in_root {
+            cmd.current_dir(root.path());
         }
         let mut child = cmd.spawn().expect("spawn policylens serve");
         let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
@@ -338,6 +349,7 @@ impl TestServer {
             wait_index: true,
             root: None,
             folderless: false,
+            cwd_in_root: false,
         }
     }
 

@@ -92,7 +92,7 @@ pub async fn publisher(shared: Arc<Shared>) {
     let mut changes = shared.changes.subscribe();
     let mut indexed = shared.indexed.subscribe();
     // Before the first walk ends, targets look missing: publishing then would flicker.
-    if indexed.wait_for(|v| *v).await.is_err() {
+    if indexed.wait_for(|e| *e > 0).await.is_err() {
         return;
     }
     let mut open_ids: HashMap<Arc<str>, String> = HashMap::new();
@@ -109,6 +109,9 @@ pub async fn publisher(shared: Arc<Shared>) {
                 }
             }
         }
+        // A root added since (a document that brought its own) is being read: before it lands,
+        // the files it holds look missing to every reference into them.
+        shared.ready().await;
         changes.borrow_and_update();
         if shared.shutdown.load(Ordering::Relaxed) {
             return;
@@ -166,6 +169,7 @@ pub async fn publisher(shared: Arc<Shared>) {
             }
         }
         drop(pushed);
+        crate::status::notify(&shared).await;
         if open_ids.keys().any(|p| !new_open_ids.contains_key(p)) {
             open_changed = true;
         }
@@ -218,6 +222,10 @@ pub async fn open_files(shared: Arc<Shared>) {
             return;
         }
         let Some(base) = shared.base() else { continue };
+        // Until a root being read lands, the full pass after it answers (see `publisher`).
+        if !shared.is_ready() {
+            continue;
+        }
         let view = shared.view();
         done.retain(|p, _| view.open.contains_key(p));
         let todo: Vec<(Arc<str>, OpenDoc)> = view
@@ -272,7 +280,7 @@ fn open_file(view: &View, base: &View, path: &str, edits: Option<&[ByteEdit]>) -
 
 pub async fn pull(shared: Arc<Shared>, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
     // Answer from a complete workspace: before the first walk, every target looks missing.
-    let _ = shared.indexed.subscribe().wait_for(|v| *v).await;
+    shared.ready().await;
     let path = from_proto::path(&params.text_document.uri);
     let view = shared.view_for(path.as_deref()).await;
     let (base, edits) = match (&path, shared.base()) {
