@@ -6,7 +6,17 @@
 --                      the policy that won each field (a floating window; `q` closes it)
 -- :PolicylensStatus    every policy that is not fully enforced, in the quickfix list
 -- :PolicylensGraph [mermaid|dot]   the topology with its policies, in a scratch buffer
+-- :checkhealth policylens   the binary, its version, the root it reads (and why), the config,
+--                           the cluster
+--
+-- Defaults (setup{} options): codelens = true refreshes the code lenses ("N policies affect
+-- this") of the server's buffers on attach, on entering a buffer, on leaving insert mode and
+-- after every analysis of the workspace (Neovim 0.11 does not honour the server's
+-- workspace/codeLens/refresh); cmd = { 'policylens', 'serve' }.
 local M = {}
+
+-- The last `policylens/serverStatus` the server sent (state, roots, counts), for statuslines.
+M.last_status = nil
 
 local function client(buf)
   return vim.lsp.get_clients({ bufnr = buf or 0, name = 'policylens' })[1]
@@ -185,15 +195,62 @@ function M.graph(format)
   end, 0)
 end
 
+-- Asks every buffer the server is attached to for its code lenses again.
+local function refresh_lenses(client_id)
+  local c = vim.lsp.get_client_by_id(client_id)
+  if not c or not c:supports_method('textDocument/codeLens') then
+    return
+  end
+  for buf in pairs(c.attached_buffers) do
+    if vim.api.nvim_buf_is_loaded(buf) then
+      vim.lsp.codelens.refresh({ bufnr = buf })
+    end
+  end
+end
+
+-- The server's `policylens/serverStatus` notification: kept for statuslines; once it says
+-- `ready` (after each analysis of the workspace) the lenses are asked for again.
+local function on_status(_, result, ctx)
+  M.last_status = result
+  if M.codelens and result and result.state == 'ready' then
+    refresh_lenses(ctx.client_id)
+  end
+end
+
 function M.setup(opts)
   opts = opts or {}
   local here = debug.getinfo(1, 'S').source:sub(2)
   -- editors/neovim (this plugin's root) holds lsp/policylens.lua for vim.lsp.config.
   vim.opt.runtimepath:append(vim.fn.fnamemodify(here, ':p:h:h:h'))
-  if opts.cmd then
-    vim.lsp.config('policylens', { cmd = opts.cmd })
-  end
+  M.codelens = opts.codelens ~= false
+  vim.lsp.config('policylens', {
+    cmd = opts.cmd,
+    init_options = { statusNotifications = true },
+    handlers = { ['policylens/serverStatus'] = on_status },
+  })
   vim.lsp.enable('policylens')
+  if M.codelens then
+    local group = vim.api.nvim_create_augroup('policylens_codelens', { clear = true })
+    vim.api.nvim_create_autocmd('LspAttach', {
+      group = group,
+      callback = function(ev)
+        local c = vim.lsp.get_client_by_id(ev.data.client_id)
+        if not c or c.name ~= 'policylens' then
+          return
+        end
+        vim.lsp.codelens.refresh({ bufnr = ev.buf })
+        vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave' }, {
+          group = group,
+          buffer = ev.buf,
+          callback = function(a)
+            if client(a.buf) then
+              vim.lsp.codelens.refresh({ bufnr = a.buf })
+            end
+          end,
+        })
+      end,
+    })
+  end
   vim.api.nvim_create_user_command('PolicylensExplain', M.explain, { desc = 'policylens: effective policies here' })
   vim.api.nvim_create_user_command('PolicylensStatus', M.status, { desc = 'policylens: policies not enforced' })
   vim.api.nvim_create_user_command('PolicylensGraph', function(a)
