@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-export const INSTALL_URL = 'https://github.com/policylens/policylens#installation';
+export const INSTALL_URL = 'https://github.com/policylens/policylens#editor-setup';
 
 /** The VSIX platform target (`linux-x64`, `win32-x64`, `darwin-arm64`, ...) of this host. */
 export function platformTarget(platform: string = process.platform, arch: string = process.arch): string {

@@ -1,8 +1,10 @@
 // End to end in a real VS Code host: the platform VSIX installed into code-server (VS Code
 // 1.100 from npm, see codeServer.mjs), a workspace with one broken targetRef opened in headless
 // Chromium, and what a person would see checked: the extension activates and starts the server
-// bundled in the VSIX, the Problems panel shows the server's diagnostic, and Show Effective
-// Policy opens its read-only document with the explain text. (The route's code lens is not checked: see the README.)
+// bundled in the VSIX, the status item follows the server (ready, with the findings counted)
+// and opens its menu, the Problems panel shows the server's diagnostic, the route's code lens,
+// a hover's Explain link opens the explain text, Show Effective Policy opens the same text;
+// last, an untrusted folder whose settings name another server: that one never runs.
 //
 // Skips, saying why, only when code-server cannot be installed here; POLICYLENS_REQUIRE_HOST=1
 // (CI) turns that skip into a failure.
@@ -127,12 +129,23 @@ async function hostTests(bin) {
     await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label*="app.yaml"]');
     await page.keyboard.press('Enter');
     await page.waitForSelector('.tab[aria-label^="app.yaml"]', { timeout: TIMEOUT });
-    // The status item's tooltip says which server runs and where it came from.
-    const item = await page.waitForSelector('[id="policylens.policylens"][aria-label*="Running"], [id="policylens.policylens"][aria-label*="error"]', {
+    // The status item follows the server: ready, with its one finding counted; the tooltip
+    // says which server runs, where it came from and what it reads.
+    const item = await page.waitForSelector('[id="policylens.policylens"][aria-label*="warnings"]', {
       timeout: TIMEOUT,
     });
     const label = await item.getAttribute('aria-label');
-    assert.ok(label.endsWith(`policylens, Running ${bundled} (bundled)`), label);
+    assert.ok(label.startsWith('policylens · 1 error, 0 warnings'), label);
+    assert.ok(label.includes(`Running ${bundled} (bundled)`), label);
+    assert.ok(label.includes(`Root: ${dirs.workspace}`), label);
+  });
+
+  step('a click on the status item opens its menu', async () => {
+    await page.click('[id="policylens.policylens"] a');
+    await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: TIMEOUT });
+    const rows = await page.$$eval('.quick-input-list .monaco-list-row', (els) => els.map((e) => e.getAttribute('aria-label')));
+    assert.deepEqual(rows, ['Restart Server', 'Show Output', 'Show Policy Status', 'Open Settings']);
+    await page.keyboard.press('Escape');
   });
 
   step('the Problems panel shows the broken targetRef with the server\'s message', async () => {
@@ -146,6 +159,36 @@ async function hostTests(bin) {
       `${MESSAGE}policylenstarget-not-found[Ln 66, Col 13]`,
       'app.yaml[Ln 23, Col 9]:`checkout` is defined here',
     ]);
+  });
+
+  step('the route shows its code lens', async () => {
+    const lens = await page.waitForSelector('.codelens-decoration a', { timeout: TIMEOUT });
+    assert.equal(await lens.textContent(), '1 policy affects this');
+  });
+
+  step("a hover on the route ends in Explain, Show in topology and References; Explain opens the explain text", async () => {
+    await page.click('.tab[aria-label^="app.yaml"]');
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input');
+    await page.keyboard.type('23:11');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.statusbar-item[id="status.editor.selection"][aria-label="Ln 23, Col 11"]');
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    const hover = '.monaco-hover .hover-contents';
+    await page.waitForFunction((sel) => (document.querySelector(sel)?.textContent ?? '').includes('References'), hover, {
+      timeout: TIMEOUT,
+    });
+    const links = await page.$$eval(`${hover} a`, (els) => els.map((e) => e.textContent));
+    assert.deepEqual(links.slice(-3), ['Explain', 'Show in topology', 'References']);
+    await page.click(`${hover} a:text-is("Explain")`);
+    const tab = 'effective policy HTTPRoute shop checkout.txt';
+    await page.waitForSelector(`.tab.active[aria-label^="${tab}"]`, { timeout: TIMEOUT });
+    const editor = '.editor-group-container.active .monaco-editor .view-lines';
+    await page.waitForFunction((sel) => (document.querySelector(sel)?.textContent ?? '').includes('requestTimeout'), editor, {
+      timeout: TIMEOUT,
+    });
+    await page.keyboard.press('Control+W');
   });
 
   step('Show Effective Policy on the route opens the explain text beside', async () => {
@@ -180,13 +223,70 @@ async function hostTests(bin) {
     assert.ok(cli.startsWith('HTTPRoute/shop/checkout\n\nBackendTrafficPolicy.gateway.envoyproxy.io\n'), cli);
     assert.match(cli, /^ +requestTimeout: 30s .*checkout-timeout/m);
     assert.deepEqual(lines, cli.split('\n'));
-    // The route's code lens is not checked here: in the runs of 2026-11-26 after the first,
-    // code-server drew no code lens at all (the server answers textDocument/codeLens with them,
-    // and asks for a refresh after each full pass); see editors/vscode/README.md.
     await page.mouse.move(900, 800); // no hover over the tab clicked above in the picture
     await page.waitForTimeout(500);
     const file = screenshotPath('vscode-host.png');
     await page.screenshot({ path: file });
     assert.deepEqual(pngSize(file), { width: 1400, height: 900 });
+  });
+
+  // Workspace trust: a cloned repository's .vscode/settings.json names another server. In a
+  // folder that is not trusted (trust on, the folder never trusted) the extension still works,
+  // read-only, with the server it finds itself (PATH here: the bundled one is moved there, so
+  // that the setting would be next in line), and the folder's executable never runs.
+  step('in an untrusted folder, the settings naming another server do not run it', async () => {
+    await browser.close();
+    browser = undefined;
+    process.kill(-server.pid, 'SIGTERM');
+    const untrusted = path.join(tmp, 'untrusted');
+    const onPath = path.join(tmp, 'bin');
+    const marker = path.join(tmp, 'evil-ran');
+    fs.mkdirSync(path.join(untrusted, '.vscode'), { recursive: true });
+    fs.mkdirSync(onPath);
+    fs.cpSync(path.join(here, 'test-host', 'workspace'), untrusted, { recursive: true });
+    fs.renameSync(bundled, path.join(onPath, 'policylens'));
+    const evil = path.join(tmp, 'evil.sh');
+    fs.writeFileSync(evil, `#!/bin/sh\ntouch '${marker}'\nexec '${path.join(onPath, 'policylens')}' "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(untrusted, '.vscode', 'settings.json'),
+      JSON.stringify({ 'policylens.server.path': evil, 'policylens.cluster.kubeconfig': marker }),
+    );
+    const userTrust = path.join(tmp, 'user-trust');
+    fs.mkdirSync(path.join(userTrust, 'User'), { recursive: true });
+    const settings = JSON.parse(fs.readFileSync(path.join(dirs.user, 'User', 'settings.json'), 'utf8'));
+    fs.writeFileSync(
+      path.join(userTrust, 'User', 'settings.json'),
+      JSON.stringify({ ...settings, 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' }),
+    );
+    server = spawn(
+      bin,
+      ['--user-data-dir', userTrust, '--extensions-dir', dirs.extensions, '--auth', 'none', '--bind-addr', '127.0.0.1:0',
+        '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', untrusted],
+      { env: { ...env, PATH: `${onPath}:${process.env.PATH}` }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let log = '';
+    server.stderr.on('data', (d) => (log += d));
+    const url = await new Promise((resolve, reject) => {
+      server.stdout.on('data', (d) => {
+        log += d;
+        const m = /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(log);
+        if (m !== null) resolve(m[1]);
+      });
+      server.on('exit', (code) => reject(new Error(`code-server exited ${code}:\n${log}`)));
+    });
+    browser = await launch();
+    const p = await browser.context.newPage();
+    await p.goto(`${url}/?folder=${encodeURIComponent(untrusted)}`);
+    await p.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="app.yaml"]', { timeout: TIMEOUT });
+    await p.keyboard.press('Control+P');
+    await p.waitForSelector('.quick-input-widget input');
+    await p.keyboard.type('app.yaml');
+    await p.waitForSelector('.quick-input-list .monaco-list-row[aria-label*="app.yaml"]');
+    await p.keyboard.press('Enter');
+    const item = await p.waitForSelector('[id="policylens.policylens"][aria-label*="warnings"]', { timeout: TIMEOUT });
+    const label = await item.getAttribute('aria-label');
+    assert.ok(label.includes(`Running ${path.join(onPath, 'policylens')} (path)`), label);
+    assert.ok(label.startsWith('policylens · 1 error, 0 warnings'), label);
+    assert.equal(fs.existsSync(marker), false, 'the folder\'s server.path ran');
   });
 }

@@ -67,7 +67,7 @@ test('nothing found gives undefined and a message with the install link', () => 
   assert.equal(
     notFoundMessage(''),
     'policylens: cannot find the language server (no bundled server, and no `policylens` on PATH). ' +
-      'Install policylens (https://github.com/policylens/policylens#installation) or set `policylens.server.path`.',
+      'Install policylens (https://github.com/policylens/policylens#editor-setup) or set `policylens.server.path`.',
   );
   assert.match(notFoundMessage('/opt/x'), /`policylens.server.path` is `\/opt\/x`, which is not an executable/);
 });
