@@ -167,14 +167,14 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
     }
 
     let base = config_path.as_deref().and_then(Path::parent).map(Path::to_path_buf);
-    let home = base.clone().unwrap_or_else(|| cwd.clone());
+    let config_dir = base.clone().unwrap_or_else(|| cwd.clone());
     // A config is part of what a repository brings: its `context` may only name directories
     // inside that workspace (the git work tree holding the config, else the config's
     // directory), never elsewhere on the machine; `--context` may name any.
-    let home = home.ancestors().find(|d| d.join(".git").exists()).map_or(home.clone(), Path::to_path_buf);
+    let home = config_dir.ancestors().find(|d| d.join(".git").exists()).unwrap_or(&config_dir).to_path_buf();
     let mut context_dirs = Vec::new();
     for c in &config.context {
-        let dir = absolute(&home.join(c), &cwd);
+        let dir = absolute(&config_dir.join(c), &cwd);
         match inside(&dir, &home) {
             Some(true) | None => context_dirs.push(dir),
             Some(false) => warnings.push(format!(
