@@ -139,6 +139,9 @@ local function main()
   --    6), list unenforced policies in quickfix, draw the graph.
   vim.opt.runtimepath:append(repo .. '/editors/neovim')
   require('policylens').setup()
+  vim.api.nvim_buf_call(shop, function()
+    vim.cmd('silent write')
+  end)
   vim.api.nvim_set_current_buf(routes)
   vim.api.nvim_win_set_cursor(0, { 37, 10 })
   local wins_before = #vim.api.nvim_list_wins()
@@ -155,9 +158,14 @@ local function main()
   end)
   local explain = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(explain_win), 0, -1, false)
   results.steps.explain = explain
-  check(explain[1] == 'HTTPRoute/shop/checkout', 'explain title: %s', vim.inspect(explain[1]))
+  -- Exactly what `policylens explain` prints for the route (the typo's fix was saved above).
+  local cli = vim.system({ 'policylens', 'explain', '--target', 'HTTPRoute/shop/checkout', '--color', 'never',
+    results.workspace }, { text = true }):wait()
+  check(cli.code == 0, 'policylens explain: %s', vim.inspect(cli))
+  check(vim.deep_equal(explain, vim.split(cli.stdout, '\n', { trimempty = true })), 'explain window %s\nCLI %s',
+    table.concat(explain, '\n'), cli.stdout)
   local joined = table.concat(explain, '\n')
-  for _, want in ipairs({ 'AuthPolicy.kuadrant.io', 'path: GatewayClass/eg > Gateway/infra/edge', '# AuthPolicy.kuadrant.io/shop/checkout-auth (AtomicDefaults)', 'lost: AuthPolicy.kuadrant.io/infra/edge-auth: Overridden by AuthPolicy.kuadrant.io/shop/checkout-auth' }) do
+  for _, want in ipairs({ 'AuthPolicy.kuadrant.io', 'path: GatewayClass/eg > Gateway/infra/edge', '# shop/checkout-auth · AtomicDefaults', 'shop/checkout-auth' }) do
     check(contains(joined, want), 'explain lacks %q: %s', want, joined)
   end
   vim.api.nvim_win_close(explain_win, true)

@@ -13,8 +13,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
-import { execFile } from 'node:child_process';
-import { explainArgs, explainTarget, findServer, isExecutableFile, notFoundMessage } from './serverPath';
+import { explainText, findServer, isExecutableFile, notFoundMessage } from './serverPath';
 import { ItemState, itemView, MENU, ServerReport } from './statusItem';
 import { StatusView } from './statusView';
 import { showTopology } from './topologyPanel';
@@ -201,14 +200,9 @@ async function explain(target?: string): Promise<void> {
   }
   lastTarget = target.trim();
   try {
-    const result = await c.sendRequest<unknown>('policylens/explain', { target: lastTarget });
-    // The readable text of `policylens explain`, as Show Effective Policy shows it; the JSON
-    // when the CLI cannot answer (unsaved edits it does not see, no folder).
-    const active = vscode.window.activeTextEditor?.document;
-    const dirty = vscode.workspace.textDocuments.some((d) => d.isDirty && d.languageId === 'yaml');
-    const folderDoc = active?.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
-    const human = dirty || folderDoc === undefined ? undefined : await humanExplain(result, folderDoc);
-    await showView(`effective policy ${lastTarget.replace(/\//g, ' ')}`, human, result);
+    // The readable text `policylens explain` prints, from the server (unsaved edits included).
+    const result = await c.sendRequest<unknown>('policylens/explain', { target: lastTarget, format: 'text' });
+    await showView(`effective policy ${lastTarget.replace(/\//g, ' ')}`, explainText(result));
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     void vscode.window.showErrorMessage(`policylens explain ${lastTarget}: ${message}`);
@@ -227,24 +221,21 @@ async function showEffectivePolicy(): Promise<void> {
     const result = await c.sendRequest<unknown>('policylens/explain', {
       textDocument: c.code2ProtocolConverter.asTextDocumentIdentifier(editor.document),
       position: c.code2ProtocolConverter.asPosition(editor.selection.active),
+      format: 'text',
     });
     const name = path.basename(editor.document.uri.fsPath);
     const line = editor.selection.active.line + 1;
-    // The CLI reads the saved files: with unsaved edits, the server's JSON is the true answer.
-    const human = editor.document.isDirty ? undefined : await humanExplain(result, editor.document.uri);
-    await showView(`effective policy ${name}:${line}`, human, result);
+    await showView(`effective policy ${name}:${line}`, explainText(result));
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     void vscode.window.showErrorMessage(`policylens: ${message}`);
   }
 }
 
-/// A read-only document beside the editor: `human` (the CLI's explain text) when there is
-/// one, else the server's JSON.
-async function showView(title: string, human: string | undefined, json: unknown): Promise<void> {
-  const ext = human === undefined ? 'json' : 'txt';
-  const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/${title}.${ext}` });
-  views.set(uri.toString(), human ?? JSON.stringify(json, null, 2) + '\n');
+/// A read-only text document beside the editor.
+async function showView(title: string, text: string): Promise<void> {
+  const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/${title}.txt` });
+  views.set(uri.toString(), text);
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
 }
@@ -272,27 +263,6 @@ async function showStatus(): Promise<void> {
     const message = e instanceof Error ? e.message : String(e);
     void vscode.window.showErrorMessage(`policylens status: ${message}`);
   }
-}
-
-/// The CLI's human `explain` text for the answer's target, read from the saved files of the
-/// document's folder; `undefined` (the JSON is shown instead) when that cannot be had.
-function humanExplain(answer: unknown, doc: vscode.Uri): Promise<string | undefined> {
-  const target = explainTarget(answer);
-  const folder = vscode.workspace.getWorkspaceFolder(doc)?.uri.fsPath;
-  const command = serverCommand;
-  if (target === undefined || folder === undefined || command === undefined) {
-    return Promise.resolve(undefined);
-  }
-  return new Promise((resolve) => {
-    execFile(command, explainArgs(target, folder), { cwd: folder, timeout: 20_000 }, (err, stdout, stderr) => {
-      if (err !== null && stdout === '') {
-        output?.warn(`explain ${target}: ${stderr || err.message}`);
-        resolve(undefined);
-        return;
-      }
-      resolve(stdout);
-    });
-  });
 }
 
 async function restartServer(): Promise<void> {

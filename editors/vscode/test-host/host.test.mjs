@@ -134,17 +134,19 @@ async function hostTests(bin) {
     const item = await page.waitForSelector('[id="policylens.policylens"][aria-label*="warnings"]', {
       timeout: TIMEOUT,
     });
-    const label = await item.getAttribute('aria-label');
-    assert.ok(label.startsWith('policylens · 1 error, 0 warnings'), label);
-    assert.ok(label.includes(`Running ${bundled} (bundled)`), label);
-    assert.ok(label.includes(`Root: ${dirs.workspace}`), label);
+    // (Its icon's name, `check`, is part of the accessible label.)
+    assert.equal(
+      await item.getAttribute('aria-label'),
+      `check  policylens · 1 error, 0 warnings, Running ${bundled} (bundled)\nRoot: ${dirs.workspace}\nConfig: none`,
+    );
   });
 
   step('a click on the status item opens its menu', async () => {
     await page.click('[id="policylens.policylens"] a');
     await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: TIMEOUT });
     const rows = await page.$$eval('.quick-input-list .monaco-list-row', (els) => els.map((e) => e.getAttribute('aria-label')));
-    assert.deepEqual(rows, ['Restart Server', 'Show Output', 'Show Policy Status', 'Open Settings']);
+    // (Each row's accessible label starts with its icon's name.)
+    assert.deepEqual(rows, ['debug-restart  Restart Server', 'output  Show Output', 'checklist  Show Policy Status', 'gear  Open Settings']);
     await page.keyboard.press('Escape');
   });
 
@@ -162,8 +164,34 @@ async function hostTests(bin) {
   });
 
   step('the route shows its code lens', async () => {
-    const lens = await page.waitForSelector('.codelens-decoration a', { timeout: TIMEOUT });
-    assert.equal(await lens.textContent(), '1 policy affects this');
+    // The route (line 20 on) in view: editors draw lenses of visible lines only.
+    await page.click('.tab[aria-label^="app.yaml"]');
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input');
+    await page.keyboard.type('30');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.statusbar-item[id="status.editor.selection"][aria-label^="Ln 30,"]');
+    try {
+      const texts = () => [...document.querySelectorAll('.codelens-decoration')].map((e) => e.textContent);
+      await page.waitForFunction((f) => new Function(`return (${f})()`)().includes('1 policy affects this'), texts.toString(), {
+        timeout: 30_000,
+      });
+      // The lenses drawn (those of the lines in view and around): the route's and its Service's.
+      const lenses = await page.$$eval('.codelens-decoration', (els) => els.map((e) => e.textContent).filter((t) => t !== ''));
+      // The GatewayClass, Gateway, route, Service and the two policies (one broken), in order.
+      assert.deepEqual(lenses, [
+        'no policies affect this',
+        'no policies affect this',
+        '1 policy affects this',
+        '1 policy affects this',
+        'affects 1 rule',
+        'not accepted: TargetNotFound',
+      ]);
+    } catch (e) {
+      await page.screenshot({ path: path.join(tmp, 'lens.png') });
+      fs.copyFileSync(path.join(tmp, 'lens.png'), '/tmp/policylens-host-lens.png');
+      throw e;
+    }
   });
 
   step("a hover on the route ends in Explain, Show in topology and References; Explain opens the explain text", async () => {
@@ -230,23 +258,24 @@ async function hostTests(bin) {
     assert.deepEqual(pngSize(file), { width: 1400, height: 900 });
   });
 
-  // Workspace trust: a cloned repository's .vscode/settings.json names another server. In a
-  // folder that is not trusted (trust on, the folder never trusted) the extension still works,
-  // read-only, with the server it finds itself (PATH here: the bundled one is moved there, so
-  // that the setting would be next in line), and the folder's executable never runs.
+  // Workspace trust: a cloned repository's .vscode/settings.json names another server (a
+  // script that leaves a marker, then runs the real one). In a folder that is not trusted (trust
+  // on, the folder never trusted), with the bundled binary taken away so that the setting would
+  // be next in line, that script must not run: the extension says it finds no server, in the
+  // warning colour, and offers Open Settings. (The extension host does not see a PATH set for
+  // code-server, so the found-on-PATH case is not reproduced here.)
   step('in an untrusted folder, the settings naming another server do not run it', async () => {
     await browser.close();
     browser = undefined;
     process.kill(-server.pid, 'SIGTERM');
     const untrusted = path.join(tmp, 'untrusted');
-    const onPath = path.join(tmp, 'bin');
+    const real = path.join(tmp, 'policylens-real');
     const marker = path.join(tmp, 'evil-ran');
     fs.mkdirSync(path.join(untrusted, '.vscode'), { recursive: true });
-    fs.mkdirSync(onPath);
     fs.cpSync(path.join(here, 'test-host', 'workspace'), untrusted, { recursive: true });
-    fs.renameSync(bundled, path.join(onPath, 'policylens'));
+    fs.renameSync(bundled, real);
     const evil = path.join(tmp, 'evil.sh');
-    fs.writeFileSync(evil, `#!/bin/sh\ntouch '${marker}'\nexec '${path.join(onPath, 'policylens')}' "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(evil, `#!/bin/sh\ntouch '${marker}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
     fs.writeFileSync(
       path.join(untrusted, '.vscode', 'settings.json'),
       JSON.stringify({ 'policylens.server.path': evil, 'policylens.cluster.kubeconfig': marker }),
@@ -262,7 +291,7 @@ async function hostTests(bin) {
       bin,
       ['--user-data-dir', userTrust, '--extensions-dir', dirs.extensions, '--auth', 'none', '--bind-addr', '127.0.0.1:0',
         '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', untrusted],
-      { env: { ...env, PATH: `${onPath}:${process.env.PATH}` }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let log = '';
     server.stderr.on('data', (d) => (log += d));
@@ -278,15 +307,20 @@ async function hostTests(bin) {
     const p = await browser.context.newPage();
     await p.goto(`${url}/?folder=${encodeURIComponent(untrusted)}`);
     await p.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="app.yaml"]', { timeout: TIMEOUT });
+    await p.waitForSelector('.statusbar-item[aria-label^="Restricted Mode"]', { timeout: TIMEOUT });
     await p.keyboard.press('Control+P');
     await p.waitForSelector('.quick-input-widget input');
     await p.keyboard.type('app.yaml');
     await p.waitForSelector('.quick-input-list .monaco-list-row[aria-label*="app.yaml"]');
     await p.keyboard.press('Enter');
-    const item = await p.waitForSelector('[id="policylens.policylens"][aria-label*="warnings"]', { timeout: TIMEOUT });
-    const label = await item.getAttribute('aria-label');
-    assert.ok(label.includes(`Running ${path.join(onPath, 'policylens')} (path)`), label);
-    assert.ok(label.startsWith('policylens · 1 error, 0 warnings'), label);
+    const item = await p.waitForSelector('[id="policylens.policylens"][aria-label*="no server"]', { timeout: TIMEOUT });
+    assert.equal(
+      await item.getAttribute('aria-label'),
+      'warning  policylens: no server, policylens: cannot find the language server (no bundled server, and no `policylens` on PATH). Install policylens (https://github.com/policylens/policylens#editor-setup) or set `policylens.server.path`.',
+    );
+    const toast = await p.waitForSelector('.notification-toast:has-text("cannot find the language server")', { timeout: TIMEOUT });
+    await (await toast.waitForSelector('a.monaco-button:has-text("Open Settings")')).click();
+    await p.waitForSelector('.tab.active[aria-label^="Settings"]', { timeout: TIMEOUT });
     assert.equal(fs.existsSync(marker), false, 'the folder\'s server.path ran');
   });
 }

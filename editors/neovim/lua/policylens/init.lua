@@ -27,68 +27,6 @@ local function notify(msg, level)
   vim.notify('policylens: ' .. msg, level or vim.log.levels.INFO)
 end
 
--- A JSON value as one line of YAML-ish flow text.
-local function flow(v)
-  if type(v) == 'table' then
-    if vim.islist(v) then
-      return '[' .. table.concat(vim.tbl_map(flow, v), ', ') .. ']'
-    end
-    local keys = vim.tbl_keys(v)
-    table.sort(keys)
-    local parts = {}
-    for _, k in ipairs(keys) do
-      parts[#parts + 1] = k .. ': ' .. flow(v[k])
-    end
-    return '{' .. table.concat(parts, ', ') .. '}'
-  end
-  return tostring(v)
-end
-
--- The value at a JSON pointer of `doc`.
-local function at(doc, pointer)
-  local v = doc
-  for part in pointer:gmatch('[^/]+') do
-    if type(v) ~= 'table' then
-      return nil
-    end
-    part = part:gsub('~1', '/'):gsub('~0', '~')
-    v = v[tonumber(part) and vim.islist(v) and tonumber(part) + 1 or part]
-  end
-  return v
-end
-
--- `policylens explain` JSON as readable lines: per policy kind and path, each field with its
--- value and the policy (and strategy) that won it.
-function M.explain_lines(ex)
-  local lines = { ex.target }
-  if #(ex.policies or {}) == 0 then
-    lines[#lines + 1] = ''
-    lines[#lines + 1] = 'no policy reaches it'
-  end
-  for _, kind in ipairs(ex.policies or {}) do
-    lines[#lines + 1] = ''
-    lines[#lines + 1] = kind.kind
-    for _, ctx in ipairs(kind.contexts or {}) do
-      lines[#lines + 1] = '  path: ' .. table.concat(ctx.path or {}, ' > ')
-      local width = 0
-      for _, p in ipairs(ctx.provenance or {}) do
-        width = math.max(width, #p.field + #flow(at(ctx.effective, p.field)) + 2)
-      end
-      for _, p in ipairs(ctx.provenance or {}) do
-        local field = p.field:sub(2):gsub('/', '.')
-        local left = field .. ': ' .. flow(at(ctx.effective, p.field))
-        local who = (p.policy or '?') .. ' (' .. (p.strategy or '?') .. ')'
-        lines[#lines + 1] = '    ' .. left .. string.rep(' ', width - #left + 1) .. '# ' .. who
-      end
-      for _, l in ipairs(ctx.lost or {}) do
-        local by = #(l.by or {}) > 0 and (' by ' .. table.concat(l.by, ', ')) or ''
-        lines[#lines + 1] = '    lost: ' .. (l.policy or '?') .. ': ' .. (l.outcome or '?') .. by
-      end
-    end
-  end
-  return lines
-end
-
 local function float(lines, title)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -119,11 +57,14 @@ function M.explain()
     return notify('the language server is not running for this buffer', vim.log.levels.WARN)
   end
   local params = vim.lsp.util.make_position_params(0, c.offset_encoding)
+  -- The readable report `policylens explain` prints, rendered by the server from the buffers
+  -- as they are (unsaved edits included).
+  params.format = 'text'
   c:request('policylens/explain', params, function(err, result)
     if err then
       return notify(err.message, vim.log.levels.WARN)
     end
-    float(M.explain_lines(result), ' policylens explain ')
+    float(vim.split(result.text, '\n', { trimempty = true }), ' policylens explain ')
   end, 0)
 end
 

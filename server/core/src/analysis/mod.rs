@@ -114,6 +114,7 @@ pub struct CodeAction {
 mod actions;
 mod completion;
 mod cursor;
+pub mod explain_text;
 pub mod graph;
 mod hover;
 mod lens;
