@@ -146,16 +146,7 @@ local function main()
   vim.api.nvim_win_set_cursor(0, { 37, 10 })
   local wins_before = #vim.api.nvim_list_wins()
   vim.cmd('PolicylensExplain')
-  local explain_win
-  wait_for('the explain window', function()
-    for _, w in ipairs(vim.api.nvim_list_wins()) do
-      if vim.api.nvim_win_get_config(w).relative ~= '' then
-        explain_win = w
-        return true
-      end
-    end
-    return false
-  end)
+  local explain_win = H.float_win('the explain window')
   local explain = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(explain_win), 0, -1, false)
   results.steps.explain = explain
   -- Exactly what `policylens explain` prints for the route (the typo's fix was saved above).

@@ -50,10 +50,10 @@ function H.rel(path)
   return path:sub(#H.results.workspace + 2)
 end
 
--- The floating window opened by vim.lsp.buf.hover(), as text.
-function H.hover_text()
+-- The first floating window (a hover, the explain window) once one is open.
+function H.float_win(what)
   local win
-  H.wait_for('the hover window', function()
+  H.wait_for(what, function()
     for _, w in ipairs(vim.api.nvim_list_wins()) do
       if vim.api.nvim_win_get_config(w).relative ~= '' then
         win = w
@@ -62,6 +62,12 @@ function H.hover_text()
     end
     return false
   end)
+  return win
+end
+
+-- The floating window opened by vim.lsp.buf.hover(), as text.
+function H.hover_text()
+  local win = H.float_win('the hover window')
   local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
   vim.api.nvim_win_close(win, true)
   return table.concat(lines, '\n')

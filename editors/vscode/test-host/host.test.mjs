@@ -92,18 +92,14 @@ async function hostTests(bin) {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  step(`the VSIX installs into code-server ${VERSION}`, () => {
-    const out = execFileSync(bin, [...common, '--install-extension', vsix], { env, encoding: 'utf8' });
-    assert.match(out, new RegExp(`Extension '${path.basename(vsix).replace(/\./g, '\\.')}' was successfully installed\\.`));
-    assert.ok(fs.statSync(bundled).mode & 0o111, `${bundled} is not executable`);
-  });
-
-  let page;
-  step('the workbench opens the workspace', async () => {
+  // Starts code-server on `folder` (closing a browser left open), opens it in headless
+  // Chromium and waits for the explorer to list app.yaml; returns the page.
+  async function openWorkbench(dirArgs, flags, folder) {
+    await browser?.close();
     server = spawn(
       bin,
-      [...common, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check',
-        '--disable-workspace-trust', '--disable-getting-started-override', dirs.workspace],
+      [...dirArgs, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check',
+        ...flags, '--disable-getting-started-override', folder],
       { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let log = '';
@@ -117,9 +113,31 @@ async function hostTests(bin) {
       server.on('exit', (code) => reject(new Error(`code-server exited ${code}:\n${log}`)));
     });
     browser = await launch();
-    page = await browser.context.newPage();
-    await page.goto(`${url}/?folder=${encodeURIComponent(dirs.workspace)}`);
-    await page.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="app.yaml"]', { timeout: TIMEOUT });
+    const opened = await browser.context.newPage();
+    await opened.goto(`${url}/?folder=${encodeURIComponent(folder)}`);
+    await opened.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="app.yaml"]', { timeout: TIMEOUT });
+    return opened;
+  }
+
+  // Puts the cursor of app.yaml at `line:col` (Go to Line) and waits until the status bar says so.
+  async function goTo(line, col) {
+    await page.click('.tab[aria-label^="app.yaml"]');
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input');
+    await page.keyboard.type(`${line}:${col}`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.statusbar-item[id="status.editor.selection"][aria-label="Ln ${line}, Col ${col}"]`);
+  }
+
+  step(`the VSIX installs into code-server ${VERSION}`, () => {
+    const out = execFileSync(bin, [...common, '--install-extension', vsix], { env, encoding: 'utf8' });
+    assert.match(out, new RegExp(`Extension '${path.basename(vsix).replace(/\./g, '\\.')}' was successfully installed\\.`));
+    assert.ok(fs.statSync(bundled).mode & 0o111, `${bundled} is not executable`);
+  });
+
+  let page;
+  step('the workbench opens the workspace', async () => {
+    page = await openWorkbench(common, ['--disable-workspace-trust'], dirs.workspace);
   });
 
   step('opening a YAML file activates the extension, which starts the server from the VSIX', async () => {
@@ -164,43 +182,27 @@ async function hostTests(bin) {
   });
 
   step('the route shows its code lens', async () => {
-    // The route (line 20 on) in view: editors draw lenses of visible lines only.
-    await page.click('.tab[aria-label^="app.yaml"]');
-    await page.keyboard.press('Control+G');
-    await page.waitForSelector('.quick-input-widget input');
-    await page.keyboard.type('30');
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('.statusbar-item[id="status.editor.selection"][aria-label^="Ln 30,"]');
-    try {
-      const texts = () => [...document.querySelectorAll('.codelens-decoration')].map((e) => e.textContent);
-      await page.waitForFunction((f) => new Function(`return (${f})()`)().includes('1 policy affects this'), texts.toString(), {
-        timeout: 30_000,
-      });
-      // The lenses drawn (those of the lines in view and around): the route's and its Service's.
-      const lenses = await page.$$eval('.codelens-decoration', (els) => els.map((e) => e.textContent).filter((t) => t !== ''));
-      // The GatewayClass, Gateway, route, Service and the two policies (one broken), in order.
-      assert.deepEqual(lenses, [
-        'no policies affect this',
-        'no policies affect this',
-        '1 policy affects this',
-        '1 policy affects this',
-        'affects 1 rule',
-        'not accepted: TargetNotFound',
-      ]);
-    } catch (e) {
-      await page.screenshot({ path: path.join(tmp, 'lens.png') });
-      fs.copyFileSync(path.join(tmp, 'lens.png'), '/tmp/policylens-host-lens.png');
-      throw e;
-    }
+    // The route (line 20 on) in view: editors draw the lenses of the lines in view.
+    await goTo(30, 1);
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('.codelens-decoration')].some((e) => e.textContent === '1 policy affects this'),
+      undefined,
+      { timeout: TIMEOUT },
+    );
+    const lenses = await page.$$eval('.codelens-decoration', (els) => els.map((e) => e.textContent).filter((t) => t !== ''));
+    // The GatewayClass, Gateway, route, Service and the two policies (one broken), in order.
+    assert.deepEqual(lenses, [
+      'no policies affect this',
+      'no policies affect this',
+      '1 policy affects this',
+      '1 policy affects this',
+      'affects 1 rule',
+      'not accepted: TargetNotFound',
+    ]);
   });
 
   step("a hover on the route ends in Explain, Show in topology and References; Explain opens the explain text", async () => {
-    await page.click('.tab[aria-label^="app.yaml"]');
-    await page.keyboard.press('Control+G');
-    await page.waitForSelector('.quick-input-widget input');
-    await page.keyboard.type('23:11');
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('.statusbar-item[id="status.editor.selection"][aria-label="Ln 23, Col 11"]');
+    await goTo(23, 11);
     await page.keyboard.press('Control+K');
     await page.keyboard.press('Control+I');
     const hover = '.monaco-hover .hover-contents';
@@ -221,12 +223,7 @@ async function hostTests(bin) {
 
   step('Show Effective Policy on the route opens the explain text beside', async () => {
     // The cursor on `name: checkout` of the HTTPRoute (line 23).
-    await page.click('.tab[aria-label^="app.yaml"]');
-    await page.keyboard.press('Control+G');
-    await page.waitForSelector('.quick-input-widget input');
-    await page.keyboard.type('23:11');
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('.statusbar-item[id="status.editor.selection"][aria-label="Ln 23, Col 11"]');
+    await goTo(23, 11);
     await page.keyboard.press('Control+Shift+P');
     await page.waitForSelector('.quick-input-widget input');
     await page.keyboard.type('policylens: Show Effective Policy');
@@ -265,8 +262,6 @@ async function hostTests(bin) {
   // warning colour, and offers Open Settings. (The extension host does not see a PATH set for
   // code-server, so the found-on-PATH case is not reproduced here.)
   step('in an untrusted folder, the settings naming another server do not run it', async () => {
-    await browser.close();
-    browser = undefined;
     process.kill(-server.pid, 'SIGTERM');
     const untrusted = path.join(tmp, 'untrusted');
     const real = path.join(tmp, 'policylens-real');
@@ -287,26 +282,7 @@ async function hostTests(bin) {
       path.join(userTrust, 'User', 'settings.json'),
       JSON.stringify({ ...settings, 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' }),
     );
-    server = spawn(
-      bin,
-      ['--user-data-dir', userTrust, '--extensions-dir', dirs.extensions, '--auth', 'none', '--bind-addr', '127.0.0.1:0',
-        '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', untrusted],
-      { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let log = '';
-    server.stderr.on('data', (d) => (log += d));
-    const url = await new Promise((resolve, reject) => {
-      server.stdout.on('data', (d) => {
-        log += d;
-        const m = /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(log);
-        if (m !== null) resolve(m[1]);
-      });
-      server.on('exit', (code) => reject(new Error(`code-server exited ${code}:\n${log}`)));
-    });
-    browser = await launch();
-    const p = await browser.context.newPage();
-    await p.goto(`${url}/?folder=${encodeURIComponent(untrusted)}`);
-    await p.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="app.yaml"]', { timeout: TIMEOUT });
+    const p = await openWorkbench(['--user-data-dir', userTrust, '--extensions-dir', dirs.extensions], [], untrusted);
     await p.waitForSelector('.statusbar-item[aria-label^="Restricted Mode"]', { timeout: TIMEOUT });
     await p.keyboard.press('Control+P');
     await p.waitForSelector('.quick-input-widget input');

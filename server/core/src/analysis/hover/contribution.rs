@@ -3,7 +3,7 @@
 //! names) and on the policy's name (per target), so that the answer is where users hover.
 
 use crate::analysis::refs::Target;
-use crate::effective::{Context, EffectiveIndex, Enforcement, PolicyStatus, explain};
+use crate::effective::{Context, EffectiveIndex, PolicyStatus, explain};
 use crate::topology::{Linked, NodeId, PathLimit};
 use crate::world::ObjId;
 
@@ -13,17 +13,10 @@ const PATH_LIMIT: usize = 256;
 const MAX_RESULTS: usize = 3;
 
 /// The policy's status in a few words: `Accepted · Enforced`, `Not accepted (TargetNotFound)`.
-pub(super) fn status_words(status: Option<&PolicyStatus>) -> String {
-    match status {
-        Some(s) if s.accepted => {
-            let e = match s.enforcement {
-                Some(Enforcement::Enforced) | None => "Enforced",
-                Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
-                Some(Enforcement::Overridden) => "Overridden",
-            };
-            format!("Accepted · {e}")
-        }
-        Some(s) => format!("Not accepted ({})", super::policy::reason(s.reason)),
+fn status_words(status: Option<&PolicyStatus>) -> String {
+    match super::policy::status_parts(status) {
+        Some(("Accepted", e)) => format!("Accepted · {e}"),
+        Some((head, why)) => format!("{head} ({why})"),
         None => "Status unknown".to_owned(),
     }
 }
