@@ -11,14 +11,17 @@ use crate::model::GATEWAY_GROUP;
 use crate::syntax::Span;
 use crate::topology::Linked;
 
-/// The start of the line holding `offset`.
+/// The start of the line holding `offset` (bytes: `offset` need not be a char boundary).
 fn line_start(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].rfind('\n').map_or(0, |i| i + 1)
+    let b = text.as_bytes();
+    b[..offset.min(b.len())].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1)
 }
 
 /// The end of the line holding `offset`, past its line break.
 fn line_end(text: &str, offset: usize) -> usize {
-    text[offset.min(text.len())..].find('\n').map_or(text.len(), |i| offset + i + 1)
+    let b = text.as_bytes();
+    let offset = offset.min(b.len());
+    b[offset..].iter().position(|&c| c == b'\n').map_or(b.len(), |i| offset + i + 1)
 }
 
 /// "Ignore `code` here": an own-line ignore comment above the finding's line, at its

@@ -251,3 +251,21 @@ spec:
         r#"[QuickFix*] Create ReferenceGrant shop/allow-infra-httproutes (at the end of this file) (backend-not-permitted) :: route.yaml:12 "" => "---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata:\n  name: allow-infra-httproutes\n  namespace: shop\nspec:\n  from:\n    - group: gateway.networking.k8s.io\n      kind: HTTPRoute\n      namespace: infra\n  to:\n    - group: \"\"\n      kind: Service\n      name: checkout\n""#,
     );
 }
+
+/// A repeated reference whose last character is not ASCII is removed whole (the line ends are
+/// found on bytes, not at a char boundary the span's end minus one may miss).
+#[test]
+fn actions_remove_a_repeated_target_ref_ending_in_a_multibyte_name() {
+    let src = policy(
+        "  targetRefs:\n  - group: \"\"\n    kind: Service\n    name: caf\u{e9}\n  - group: \"\"\n    kind: Service\n    name: caf\u{e9}$0\n",
+    );
+    let f = fixture(&src);
+    let removal = code_actions(&f.snap, &f.file, f.range)
+        .into_iter()
+        .find(|a| a.title == "Remove the repeated reference")
+        .expect("the removal is offered");
+    assert_eq!(
+        show(&f.snap, &f.file, removal.edits[0].span),
+        "tls.yaml:11 \"  - group: \\\"\\\"\\n    kind: Service\\n    name: café\\n\""
+    );
+}
