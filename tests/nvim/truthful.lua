@@ -1,6 +1,6 @@
 -- Real-editor test of issue 33's situations, in headless Neovim 0.11 with the plugin
 -- (editors/neovim, `require('policylens').setup()`) on a copy of fixtures/demo WITHOUT `.git`
--- or `.policylens.yaml`, Neovim started in that copy (server/cli/tests/neovim.rs sets
+-- or its `.policylens.yaml`, Neovim started in that copy (server/cli/tests/neovim.rs sets
 -- POLICYLENS_TEST_INDEX_DELAY_MS so that indexing lasts 1.5 s):
 --   1. a hover sent while the workspace is indexed answers as the settled server does;
 --   4. the root is the editor's working directory (no root marker: Neovim names no folder),
@@ -27,6 +27,8 @@ end
 local function main()
   local ws = arg[2]
   H.copy_tree(H.repo .. '/fixtures/demo', ws)
+  -- A copied example with no root marker: the demo's config (its marker) left out.
+  assert(os.remove(ws .. '/.policylens.yaml'))
   results.workspace = vim.uv.fs_realpath(ws)
   check(vim.uv.cwd() == results.workspace, 'Neovim runs in %s, not the workspace', vim.uv.cwd())
 

@@ -85,6 +85,7 @@ pub struct Builder {
     root: Option<TempDir>,
     folderless: bool,
     cwd_in_root: bool,
+    removed: Vec<String>,
 }
 
 impl Builder {
@@ -140,6 +141,12 @@ impl Builder {
         self
     }
 
+    /// Deletes a file of the fixture before the server starts.
+    pub fn remove(mut self, rel: &str) -> Builder {
+        self.removed.push(rel.into());
+        self
+    }
+
     /// Starts the server in the workspace directory (as an editor started there does), not in
     /// the test's.
     pub fn cwd_in_root(mut self) -> Builder {
@@ -162,6 +169,9 @@ impl Builder {
             let p = root.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
+        }
+        for rel in &self.removed {
+            std::fs::remove_file(root.path().join(rel)).unwrap();
         }
         let capabilities = self.capabilities.unwrap_or_else(|| default_capabilities(&self.encodings));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_policylens"));
@@ -350,6 +360,7 @@ impl TestServer {
             root: None,
             folderless: false,
             cwd_in_root: false,
+            removed: Vec::new(),
         }
     }
 

@@ -109,9 +109,6 @@ pub async fn publisher(shared: Arc<Shared>) {
                 }
             }
         }
-        // A root added since (a document that brought its own) is being read: before it lands,
-        // the files it holds look missing to every reference into them.
-        shared.ready().await;
         changes.borrow_and_update();
         if shared.shutdown.load(Ordering::Relaxed) {
             return;
@@ -119,6 +116,11 @@ pub async fn publisher(shared: Arc<Shared>) {
         // The edits since the last pass freed its world: hand those pages back first, so this
         // pass's world reuses them instead of growing the heap beside them.
         let _ = tokio::task::spawn_blocking(crate::memory::release_free_pages).await;
+        // A root added since (a document that brought its own) is being read: before it lands,
+        // the files it holds look missing to every reference into them. Checked right before
+        // the view is taken, with no await between (one async thread): a document opened
+        // during the await above may have brought a root.
+        shared.ready().await;
         let view = shared.view();
         let computing = view.clone();
         // The base (its world detached, the cross-namespace index built) is made on the same
