@@ -11,114 +11,11 @@
 -- Every wait is bounded (`vim.wait` with a timeout); nothing sleeps.
 -- server/cli/tests/neovim.rs runs this with the freshly built binary.
 
-local TIMEOUT = 20000 -- ms; generous for a debug build on a busy machine
-
-local out_path = arg[1]
-assert(out_path and out_path ~= '', 'usage: nvim --headless --clean -l e2e.lua OUT.json [WORKSPACE_DIR]')
-local repo = vim.fn.fnamemodify(arg[0], ':p:h:h:h')
-local results = { nvim = tostring(vim.version()), steps = {} }
-
-local function write_results()
-  local f = assert(io.open(out_path, 'w'))
-  f:write(vim.json.encode(results))
-  f:close()
-end
-
-local function fail(fmt, ...)
-  error(string.format(fmt, ...), 0)
-end
-
-local function check(cond, fmt, ...)
-  if not cond then
-    fail(fmt, ...)
-  end
-end
-
-local function wait_for(what, cond)
-  if not vim.wait(TIMEOUT, cond, 10) then
-    fail('timed out after %d ms waiting for %s', TIMEOUT, what)
-  end
-end
-
-local function copy_tree(from, to)
-  vim.fn.mkdir(to, 'p')
-  for name, kind in vim.fs.dir(from, { depth = math.huge }) do
-    local src, dst = from .. '/' .. name, to .. '/' .. name
-    if kind == 'directory' then
-      vim.fn.mkdir(dst, 'p')
-    else
-      vim.fn.mkdir(vim.fs.dirname(dst), 'p')
-      assert(vim.uv.fs_copyfile(src, dst))
-    end
-  end
-end
-
-local function contains(haystack, needle)
-  return haystack:find(needle, 1, true) ~= nil
-end
-
-local function rel(path)
-  return path:sub(#results.workspace + 2)
-end
-
--- The floating window opened by vim.lsp.buf.hover(), as text.
-local function hover_text()
-  local win
-  wait_for('the hover window', function()
-    for _, w in ipairs(vim.api.nvim_list_wins()) do
-      if vim.api.nvim_win_get_config(w).relative ~= '' then
-        win = w
-        return true
-      end
-    end
-    return false
-  end)
-  local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
-  vim.api.nvim_win_close(win, true)
-  return table.concat(lines, '\n')
-end
-
-local function policylens_client(buf)
-  local client
-  wait_for('policylens to attach to ' .. vim.api.nvim_buf_get_name(buf), function()
-    client = vim.lsp.get_clients({ bufnr = buf, name = 'policylens' })[1]
-    return client ~= nil and client.initialized == true
-  end)
-  return client
-end
-
-local function open(relpath)
-  vim.cmd.edit(vim.fn.fnameescape(results.workspace .. '/' .. relpath))
-  local buf = vim.api.nvim_get_current_buf()
-  check(vim.bo[buf].filetype == 'yaml', '%s: filetype is %q, not yaml', relpath, vim.bo[buf].filetype)
-  return buf, policylens_client(buf)
-end
-
-local function diagnostics(buf)
-  local list = {}
-  for _, d in ipairs(vim.diagnostic.get(buf)) do
-    local text = vim.api.nvim_buf_get_text(buf, d.lnum, d.col, d.end_lnum, d.end_col, {})
-    list[#list + 1] = {
-      line = d.lnum + 1,
-      col = d.col + 1,
-      code = d.code,
-      severity = vim.diagnostic.severity[d.severity],
-      source = d.source,
-      message = d.message,
-      text = table.concat(text, '\n'),
-    }
-  end
-  table.sort(list, function(a, b)
-    return a.line < b.line or (a.line == b.line and a.col < b.col)
-  end)
-  return list
-end
-
-local function codes(list)
-  return vim.tbl_map(function(d)
-    return d.code
-  end, list)
-end
+local H = dofile(vim.fn.fnamemodify(arg[0], ':p:h') .. '/harness.lua').new(arg[1], arg[0])
+local TIMEOUT, repo, results = H.TIMEOUT, H.repo, H.results
+local check, wait_for, copy_tree, contains, rel = H.check, H.wait_for, H.copy_tree, H.contains, H.rel
+local hover_text, policylens_client, open, diagnostics, codes =
+  H.hover_text, H.policylens_client, H.open, H.diagnostics, H.codes
 
 local function main()
   -- The workspace: a copy of the demo repository.
@@ -242,25 +139,24 @@ local function main()
   --    6), list unenforced policies in quickfix, draw the graph.
   vim.opt.runtimepath:append(repo .. '/editors/neovim')
   require('policylens').setup()
+  vim.api.nvim_buf_call(shop, function()
+    vim.cmd('silent write')
+  end)
   vim.api.nvim_set_current_buf(routes)
   vim.api.nvim_win_set_cursor(0, { 37, 10 })
   local wins_before = #vim.api.nvim_list_wins()
   vim.cmd('PolicylensExplain')
-  local explain_win
-  wait_for('the explain window', function()
-    for _, w in ipairs(vim.api.nvim_list_wins()) do
-      if vim.api.nvim_win_get_config(w).relative ~= '' then
-        explain_win = w
-        return true
-      end
-    end
-    return false
-  end)
+  local explain_win = H.float_win('the explain window')
   local explain = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(explain_win), 0, -1, false)
   results.steps.explain = explain
-  check(explain[1] == 'HTTPRoute/shop/checkout', 'explain title: %s', vim.inspect(explain[1]))
+  -- Exactly what `policylens explain` prints for the route (the typo's fix was saved above).
+  local cli = vim.system({ 'policylens', 'explain', '--target', 'HTTPRoute/shop/checkout', '--color', 'never',
+    results.workspace }, { text = true }):wait()
+  check(cli.code == 0, 'policylens explain: %s', vim.inspect(cli))
+  check(vim.deep_equal(explain, vim.split(cli.stdout, '\n', { trimempty = true })), 'explain window %s\nCLI %s',
+    table.concat(explain, '\n'), cli.stdout)
   local joined = table.concat(explain, '\n')
-  for _, want in ipairs({ 'AuthPolicy.kuadrant.io', 'path: GatewayClass/eg > Gateway/infra/edge', '# AuthPolicy.kuadrant.io/shop/checkout-auth (AtomicDefaults)', 'lost: AuthPolicy.kuadrant.io/infra/edge-auth: Overridden by AuthPolicy.kuadrant.io/shop/checkout-auth' }) do
+  for _, want in ipairs({ 'AuthPolicy.kuadrant.io', 'path: GatewayClass/eg > Gateway/infra/edge', '# shop/checkout-auth · AtomicDefaults', 'shop/checkout-auth' }) do
     check(contains(joined, want), 'explain lacks %q: %s', want, joined)
   end
   vim.api.nvim_win_close(explain_win, true)
@@ -293,13 +189,4 @@ local function main()
   end)
 end
 
-local ok, err = pcall(main)
-results.ok = ok
-if not ok then
-  results.error = tostring(err)
-end
-write_results()
-if not ok then
-  error('policylens nvim e2e: ' .. tostring(err), 0)
-end
-print('policylens nvim e2e: ok')
+H.run('policylens nvim e2e', main)

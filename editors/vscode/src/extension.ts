@@ -9,11 +9,12 @@ import {
   LanguageClientOptions,
   Location as LspLocation,
   Position as LspPosition,
+  State,
   TransportKind,
 } from 'vscode-languageclient/node';
 
-import { execFile } from 'node:child_process';
-import { explainArgs, explainTarget, findServer, isExecutableFile, notFoundMessage } from './serverPath';
+import { explainText, findServer, isExecutableFile, notFoundMessage } from './serverPath';
+import { ItemState, itemView, MENU, ServerReport } from './statusItem';
 import { StatusView } from './statusView';
 import { showTopology } from './topologyPanel';
 
@@ -28,18 +29,44 @@ const views = new Map<string, string>();
 const VIEW_SCHEME = 'policylens-view';
 // Registered by the language client from the server's `executeCommandProvider`, not by us.
 const SHOW_REFERENCES = 'policylens.showReferences';
+// What a hover's links run (the server writes them only for a client that asked).
+const EXPLAIN = 'policylens.explain';
+const SHOW_TOPOLOGY = 'policylens.showTopology';
+const FIND_REFERENCES = 'policylens.findReferences';
 const statusView = new StatusView();
 
 function configuredServer(): string {
   return vscode.workspace.getConfiguration('policylens').get<string>('server.path', '');
 }
 
-function setStatus(text: string, tooltip: string): void {
+// Where the client and server stand, as the status item shows it.
+let itemState: ItemState | undefined;
+// Set while the extension itself stops the client (restart, deactivate): not a crash.
+let stopping = false;
+
+function setStatus(state: ItemState): void {
+  itemState = state;
   if (statusItem !== undefined) {
-    statusItem.text = text;
-    statusItem.tooltip = tooltip;
+    const v = itemView(state);
+    statusItem.text = v.text;
+    statusItem.tooltip = v.tooltip;
+    statusItem.backgroundColor = v.warning ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     statusItem.show();
   }
+}
+
+/** A click on the status item: what can be done about the server. */
+async function statusMenu(): Promise<void> {
+  const pick = await vscode.window.showQuickPick(MENU.map((m) => ({ label: m.label, command: m.command })), {
+    title: 'policylens',
+  });
+  if (pick !== undefined) {
+    await vscode.commands.executeCommand(pick.command);
+  }
+}
+
+function openSettings(): Thenable<unknown> {
+  return vscode.commands.executeCommand('workbench.action.openSettings', 'policylens');
 }
 
 function createClient(command: string): LanguageClient {
@@ -50,6 +77,9 @@ function createClient(command: string): LanguageClient {
     // when it changes; this names the section for those notifications.
     synchronize: { configurationSection: 'policylens' },
     outputChannel: output,
+    // Hovers end in links to these commands; the status item follows the server's reports.
+    initializationOptions: { hoverActions: true, statusNotifications: true },
+    markdown: { isTrusted: { enabledCommands: [EXPLAIN, SHOW_TOPOLOGY, FIND_REFERENCES] } },
     // The server lists its code lenses' command in `executeCommandProvider`, so the client
     // registers that command itself (to forward it to the server). The extension must not
     // register it too, or the client fails to start ("command ... already exists"); it runs
@@ -82,23 +112,50 @@ function foundServer(): string | undefined {
 async function start(): Promise<void> {
   const found = lookup();
   if (found === undefined) {
-    setStatus('$(error) policylens', 'No language server found');
     const message = notFoundMessage(configuredServer());
+    setStatus({ kind: 'missing', message });
     output?.info(message);
-    void vscode.window.showErrorMessage(message);
+    void vscode.window.showErrorMessage(message, 'Open Settings').then((choice) => {
+      if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'policylens.server.path');
+      }
+    });
     return;
   }
   output?.info(`policylens: starting ${found.command} serve (${found.source})`);
-  setStatus('$(sync~spin) policylens', `Indexing (${found.command})`);
-  serverCommand = found.command;
-  client = createClient(found.command);
+  const { command, source } = found;
+  setStatus({ kind: 'starting', command, source });
+  serverCommand = command;
+  const c = createClient(command);
+  client = c;
+  c.onNotification('policylens/serverStatus', (report: ServerReport) => {
+    if (client === c) {
+      setStatus({ kind: 'running', command, source, report });
+    }
+  });
+  // The client gives up on a server that keeps crashing: the item says so, in the warning
+  // colour, instead of still saying it runs.
+  c.onDidChangeState((e) => {
+    if (client !== c || stopping) {
+      return;
+    }
+    if (e.newState === State.Stopped) {
+      setStatus({ kind: 'stopped', why: 'The language server stopped (see Output).' });
+    } else if (e.newState === State.Starting) {
+      setStatus({ kind: 'starting', command, source });
+    } else if (e.newState === State.Running && itemState?.kind !== 'running') {
+      setStatus({ kind: 'running', command, source });
+    }
+  });
   try {
-    await client.start();
-    setStatus('$(check) policylens', `Running ${found.command} (${found.source})`);
+    await c.start();
+    if (itemState?.kind === 'starting') {
+      setStatus({ kind: 'running', command, source });
+    }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    setStatus('$(error) policylens', message);
-    void vscode.window.showErrorMessage(`policylens: cannot start \`${found.command} serve\` (${message}).`);
+    setStatus({ kind: 'stopped', why: `Cannot start \`${command} serve\`: ${message}.` });
+    void vscode.window.showErrorMessage(`policylens: cannot start \`${command} serve\` (${message}).`);
   }
 }
 
@@ -106,7 +163,12 @@ async function stop(): Promise<void> {
   const c = client;
   client = undefined;
   if (c !== undefined && c.isRunning()) {
-    await c.stop();
+    stopping = true;
+    try {
+      await c.stop();
+    } finally {
+      stopping = false;
+    }
   }
 }
 
@@ -138,12 +200,9 @@ async function explain(target?: string): Promise<void> {
   }
   lastTarget = target.trim();
   try {
-    const result = await c.sendRequest<unknown>('policylens/explain', { target: lastTarget });
-    const doc = await vscode.workspace.openTextDocument({
-      language: 'json',
-      content: JSON.stringify(result, null, 2) + '\n',
-    });
-    await vscode.window.showTextDocument(doc, { preview: false });
+    // The readable text `policylens explain` prints, from the server (unsaved edits included).
+    const result = await c.sendRequest<unknown>('policylens/explain', { target: lastTarget, format: 'text' });
+    await showView(`effective policy ${lastTarget.replace(/\//g, ' ')}`, explainText(result));
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     void vscode.window.showErrorMessage(`policylens explain ${lastTarget}: ${message}`);
@@ -162,20 +221,33 @@ async function showEffectivePolicy(): Promise<void> {
     const result = await c.sendRequest<unknown>('policylens/explain', {
       textDocument: c.code2ProtocolConverter.asTextDocumentIdentifier(editor.document),
       position: c.code2ProtocolConverter.asPosition(editor.selection.active),
+      format: 'text',
     });
     const name = path.basename(editor.document.uri.fsPath);
     const line = editor.selection.active.line + 1;
-    // The CLI reads the saved files: with unsaved edits, the server's JSON is the true answer.
-    const human = editor.document.isDirty ? undefined : await humanExplain(result, editor.document.uri);
-    const ext = human === undefined ? 'json' : 'txt';
-    const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/effective policy ${name}:${line}.${ext}` });
-    views.set(uri.toString(), human ?? JSON.stringify(result, null, 2) + '\n');
-    const doc = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    await showView(`effective policy ${name}:${line}`, explainText(result));
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     void vscode.window.showErrorMessage(`policylens: ${message}`);
   }
+}
+
+/// A read-only text document beside the editor.
+async function showView(title: string, text: string): Promise<void> {
+  const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/${title}.txt` });
+  views.set(uri.toString(), text);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+}
+
+/// A hover's References link: `[uri, position]` in LSP form, VS Code's references peek.
+async function findReferences(uri: string, position: LspPosition): Promise<void> {
+  const c = runningClient();
+  if (c === undefined) {
+    return;
+  }
+  const p2c = c.protocol2CodeConverter;
+  await vscode.commands.executeCommand('editor.action.findReferences', p2c.asUri(uri), p2c.asPosition(position));
 }
 
 /// `policylens.showStatus`: refreshes the Policy Status view from `policylens/status` and shows it.
@@ -191,27 +263,6 @@ async function showStatus(): Promise<void> {
     const message = e instanceof Error ? e.message : String(e);
     void vscode.window.showErrorMessage(`policylens status: ${message}`);
   }
-}
-
-/// The CLI's human `explain` text for the answer's target, read from the saved files of the
-/// document's folder; `undefined` (the JSON is shown instead) when that cannot be had.
-function humanExplain(answer: unknown, doc: vscode.Uri): Promise<string | undefined> {
-  const target = explainTarget(answer);
-  const folder = vscode.workspace.getWorkspaceFolder(doc)?.uri.fsPath;
-  const command = serverCommand;
-  if (target === undefined || folder === undefined || command === undefined) {
-    return Promise.resolve(undefined);
-  }
-  return new Promise((resolve) => {
-    execFile(command, explainArgs(target, folder), { cwd: folder, timeout: 20_000 }, (err, stdout, stderr) => {
-      if (err !== null && stdout === '') {
-        output?.warn(`explain ${target}: ${stderr || err.message}`);
-        resolve(undefined);
-        return;
-      }
-      resolve(stdout);
-    });
-  });
 }
 
 async function restartServer(): Promise<void> {
@@ -239,7 +290,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   extensionPath = context.extensionPath;
   output = vscode.window.createOutputChannel('policylens', { log: true });
   statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 10);
-  statusItem.command = 'policylens.showOutput';
+  statusItem.command = 'policylens.statusMenu';
   context.subscriptions.push(
     output,
     statusItem,
@@ -250,7 +301,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('policylens.showEffectivePolicy', showEffectivePolicy),
     vscode.window.registerTreeDataProvider('policylens.status', statusView),
     vscode.commands.registerCommand('policylens.showStatus', showStatus),
-    vscode.commands.registerCommand('policylens.showTopology', () => showTopology(context, serverCommand ?? foundServer(), output)),
+    vscode.commands.registerCommand('policylens.showTopology', (focus?: unknown) =>
+      showTopology(context, serverCommand ?? foundServer(), output, typeof focus === 'string' ? focus : undefined),
+    ),
+    vscode.commands.registerCommand('policylens.findReferences', findReferences),
+    vscode.commands.registerCommand('policylens.statusMenu', statusMenu),
+    vscode.commands.registerCommand('policylens.openSettings', openSettings),
     vscode.commands.registerCommand('policylens.restartServer', restartServer),
     vscode.commands.registerCommand('policylens.showOutput', () => output?.show(true)),
     vscode.workspace.onDidChangeConfiguration(async (event) => {

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-export const INSTALL_URL = 'https://github.com/policylens/policylens#installation';
+export const INSTALL_URL = 'https://github.com/policylens/policylens#editor-setup';
 
 /** The VSIX platform target (`linux-x64`, `win32-x64`, `darwin-arm64`, ...) of this host. */
 export function platformTarget(platform: string = process.platform, arch: string = process.arch): string {
@@ -96,15 +96,11 @@ export function notFoundMessage(configured: string): string {
   return `policylens: cannot find the language server (${what}). Install policylens (${INSTALL_URL}) or set \`policylens.server.path\`.`;
 }
 
-/** The CLI call behind the human effective-policy text of `target` in a workspace folder. */
-export function explainArgs(target: string, folder: string): string[] {
-  return ['explain', '--target', target, '--color', 'never', folder];
-}
-
-/** The `target` of a `policylens/explain` answer, if it has one. */
-export function explainTarget(answer: unknown): string | undefined {
-  const t = (answer as { target?: unknown } | null)?.target;
-  return typeof t === 'string' && t !== '' ? t : undefined;
+/** The readable text of a `policylens/explain` answer asked with `format: 'text'` (what
+ *  `policylens explain` prints); an answer without one is shown as its JSON. */
+export function explainText(answer: unknown): string {
+  const t = (answer as { text?: unknown } | null)?.text;
+  return typeof t === 'string' ? t : JSON.stringify(answer, null, 2) + '\n';
 }
 
 /** The CLI arguments for the topology view's graph of workspace folder `folder`, kept to one

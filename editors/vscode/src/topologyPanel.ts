@@ -65,7 +65,12 @@ export async function showTopology(
   context: vscode.ExtensionContext,
   command: string | undefined,
   log: vscode.LogOutputChannel | undefined,
+  focusOn?: string,
 ): Promise<void> {
+  // A hover's "Show in topology" link names the object to focus on.
+  if (focusOn !== undefined) {
+    focus = focusOn;
+  }
   const active = vscode.window.activeTextEditor?.document.uri;
   const ws = (active !== undefined ? vscode.workspace.getWorkspaceFolder(active) : undefined) ??
     vscode.workspace.workspaceFolders?.[0];

@@ -1,20 +1,17 @@
-// The Show Effective Policy view's content as the extension shows it: the CLI's human
-// `explain` text (run with the extension's own arguments) in a read-only editor tab, rendered
-// in headless Chromium; the page holds exactly that text, and its screenshot is the README's.
+// The Show Effective Policy view's content as the extension shows it: the readable `explain`
+// text (the server's `policylens/explain` with `format: 'text'` renders it as the CLI does;
+// taken here from the CLI) in a read-only editor tab, rendered in headless Chromium; the page
+// holds exactly that text, and its screenshot is the README's.
 import { test, after } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { createRequire } from 'node:module';
 
-import { here, launch, pngSize, repo, runServer, screenshotPath } from './chromium.mjs';
+import { launch, pngSize, repo, runServer, screenshotPath } from './chromium.mjs';
 import { editorHtml } from './editorPage.mjs';
-
-const require = createRequire(import.meta.url);
-const { explainArgs } = require(path.join(here, 'out-test', 'src', 'serverPath.js'));
 
 // The cursor on `- name: pay` (shop/routes.yaml line 55): the server names the rule.
 const folder = path.join(repo, 'fixtures', 'demo');
-const text = runServer(explainArgs('HTTPRoute/shop/checkout#pay', folder), folder);
+const text = runServer(['explain', '--target', 'HTTPRoute/shop/checkout#pay', '--color', 'never', folder], folder);
 const tab = 'effective policy routes.yaml:55.txt';
 
 const browser = await launch();

@@ -1,8 +1,10 @@
 // End to end in a real VS Code host: the platform VSIX installed into code-server (VS Code
 // 1.100 from npm, see codeServer.mjs), a workspace with one broken targetRef opened in headless
 // Chromium, and what a person would see checked: the extension activates and starts the server
-// bundled in the VSIX, the Problems panel shows the server's diagnostic, and Show Effective
-// Policy opens its read-only document with the explain text. (The route's code lens is not checked: see the README.)
+// bundled in the VSIX, the status item follows the server (ready, with the findings counted)
+// and opens its menu, the Problems panel shows the server's diagnostic, the route's code lens,
+// a hover's Explain link opens the explain text, Show Effective Policy opens the same text;
+// last, an untrusted folder whose settings name another server: that one never runs.
 //
 // Skips, saying why, only when code-server cannot be installed here; POLICYLENS_REQUIRE_HOST=1
 // (CI) turns that skip into a failure.
@@ -90,18 +92,14 @@ async function hostTests(bin) {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  step(`the VSIX installs into code-server ${VERSION}`, () => {
-    const out = execFileSync(bin, [...common, '--install-extension', vsix], { env, encoding: 'utf8' });
-    assert.match(out, new RegExp(`Extension '${path.basename(vsix).replace(/\./g, '\\.')}' was successfully installed\\.`));
-    assert.ok(fs.statSync(bundled).mode & 0o111, `${bundled} is not executable`);
-  });
-
-  let page;
-  step('the workbench opens the workspace', async () => {
+  // Starts code-server on `folder` (closing a browser left open), opens it in headless
+  // Chromium and waits for the explorer to list app.yaml; returns the page.
+  async function openWorkbench(dirArgs, flags, folder) {
+    await browser?.close();
     server = spawn(
       bin,
-      [...common, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check',
-        '--disable-workspace-trust', '--disable-getting-started-override', dirs.workspace],
+      [...dirArgs, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check',
+        ...flags, '--disable-getting-started-override', folder],
       { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let log = '';
@@ -115,9 +113,31 @@ async function hostTests(bin) {
       server.on('exit', (code) => reject(new Error(`code-server exited ${code}:\n${log}`)));
     });
     browser = await launch();
-    page = await browser.context.newPage();
-    await page.goto(`${url}/?folder=${encodeURIComponent(dirs.workspace)}`);
-    await page.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="app.yaml"]', { timeout: TIMEOUT });
+    const opened = await browser.context.newPage();
+    await opened.goto(`${url}/?folder=${encodeURIComponent(folder)}`);
+    await opened.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="app.yaml"]', { timeout: TIMEOUT });
+    return opened;
+  }
+
+  // Puts the cursor of app.yaml at `line:col` (Go to Line) and waits until the status bar says so.
+  async function goTo(line, col) {
+    await page.click('.tab[aria-label^="app.yaml"]');
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input');
+    await page.keyboard.type(`${line}:${col}`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.statusbar-item[id="status.editor.selection"][aria-label="Ln ${line}, Col ${col}"]`);
+  }
+
+  step(`the VSIX installs into code-server ${VERSION}`, () => {
+    const out = execFileSync(bin, [...common, '--install-extension', vsix], { env, encoding: 'utf8' });
+    assert.match(out, new RegExp(`Extension '${path.basename(vsix).replace(/\./g, '\\.')}' was successfully installed\\.`));
+    assert.ok(fs.statSync(bundled).mode & 0o111, `${bundled} is not executable`);
+  });
+
+  let page;
+  step('the workbench opens the workspace', async () => {
+    page = await openWorkbench(common, ['--disable-workspace-trust'], dirs.workspace);
   });
 
   step('opening a YAML file activates the extension, which starts the server from the VSIX', async () => {
@@ -127,12 +147,25 @@ async function hostTests(bin) {
     await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label*="app.yaml"]');
     await page.keyboard.press('Enter');
     await page.waitForSelector('.tab[aria-label^="app.yaml"]', { timeout: TIMEOUT });
-    // The status item's tooltip says which server runs and where it came from.
-    const item = await page.waitForSelector('[id="policylens.policylens"][aria-label*="Running"], [id="policylens.policylens"][aria-label*="error"]', {
+    // The status item follows the server: ready, with its one finding counted; the tooltip
+    // says which server runs, where it came from and what it reads.
+    const item = await page.waitForSelector('[id="policylens.policylens"][aria-label*="warnings"]', {
       timeout: TIMEOUT,
     });
-    const label = await item.getAttribute('aria-label');
-    assert.ok(label.endsWith(`policylens, Running ${bundled} (bundled)`), label);
+    // (Its icon's name, `check`, is part of the accessible label.)
+    assert.equal(
+      await item.getAttribute('aria-label'),
+      `check  policylens · 1 error, 0 warnings, Running ${bundled} (bundled)\nRoot: ${dirs.workspace}\nConfig: none`,
+    );
+  });
+
+  step('a click on the status item opens its menu', async () => {
+    await page.click('[id="policylens.policylens"] a');
+    await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: TIMEOUT });
+    const rows = await page.$$eval('.quick-input-list .monaco-list-row', (els) => els.map((e) => e.getAttribute('aria-label')));
+    // (Each row's accessible label starts with its icon's name.)
+    assert.deepEqual(rows, ['debug-restart  Restart Server', 'output  Show Output', 'checklist  Show Policy Status', 'gear  Open Settings']);
+    await page.keyboard.press('Escape');
   });
 
   step('the Problems panel shows the broken targetRef with the server\'s message', async () => {
@@ -148,14 +181,49 @@ async function hostTests(bin) {
     ]);
   });
 
+  step('the route shows its code lens', async () => {
+    // The route (line 20 on) in view: editors draw the lenses of the lines in view.
+    await goTo(30, 1);
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('.codelens-decoration')].some((e) => e.textContent === '1 policy affects this'),
+      undefined,
+      { timeout: TIMEOUT },
+    );
+    const lenses = await page.$$eval('.codelens-decoration', (els) => els.map((e) => e.textContent).filter((t) => t !== ''));
+    // The GatewayClass, Gateway, route, Service and the two policies (one broken), in order.
+    assert.deepEqual(lenses, [
+      'no policies affect this',
+      'no policies affect this',
+      '1 policy affects this',
+      '1 policy affects this',
+      'affects 1 rule',
+      'not accepted: TargetNotFound',
+    ]);
+  });
+
+  step("a hover on the route ends in Explain, Show in topology and References; Explain opens the explain text", async () => {
+    await goTo(23, 11);
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    const hover = '.monaco-hover .hover-contents';
+    await page.waitForFunction((sel) => (document.querySelector(sel)?.textContent ?? '').includes('References'), hover, {
+      timeout: TIMEOUT,
+    });
+    const links = await page.$$eval(`${hover} a`, (els) => els.map((e) => e.textContent));
+    assert.deepEqual(links.slice(-3), ['Explain', 'Show in topology', 'References']);
+    await page.click(`${hover} a:text-is("Explain")`);
+    const tab = 'effective policy HTTPRoute shop checkout.txt';
+    await page.waitForSelector(`.tab.active[aria-label^="${tab}"]`, { timeout: TIMEOUT });
+    const editor = '.editor-group-container.active .monaco-editor .view-lines';
+    await page.waitForFunction((sel) => (document.querySelector(sel)?.textContent ?? '').includes('requestTimeout'), editor, {
+      timeout: TIMEOUT,
+    });
+    await page.keyboard.press('Control+W');
+  });
+
   step('Show Effective Policy on the route opens the explain text beside', async () => {
     // The cursor on `name: checkout` of the HTTPRoute (line 23).
-    await page.click('.tab[aria-label^="app.yaml"]');
-    await page.keyboard.press('Control+G');
-    await page.waitForSelector('.quick-input-widget input');
-    await page.keyboard.type('23:11');
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('.statusbar-item[id="status.editor.selection"][aria-label="Ln 23, Col 11"]');
+    await goTo(23, 11);
     await page.keyboard.press('Control+Shift+P');
     await page.waitForSelector('.quick-input-widget input');
     await page.keyboard.type('policylens: Show Effective Policy');
@@ -180,13 +248,55 @@ async function hostTests(bin) {
     assert.ok(cli.startsWith('HTTPRoute/shop/checkout\n\nBackendTrafficPolicy.gateway.envoyproxy.io\n'), cli);
     assert.match(cli, /^ +requestTimeout: 30s .*checkout-timeout/m);
     assert.deepEqual(lines, cli.split('\n'));
-    // The route's code lens is not checked here: in the runs of 2026-11-26 after the first,
-    // code-server drew no code lens at all (the server answers textDocument/codeLens with them,
-    // and asks for a refresh after each full pass); see editors/vscode/README.md.
     await page.mouse.move(900, 800); // no hover over the tab clicked above in the picture
     await page.waitForTimeout(500);
     const file = screenshotPath('vscode-host.png');
     await page.screenshot({ path: file });
     assert.deepEqual(pngSize(file), { width: 1400, height: 900 });
+  });
+
+  // Workspace trust: a cloned repository's .vscode/settings.json names another server (a
+  // script that leaves a marker, then runs the real one). In a folder that is not trusted (trust
+  // on, the folder never trusted), with the bundled binary taken away so that the setting would
+  // be next in line, that script must not run: the extension says it finds no server, in the
+  // warning colour, and offers Open Settings. (The extension host does not see a PATH set for
+  // code-server, so the found-on-PATH case is not reproduced here.)
+  step('in an untrusted folder, the settings naming another server do not run it', async () => {
+    process.kill(-server.pid, 'SIGTERM');
+    const untrusted = path.join(tmp, 'untrusted');
+    const real = path.join(tmp, 'policylens-real');
+    const marker = path.join(tmp, 'evil-ran');
+    fs.mkdirSync(path.join(untrusted, '.vscode'), { recursive: true });
+    fs.cpSync(path.join(here, 'test-host', 'workspace'), untrusted, { recursive: true });
+    fs.renameSync(bundled, real);
+    const evil = path.join(tmp, 'evil.sh');
+    fs.writeFileSync(evil, `#!/bin/sh\ntouch '${marker}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(untrusted, '.vscode', 'settings.json'),
+      JSON.stringify({ 'policylens.server.path': evil, 'policylens.cluster.kubeconfig': marker }),
+    );
+    const userTrust = path.join(tmp, 'user-trust');
+    fs.mkdirSync(path.join(userTrust, 'User'), { recursive: true });
+    const settings = JSON.parse(fs.readFileSync(path.join(dirs.user, 'User', 'settings.json'), 'utf8'));
+    fs.writeFileSync(
+      path.join(userTrust, 'User', 'settings.json'),
+      JSON.stringify({ ...settings, 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' }),
+    );
+    const p = await openWorkbench(['--user-data-dir', userTrust, '--extensions-dir', dirs.extensions], [], untrusted);
+    await p.waitForSelector('.statusbar-item[aria-label^="Restricted Mode"]', { timeout: TIMEOUT });
+    await p.keyboard.press('Control+P');
+    await p.waitForSelector('.quick-input-widget input');
+    await p.keyboard.type('app.yaml');
+    await p.waitForSelector('.quick-input-list .monaco-list-row[aria-label*="app.yaml"]');
+    await p.keyboard.press('Enter');
+    const item = await p.waitForSelector('[id="policylens.policylens"][aria-label*="no server"]', { timeout: TIMEOUT });
+    assert.equal(
+      await item.getAttribute('aria-label'),
+      'warning  policylens: no server, policylens: cannot find the language server (no bundled server, and no `policylens` on PATH). Install policylens (https://github.com/policylens/policylens#editor-setup) or set `policylens.server.path`.',
+    );
+    const toast = await p.waitForSelector('.notification-toast:has-text("cannot find the language server")', { timeout: TIMEOUT });
+    await (await toast.waitForSelector('a.monaco-button:has-text("Open Settings")')).click();
+    await p.waitForSelector('.tab.active[aria-label^="Settings"]', { timeout: TIMEOUT });
+    assert.equal(fs.existsSync(marker), false, 'the folder\'s server.path ran');
   });
 }

@@ -63,13 +63,18 @@ test('the packaged manifest activates on YAML and contributes the commands', () 
   assert.equal(m.main, './dist/extension.js');
   assert.deepEqual(m.contributes.commands.map((c) => c.command).sort(), [
     'policylens.explain',
+    'policylens.findReferences',
+    'policylens.openSettings',
     'policylens.restartServer',
     'policylens.showEffectivePolicy',
     'policylens.showOutput',
     'policylens.showReferences',
     'policylens.showStatus',
     'policylens.showTopology',
+    'policylens.statusMenu',
   ]);
+  // Limited support in untrusted folders: the packaged manifest keeps the declaration.
+  assert.equal(m.capabilities.untrustedWorkspaces.supported, 'limited');
 });
 
 test('the bundled server is executable and runs', { skip: !target.startsWith(`${process.platform}-`) }, () => {

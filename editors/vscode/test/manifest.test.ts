@@ -19,13 +19,42 @@ test('every registered command is contributed, and every contributed one is regi
   assert.deepEqual(contributed, [...registered, fromServer].sort());
   assert.deepEqual(contributed, [
     'policylens.explain',
+    'policylens.findReferences',
+    'policylens.openSettings',
     'policylens.restartServer',
     'policylens.showEffectivePolicy',
     'policylens.showOutput',
     'policylens.showReferences',
     'policylens.showStatus',
     'policylens.showTopology',
+    'policylens.statusMenu',
   ]);
+});
+
+// A cloned repository's .vscode/settings.json must not choose what runs or which credentials
+// are used: those settings are user-only (`machine`) and restricted in untrusted folders,
+// where the extension declares limited support (it only reads the files).
+test('executable and credential settings cannot come from a folder', () => {
+  const props = pkg.contributes.configuration.properties;
+  assert.equal(props['policylens.server.path'].scope, 'machine');
+  assert.equal(props['policylens.cluster.kubeconfig'].scope, 'machine');
+  const untrusted = pkg.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, 'limited');
+  assert.deepEqual(untrusted.restrictedConfigurations, [
+    'policylens.server.path',
+    'policylens.cluster.enabled',
+    'policylens.cluster.context',
+    'policylens.cluster.kubeconfig',
+  ]);
+  for (const key of untrusted.restrictedConfigurations) {
+    assert.ok(key in props, `${key} is restricted but not contributed`);
+  }
+});
+
+// Hovers carry links to these commands: the client must trust exactly them.
+test('hover links run only the commands the client trusts', () => {
+  assert.match(source, /markdown: \{ isTrusted: \{ enabledCommands: \[EXPLAIN, SHOW_TOPOLOGY, FIND_REFERENCES\] \} \}/);
+  assert.match(source, /initializationOptions: \{ hoverActions: true, statusNotifications: true \}/);
 });
 
 test('activates on YAML and runs the bundle', () => {

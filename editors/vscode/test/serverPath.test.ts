@@ -5,8 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import {
-  explainArgs,
-  explainTarget,
+  explainText,
   findServer,
   isExecutableFile,
   LookupEnv,
@@ -67,7 +66,7 @@ test('nothing found gives undefined and a message with the install link', () => 
   assert.equal(
     notFoundMessage(''),
     'policylens: cannot find the language server (no bundled server, and no `policylens` on PATH). ' +
-      'Install policylens (https://github.com/policylens/policylens#installation) or set `policylens.server.path`.',
+      'Install policylens (https://github.com/policylens/policylens#editor-setup) or set `policylens.server.path`.',
   );
   assert.match(notFoundMessage('/opt/x'), /`policylens.server.path` is `\/opt\/x`, which is not an executable/);
 });
@@ -91,16 +90,8 @@ test('isExecutableFile checks the file, its kind and its execute bit', { skip: p
   fs.rmSync(dir, { recursive: true });
 });
 
-test('the human explanation is the CLI explain of the answer\'s target', () => {
-  assert.deepEqual(explainArgs('HTTPRoute/shop/checkout#pay', '/ws'), [
-    'explain',
-    '--target',
-    'HTTPRoute/shop/checkout#pay',
-    '--color',
-    'never',
-    '/ws',
-  ]);
-  assert.equal(explainTarget({ target: 'Gateway/infra/edge', policies: [] }), 'Gateway/infra/edge');
-  assert.equal(explainTarget({ policies: [] }), undefined);
-  assert.equal(explainTarget(null), undefined);
+test('the effective-policy view shows the server\'s explain text, else the JSON', () => {
+  assert.equal(explainText({ target: 'Gateway/infra/edge', text: 'Gateway/infra/edge\n\nno policy reaches it\n' }),
+    'Gateway/infra/edge\n\nno policy reaches it\n');
+  assert.equal(explainText({ target: 'Gateway/infra/edge', policies: [] }), '{\n  "target": "Gateway/infra/edge",\n  "policies": []\n}\n');
 });

@@ -6,7 +6,8 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use policylens_core::effective::{Context, Explanation, Loss, explain};
+use policylens_core::analysis::explain_text::{Paint, render};
+use policylens_core::effective::{Explanation, explain};
 use policylens_core::topology::{NodeId, PathLimit, TargetError};
 use serde_json::Value;
 
@@ -79,7 +80,7 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
                 if several {
                     let _ = writeln!(out, "{}", st.dim(&format!("── defined in {file} ──")));
                 }
-                out.push_str(&render(ex, st));
+                out.push_str(&render(ex, &st));
                 if several {
                     out.push('\n');
                 }
@@ -113,131 +114,11 @@ fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Ve
         .collect()
 }
 
-/// Lines of the report stay within this many characters where they can (a value, a loss's
-/// reason); names and paths are never cut.
-const WIDTH: usize = 100;
-
-pub fn render(ex: &Explanation, st: Style) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", st.bold(&ex.target));
-    if ex.policies.is_empty() {
-        let _ = writeln!(out, "\nno policy reaches it");
+impl Paint for Style {
+    fn bold(&self, s: &str) -> String {
+        Style::bold(*self, s)
     }
-    for k in &ex.policies {
-        let _ = writeln!(out, "\n{}", st.bold(&k.kind));
-        // Under its kind's heading a policy is `namespace/name`, as in the hover.
-        let short = |label: &str| k.short(label).to_owned();
-        for c in &k.contexts {
-            render_context(&mut out, c, &short, st);
-        }
-    }
-    if ex.truncated {
-        let _ = writeln!(out, "\n(more paths exist than the path limit; some are not shown)");
-    }
-    out
-}
-
-fn render_context(out: &mut String, c: &Context, short: &dyn Fn(&str) -> String, st: Style) {
-    for line in wrap_path(&fold_sections(&c.path)) {
-        let _ = writeln!(out, "  {}", st.dim(&line));
-    }
-    if c.provenance.is_empty() {
-        let _ = writeln!(out, "    {}", st.dim("(empty)"));
-    }
-    // The hover's renderer: one YAML for the editor and the terminal.
-    let lines: Vec<(String, Option<String>)> =
-        policylens_core::analysis::yaml::lines_within(&c.effective, WIDTH - 4, &|p| annotation(c, p, short))
-            .into_iter()
-            .map(|(l, a)| (format!("    {l}"), a))
-            .collect();
-    // Notes line up after the values, unless a long value would push them all far right.
-    let width = lines.iter().filter(|(_, a)| a.is_some()).map(|(l, _)| l.chars().count()).max().unwrap_or(0).min(50);
-    for (l, a) in lines {
-        match a {
-            Some(a) => {
-                let pad = width.saturating_sub(l.chars().count());
-                let _ = writeln!(out, "{l}{}  {}", " ".repeat(pad), st.dim(&format!("# {a}")));
-            }
-            None => {
-                let _ = writeln!(out, "{l}");
-            }
-        }
-    }
-    if !c.lost.is_empty() {
-        let _ = writeln!(out, "    {}", st.dim("lost:"));
-        for l in &c.lost {
-            let (what, why) = loss_line(l, short);
-            if 6 + what.chars().count() + 1 + why.chars().count() <= WIDTH {
-                let _ = writeln!(out, "      {what} {why}");
-            } else {
-                let _ = writeln!(out, "      {what}\n        {why}");
-            }
-        }
-    }
-}
-
-/// A path with each section folded into its object (`Gateway/infra/edge#https` stands for
-/// `Gateway/infra/edge > Gateway/infra/edge#https`): the same hops, half the width.
-fn fold_sections(path: &[String]) -> Vec<&str> {
-    let mut out: Vec<&str> = Vec::with_capacity(path.len());
-    for hop in path {
-        if let Some((object, _)) = hop.split_once('#')
-            && out.last() == Some(&object)
-        {
-            out.pop();
-        }
-        out.push(hop);
-    }
-    out
-}
-
-/// `path: A > B > C`, broken before a `>` where the line would pass the width.
-fn wrap_path(hops: &[&str]) -> Vec<String> {
-    let mut lines = vec![String::from("path:")];
-    for (i, hop) in hops.iter().enumerate() {
-        let sep = if i == 0 { " " } else { " > " };
-        let Some(line) = lines.last_mut() else { break };
-        if i > 0 && 2 + line.chars().count() + sep.chars().count() + hop.chars().count() > WIDTH {
-            lines.push(format!("    > {hop}"));
-        } else {
-            line.push_str(sep);
-            line.push_str(hop);
-        }
-    }
-    lines
-}
-
-fn annotation(c: &Context, pointer: &str, short: &dyn Fn(&str) -> String) -> Option<String> {
-    let p = c.provenance.iter().find(|p| p.field == pointer)?;
-    Some(if p.from_target {
-        format!("{} (its own value; the most specific default)", p.policy)
-    } else {
-        format!("{} · {}", short(&p.policy), p.strategy.as_str())
-    })
-}
-
-/// What happened to a losing policy, and why, for one line or two.
-fn loss_line(l: &Loss, short: &dyn Fn(&str) -> String) -> (String, String) {
-    let what = match l.outcome {
-        "Conflicted" => "conflicted with",
-        "Overridden" => "overridden by",
-        _ => "partly superseded by",
-    };
-    let by: Vec<String> = l.by.iter().map(|b| short(b)).collect();
-    let why: Vec<&str> = l.because.iter().map(|b| because_text(b)).collect();
-    (format!("{}: {what} {}", short(&l.policy), by.join(", ")), format!("({})", why.join("; ")))
-}
-
-fn because_text(code: &str) -> &'static str {
-    match code {
-        "conflict" => "None strategy: on the same target the older policy wins and the other is rejected",
-        "replaced" => "atomic defaults: a more specific policy replaced the whole spec",
-        "overridden" => "atomic overrides: a less specific policy wins whole",
-        "section-wins" => "a policy on the section beats the one on the whole object",
-        "patched" => "a more specific or overriding policy set these fields",
-        "protected" => "an override above holds these fields",
-        "older-wins" => "on the same target the older policy (then the first by name) holds these fields",
-        "target-value" => "the target sets these fields itself",
-        _ => "superseded",
+    fn dim(&self, s: &str) -> String {
+        Style::dim(*self, s)
     }
 }

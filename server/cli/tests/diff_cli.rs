@@ -136,6 +136,9 @@ fn diff_between_two_directories() {
     copy_dir(&repo().join("fixtures/repos/gitops"), &root.join("before"));
     copy_dir(&repo().join("fixtures/repos/gitops"), &root.join("after"));
     copy_dir(&repo().join("fixtures/repos/platform"), &root.join("platform"));
+    // One repository holding both trees and the platform, as in fixtures/repos: a config's
+    // `context: ["../platform"]` is read only inside its workspace (its git work tree).
+    std::fs::create_dir_all(root.join(".git")).unwrap();
     edit(&root.join("after/apps/shop/policy.yaml"), "sectionName: htps", "sectionName: https");
     let (code, v) = diff(&root, &["before", "after", "--format", "json"]);
     assert_eq!(code, 0);

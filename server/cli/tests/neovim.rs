@@ -71,8 +71,10 @@ fn temp_dir() -> TempDir {
     TempDir(dir.canonicalize().expect("canonical temp dir"))
 }
 
-#[test]
-fn documented_neovim_config_end_to_end() {
+/// Runs `tests/nvim/<script>` in headless Neovim with the built binary first on PATH, in
+/// `cwd` (the temp dir when `None`), on a workspace at `<tmp>/demo`; returns what it wrote to
+/// OUT.json, or `None` when no Neovim is there (skipped).
+fn run_script(script: &str, in_workspace: bool, env: &[(&str, &str)]) -> Option<Value> {
     let nvim = match find_nvim() {
         Ok(p) => p,
         Err(why) => {
@@ -80,7 +82,7 @@ fn documented_neovim_config_end_to_end() {
                 panic!("POLICYLENS_REQUIRE_NVIM=1 but no Neovim >= 0.11: {why}");
             }
             println!("skipped: no Neovim >= 0.11 ({why}); set POLICYLENS_NVIM or see .ci/run");
-            return;
+            return None;
         }
     };
 
@@ -89,6 +91,7 @@ fn documented_neovim_config_end_to_end() {
     let workspace = tmp.0.join("demo");
     let out = tmp.0.join("result.json");
     let home = tmp.0.join("home");
+    std::fs::create_dir_all(&workspace).expect("workspace dir");
 
     // The built binary first on PATH: the snippet says `cmd = { 'policylens', 'serve' }`.
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_policylens")).parent().expect("binary dir").to_path_buf();
@@ -98,14 +101,17 @@ fn documented_neovim_config_end_to_end() {
 
     let mut cmd = Command::new(&nvim);
     cmd.args(["--headless", "--clean", "-n", "-i", "NONE", "-l"])
-        .arg(root.join("tests/nvim/e2e.lua"))
+        .arg(root.join("tests/nvim").join(script))
         .arg(&out)
         .arg(&workspace)
-        .current_dir(&tmp.0)
+        .current_dir(if in_workspace { &workspace } else { &tmp.0 })
         .env("PATH", path)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(tmp.0.join("stdout")).expect("stdout file"))
         .stderr(std::fs::File::create(tmp.0.join("stderr")).expect("stderr file"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     // Keep Neovim's state (lsp.log, shada, swap) out of the user's home.
     for (var, sub) in [
         ("XDG_CONFIG_HOME", "config"),
@@ -136,13 +142,18 @@ fn documented_neovim_config_end_to_end() {
     if !status.success() || result.as_ref().and_then(|r| r["ok"].as_bool()) != Some(true) {
         let lsp_log = std::fs::read_to_string(home.join("state/nvim/lsp.log")).unwrap_or_default();
         panic!(
-            "the Neovim test failed ({status})\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- result.json\n{}\n--- lsp.log\n{lsp_log}",
+            "the Neovim test {script} failed ({status})\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- result.json\n{}\n--- lsp.log\n{lsp_log}",
             result.map(|r| serde_json::to_string_pretty(&r).unwrap_or_default()).unwrap_or_else(|| "(none)".into())
         );
     }
     let result = result.expect("result.json");
     println!("{} ({}): {}{}", nvim.display(), result["nvim"], stdout.trim(), stderr.trim());
+    Some(result)
+}
 
+#[test]
+fn documented_neovim_config_end_to_end() {
+    let Some(result) = run_script("e2e.lua", false, &[]) else { return };
     // The script asserts everything; pin the headline facts here too, so a weakened script shows.
     let steps = &result["steps"];
     let diags: Vec<(u64, &str)> = steps["diagnostics"]
@@ -158,4 +169,21 @@ fn documented_neovim_config_end_to_end() {
     assert_eq!(steps["definition"], serde_json::json!({"file": "shop/routes.yaml", "line": 55, "col": 13}));
     assert_eq!(steps["completion"], serde_json::json!(["http", "https", "admin"]));
     assert_eq!(steps["after_edit"].as_array().map(Vec::len), Some(2));
+}
+
+/// Issue 33 in the real editor: no wrong answer while indexing, other buffers' diagnostics
+/// current, files written on disk seen, the root of a copied example without `.git`, no
+/// completion in comments, `:checkhealth policylens`, lenses refreshed by the plugin.
+#[test]
+fn neovim_never_shows_a_wrong_answer() {
+    let env = [("POLICYLENS_TEST", "1"), ("POLICYLENS_TEST_INDEX_DELAY_MS", "1500")];
+    let Some(result) = run_script("truthful.lua", true, &env) else { return };
+    let steps = &result["steps"];
+    assert!(steps["hover_while_indexing"].as_str().is_some_and(|h| h.contains("infra/edge-auth")));
+    assert_eq!(
+        steps["diagnostics"],
+        serde_json::json!(["section-not-found", "target-kind-not-allowed", "target-not-found"])
+    );
+    assert_eq!(steps["completion_in_comment"], 0);
+    assert!(steps["health"].as_str().is_some_and(|h| h.contains("root chosen as a fallback")));
 }

@@ -426,3 +426,35 @@ fn targets_lists_what_explain_takes_and_explain_forgives_the_kinds_case() {
         "policylens: `HTTPRoute/shop/chekout` is not in the workspace; did you mean `HTTPRoute/shop/checkout`?"
     );
 }
+
+/// A cloned repository's `.policylens.yaml` may name context directories inside its own
+/// workspace only: `../elsewhere` outside the git work tree is skipped with a warning (so its
+/// Gateway is missing), while `--context` on the command line may name it.
+#[test]
+fn a_config_context_outside_its_workspace_is_not_read() {
+    let tmp = std::env::temp_dir().join(format!("policylens-context-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let (clone, elsewhere) = (tmp.join("clone"), tmp.join("elsewhere"));
+    std::fs::create_dir_all(clone.join(".git")).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(clone.join(".policylens.yaml"), "context: [\"../elsewhere\"]\n").unwrap();
+    std::fs::write(
+        clone.join("route.yaml"),
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: web\n  namespace: infra\nspec:\n  parentRefs:\n  - name: edge\n",
+    )
+    .unwrap();
+    std::fs::write(
+        elsewhere.join("gateway.yaml"),
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: edge\n  namespace: infra\nspec:\n  gatewayClassName: eg\n  listeners:\n  - name: http\n    port: 80\n    protocol: HTTP\n",
+    )
+    .unwrap();
+    let dir = clone.to_string_lossy().into_owned();
+    let (code, out, err) = run(&["check", "--format", "json", &dir]);
+    let codes: Vec<String> = findings(&out).iter().map(|f| f.split(' ').nth(1).unwrap_or("").to_owned()).collect();
+    assert_eq!((code, codes), (1, vec!["error[parent-not-found]".to_owned()]), "{out}");
+    assert!(err.contains("context ") && err.contains("outside the workspace"), "{err}");
+    let ctx = elsewhere.to_string_lossy().into_owned();
+    let (code, out, _) = run(&["check", "--format", "json", "--context", &ctx, &dir]);
+    assert_eq!((code, findings(&out)), (0, vec![]));
+    std::fs::remove_dir_all(&tmp).unwrap();
+}

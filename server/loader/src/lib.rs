@@ -174,9 +174,24 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
     }
 
     let base = config_path.as_deref().and_then(Path::parent).map(Path::to_path_buf);
-    let context_dirs =
-        config.context.iter().map(|c| absolute(&base.clone().unwrap_or_else(|| cwd.clone()).join(c), &cwd));
-    for dir in context_dirs.chain(req.context.iter().map(|c| absolute(c, &cwd))) {
+    let config_dir = base.clone().unwrap_or_else(|| cwd.clone());
+    // A config is part of what a repository brings: its `context` may only name directories
+    // inside that workspace (the git work tree holding the config, else the config's
+    // directory), never elsewhere on the machine; `--context` may name any.
+    let home = config_dir.ancestors().find(|d| d.join(".git").exists()).unwrap_or(&config_dir).to_path_buf();
+    let mut context_dirs = Vec::new();
+    for c in &config.context {
+        let dir = absolute(&config_dir.join(c), &cwd);
+        match inside(&dir, &home) {
+            Some(true) | None => context_dirs.push(dir),
+            Some(false) => warnings.push(format!(
+                "context {}: outside the workspace {}; skipped (a .policylens.yaml names context directories inside its workspace only; `--context` may name any)",
+                shown(&dir),
+                shown(&home)
+            )),
+        }
+    }
+    for dir in context_dirs.into_iter().chain(req.context.iter().map(|c| absolute(c, &cwd))) {
         if !dir.exists() {
             warnings.push(format!("context {}: no such directory", shown(&dir)));
             continue;
@@ -212,6 +227,14 @@ fn read_into(ws: &mut Workspace, files: Vec<(String, PathBuf)>, origin: Origin) 
     let (read, failed): (Vec<_>, Vec<_>) = read_files(files).into_iter().partition(Result::is_ok);
     ws.set_parsed_files(read.into_iter().flatten().map(|f| f.with_origin(origin)));
     failed.into_iter().filter_map(Result::err).collect()
+}
+
+/// Whether `dir` lies inside `home`, symlinks resolved; `None` when `dir` does not exist (the
+/// caller says so).
+fn inside(dir: &Path, home: &Path) -> Option<bool> {
+    let dir = dir.canonicalize().ok()?;
+    let home = home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
+    Some(dir.starts_with(home))
 }
 
 /// The workspace a file belongs to: the nearest ancestor holding `.policylens.yaml`, else the

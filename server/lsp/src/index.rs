@@ -205,29 +205,47 @@ fn build_files(
 pub async fn reindex(shared: Arc<Shared>) {
     let _one_at_a_time = shared.index_lock.lock().await;
     let start = Instant::now();
-    let (roots, settings) = {
+    let (roots, epoch, settings) = {
         let mut st = shared.lock();
         // Files that change on disk from here on may be read by the walk before they change.
         st.touched = Some(Default::default());
-        (st.roots.clone(), st.settings.clone())
+        (st.roots.clone(), st.roots_epoch.max(1), st.settings.clone())
     };
     let caps = shared.caps();
     let progress = Progress::begin(&shared.client, caps.work_done_progress, "policylens: indexing").await;
+    crate::status::notify(&shared).await;
     let (config_path, config_problem) = config::resolve_config_path(&settings, &roots);
     let config_path = config_path.map(|p| crate::from_proto::normalize(&p));
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cluster = settings.cluster.clone();
-    let job = tokio::task::spawn_blocking(move || build(roots, config_path, cluster, tx));
+    let delay = test_index_delay();
+    // The server watches the disk itself: its baseline is taken before the walk, so that a
+    // file changed while the walk runs is seen by the next scan.
+    let polling = !caps.watched_files_dynamic;
+    let excludes = shared.lock().excludes.clone();
+    let job = tokio::task::spawn_blocking(move || {
+        let baseline = polling.then(|| crate::disk::scan(&roots, &excludes, config_path.as_deref()));
+        std::thread::sleep(delay);
+        (build(roots, config_path, cluster, tx), baseline)
+    });
     while let Some(step) = rx.recv().await {
         match step {
-            Step::Files(done, total) => progress.report(done, total).await,
+            Step::Files(done, total) => {
+                shared.lock().progress = Some((done, total));
+                progress.report(done, total).await;
+                crate::status::notify(&shared).await;
+            }
             Step::Cluster(context) => {
                 let which = context.map_or("the current context".to_owned(), |c| format!("`{c}`"));
                 progress.say(format!("reading the cluster ({which})")).await;
             }
         }
     }
-    let message = match job.await {
+    let (job, baseline) = match job.await {
+        Ok((built, baseline)) => (Ok(built), baseline),
+        Err(e) => (Err(e), None),
+    };
+    let message = match job {
         Ok(Ok(mut built)) => {
             built.problems.extend(config_problem);
             if !built.problems.is_empty() {
@@ -246,7 +264,15 @@ pub async fn reindex(shared: Arc<Shared>) {
             let config = built.config_path.as_deref().map(|p| p.display().to_string());
             // The previous watch stops before the workspace it fed is replaced.
             let generation = crate::cluster::stop(&shared);
-            shared.lock().install(built.ws, built.disk, built.config_path, built.excludes);
+            {
+                let mut st = shared.lock();
+                st.cluster_note = built.cluster.clone();
+                st.install(built.ws, built.disk, built.config_path, built.excludes);
+                if let Some(scan) = baseline {
+                    let generation = st.disk_scan.as_ref().map_or(0, |(g, _)| g + 1);
+                    st.disk_scan = Some((generation, Arc::new(scan)));
+                }
+            }
             if let Some((opts, snap)) = built.watch_from {
                 crate::cluster::follow(&shared, generation, &opts, &snap);
             }
@@ -284,8 +310,19 @@ pub async fn reindex(shared: Arc<Shared>) {
         }
     };
     progress.end(message).await;
-    shared.indexed.send_replace(true);
+    // A failed index releases the waiting requests too: they answer from what is there.
+    shared.indexed.send_modify(|e| *e = (*e).max(epoch));
+    shared.lock().progress = None;
+    crate::status::notify(&shared).await;
     shared.changed();
+}
+
+/// Tests stretch indexing (`POLICYLENS_TEST_INDEX_DELAY_MS`, with `POLICYLENS_TEST=1`) to
+/// check what requests answer while it runs, which on the fixtures lasts milliseconds.
+fn test_index_delay() -> Duration {
+    let on = std::env::var("POLICYLENS_TEST").is_ok_and(|v| v == "1");
+    let ms = on.then(|| std::env::var("POLICYLENS_TEST_INDEX_DELAY_MS").ok()?.parse::<u64>().ok()).flatten();
+    Duration::from_millis(ms.unwrap_or(0))
 }
 
 /// After a failed cluster read, indexes again later (2 s, doubling to 5 min) unless another

@@ -6,16 +6,27 @@
 //!   `configPath`, the config file (relative to the first workspace folder); default: the
 //!   nearest `.policylens.yaml` in or above it.
 //! - position encoding: UTF-8 when the client offers it, else UTF-16.
-//! - diagnostics are pushed for every file; clients that pull (`textDocument/diagnostic`)
-//!   get open files by pull only, with `workspace/diagnostic/refresh` when they change.
-//! - custom requests: `policylens/explain {target}`, `policylens/status` and
-//!   `policylens/graph {format, focus}` answer what the CLI prints. Code lenses carry the command
+//! - diagnostics are pushed for every file; clients that pull (`textDocument/diagnostic`) and
+//!   can be asked to pull again (`workspace/diagnostics/refreshSupport`) get open files by pull
+//!   only, with `workspace/diagnostic/refresh` when they change; others are offered no pull.
+//! - requests that read the world wait until the workspace (its roots as they are) is indexed.
+//! - files changed on disk: `workspace/didChangeWatchedFiles` where the client can register
+//!   watchers, else the server's own scan of the roots (`disk.rs`).
+//! - custom requests: `policylens/explain {target | textDocument+position, format?}` (the CLI's
+//!   JSON, or with `format: "text"` the readable report), `policylens/status` and
+//!   `policylens/graph {format, focus}` answer what the CLI prints; `policylens/serverStatus`
+//!   says what the server reads and how it stands. Code lenses carry the command
 //!   `policylens.showReferences` with `[uri, position, locations]`.
+//! - initializationOptions: the settings, and `hoverActions: true` (hovers end in `command:`
+//!   links to `policylens.explain`, `policylens.showTopology`, `policylens.findReferences`),
+//!   `statusNotifications: true` (`policylens/serverStatus` notifications as it changes).
 //! - environment: `POLICYLENS_LOG` filters stderr logging (tracing `EnvFilter` syntax);
-//!   `POLICYLENS_TEST=1` / `POLICYLENS_TEST_PANIC=1` enable test-only requests.
+//!   `POLICYLENS_TEST=1` / `POLICYLENS_TEST_PANIC=1` enable test-only requests, and with the
+//!   former `POLICYLENS_TEST_INDEX_DELAY_MS` stretches indexing (to test what answers while it runs).
 
 mod cluster;
 mod config;
+mod disk;
 mod documents;
 mod from_proto;
 mod handlers;
@@ -24,6 +35,7 @@ mod logging;
 mod memory;
 mod server;
 mod state;
+mod status;
 mod to_proto;
 
 use std::process::ExitCode;

@@ -35,7 +35,8 @@ pub fn service() -> (LspService<Backend>, ClientSocket) {
     let mut b = LspService::build(|client: Client| Backend { shared: Arc::new(Shared::new(client)) })
         .custom_method("policylens/explain", Backend::explain)
         .custom_method("policylens/status", Backend::status)
-        .custom_method("policylens/graph", Backend::graph);
+        .custom_method("policylens/graph", Backend::graph)
+        .custom_method("policylens/serverStatus", Backend::server_status);
     let env_on = |k: &str| std::env::var(k).is_ok_and(|v| v == "1");
     if env_on("POLICYLENS_TEST") || env_on("POLICYLENS_TEST_PANIC") {
         b = b.custom_method("policylens/debugPanic", Backend::debug_panic);
@@ -50,6 +51,9 @@ pub fn service() -> (LspService<Backend>, ClientSocket) {
 fn caps_of(params: &InitializeParams) -> Caps {
     let v = serde_json::to_value(&params.capabilities).unwrap_or_default();
     let flag = |p: &str| v.pointer(p).and_then(Value::as_bool).unwrap_or(false);
+    let opt = |k: &str| {
+        params.initialization_options.as_ref().and_then(|o| o.get(k)).and_then(Value::as_bool).unwrap_or(false)
+    };
     let offers_utf8 = v
         .pointer("/general/positionEncodings")
         .and_then(Value::as_array)
@@ -68,12 +72,18 @@ fn caps_of(params: &InitializeParams) -> Caps {
         watched_files_dynamic: flag("/workspace/didChangeWatchedFiles/dynamicRegistration"),
         configuration: flag("/workspace/configuration"),
         configuration_dynamic: flag("/workspace/didChangeConfiguration/dynamicRegistration"),
-        pull_diagnostics: v.pointer("/textDocument/diagnostic").is_some_and(Value::is_object),
+        // A client that pulls but cannot be asked to pull again (Neovim 0.11) would keep an
+        // open document's diagnostics stale when another file's edit changes them: such a
+        // client is offered no pull, and every file's diagnostics are pushed.
+        pull_diagnostics: v.pointer("/textDocument/diagnostic").is_some_and(Value::is_object)
+            && flag("/workspace/diagnostics/refreshSupport"),
         diagnostic_refresh: flag("/workspace/diagnostics/refreshSupport"),
         code_lens_refresh: flag("/workspace/codeLens/refreshSupport"),
         snippets: flag("/textDocument/completion/completionItem/snippetSupport"),
         hierarchical_symbols: flag("/textDocument/documentSymbol/hierarchicalDocumentSymbolSupport"),
         show_document: flag("/window/showDocument/support"),
+        hover_actions: markdown_hover && opt("hoverActions"),
+        status_notifications: opt("statusNotifications"),
         markdown_hover,
     }
 }
@@ -125,12 +135,14 @@ fn server_capabilities(caps: &Caps) -> ServerCapabilities {
             code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR_REWRITE]),
             ..Default::default()
         })),
-        diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
-            identifier: Some("policylens".into()),
-            inter_file_dependencies: true,
-            workspace_diagnostics: false,
-            work_done_progress_options: Default::default(),
-        })),
+        diagnostic_provider: caps.pull_diagnostics.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some("policylens".into()),
+                inter_file_dependencies: true,
+                workspace_diagnostics: false,
+                work_done_progress_options: Default::default(),
+            })
+        }),
         execute_command_provider: Some(ExecuteCommandOptions {
             commands: vec![to_proto::SHOW_REFERENCES.into()],
             ..Default::default()
@@ -252,20 +264,27 @@ impl Backend {
     }
 
     async fn explain(&self, params: custom::ExplainParams) -> Result<Value> {
-        let view = self.shared.view();
+        let view = self.shared.world_view_for(None).await;
         run("policylens/explain", move || custom::explain(&view, params)).await
     }
 
     async fn status(&self, _params: Option<Value>) -> Result<Value> {
-        let view = self.shared.view();
+        let view = self.shared.world_view_for(None).await;
         run("policylens/status", move || custom::status(&view)).await
     }
 
     async fn graph(&self, params: Option<Value>) -> Result<Value> {
-        let view = self.shared.view();
+        let view = self.shared.world_view_for(None).await;
         // Params are optional: `{}` or nothing means dot.
         let params: custom::GraphParams = params.and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
         run("policylens/graph", move || custom::graph(&view, params)).await
+    }
+
+    /// What the server reads and how it stands, for status surfaces (VS Code's status item,
+    /// `:checkhealth policylens`). Answers at once, also while indexing.
+    async fn server_status(&self, _params: Option<Value>) -> Result<Value> {
+        let shared = self.shared.clone();
+        run("policylens/serverStatus", move || Ok(crate::status::gather(&shared))).await
     }
 
     async fn debug_document(&self, params: custom::DocumentParams) -> Result<Value> {
@@ -317,6 +336,7 @@ impl LanguageServer for Backend {
             st.encoding = caps.encoding;
             st.folderless = roots.is_empty();
             st.roots = roots;
+            st.roots_epoch = 1;
             // Settings may come as initializationOptions too (clients without
             // workspace/configuration).
             if let Some(opts) = &params.initialization_options {
@@ -330,6 +350,9 @@ impl LanguageServer for Backend {
     async fn initialized(&self, _: InitializedParams) {
         tokio::spawn(handlers::diagnostics::publisher(self.shared.clone()));
         tokio::spawn(handlers::diagnostics::open_files(self.shared.clone()));
+        if !self.shared.caps().watched_files_dynamic {
+            tokio::spawn(crate::disk::poll(self.shared.clone()));
+        }
         let this = Backend { shared: self.shared.clone() };
         tokio::spawn(async move {
             if let Some(s) = this.fetch_settings().await {
@@ -356,8 +379,14 @@ impl LanguageServer for Backend {
             aside.is_none()
         });
         self.parse_aside(aside);
-        if let Some(root) = new_root {
-            tracing::info!(target: "policylens", "no workspace folder: reading {}", root.display());
+        if let Some(new) = new_root {
+            tracing::info!(target: "policylens", "no workspace folder: reading {}", new.root.display());
+            if let Some(note) = new.note {
+                let client = self.shared.client.clone();
+                tokio::spawn(
+                    async move { client.show_message(MessageType::INFO, format!("policylens: {note}")).await },
+                );
+            }
             tokio::spawn(reindex(self.shared.clone()));
         }
     }
@@ -392,58 +421,8 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
-        let mut full = false;
-        let mut events = Vec::new();
-        let seq;
-        {
-            let mut st = self.shared.lock();
-            st.watch_seq += 1;
-            seq = st.watch_seq;
-            for ev in params.changes {
-                let Some(path) = from_proto::path(&ev.uri) else { continue };
-                let name = std::path::Path::new(&*path).file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if st.is_config(&path) || matches!(name, ".policylens.yaml" | ".gitignore" | ".ignore") {
-                    full = true;
-                } else {
-                    events.push((path, ev.typ));
-                }
-            }
-        }
-        if full {
-            // Which files belong to the workspace may have changed: walk again.
-            tokio::spawn(reindex(self.shared.clone()));
-            return;
-        }
-        if events.is_empty() {
-            return;
-        }
-        let (roots, excludes) = {
-            let st = self.shared.lock();
-            (st.roots.clone(), st.excludes.clone())
-        };
-        let read = tokio::task::spawn_blocking(move || {
-            events
-                .into_iter()
-                .map(|(path, typ)| {
-                    let p = std::path::Path::new(&*path);
-                    // Parsed here, off the ordered writer: a big file saved must not hold it.
-                    let content = (typ != FileChangeType::DELETED
-                        && crate::config::is_discoverable(p, &roots, &excludes))
-                    .then(|| policylens_loader::read_file(path.clone(), p).ok())
-                    .flatten();
-                    (path, content)
-                })
-                .collect::<Vec<_>>()
-        })
-        .await;
-        let Ok(read) = read else { return };
-        self.mutate("workspace/didChangeWatchedFiles", |st| {
-            let mut changed = false;
-            for (path, content) in read {
-                changed |= st.apply_watched(seq, path, content);
-            }
-            changed
-        });
+        let events = params.changes.into_iter().filter_map(|ev| Some((from_proto::path(&ev.uri)?, ev.typ))).collect();
+        crate::disk::apply_events(self.shared.clone(), events).await;
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
@@ -474,6 +453,7 @@ impl LanguageServer for Backend {
                 .map(|p| PathBuf::from(&*p))
                 .collect();
             st.roots.retain(|r| !removed.contains(r));
+            st.roots_epoch += 1;
             // Folders named from now on: opened documents no longer bring roots of their own.
             st.folderless &= params.event.added.is_empty();
             for f in &params.event.added {
@@ -488,22 +468,22 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        let view = self.shared.view_for_uri(&params.text_document_position_params.text_document.uri).await;
+        let view = self.shared.world_view_for_uri(&params.text_document_position_params.text_document.uri).await;
         run("textDocument/hover", move || handlers::hover::hover(&view, params)).await
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
-        let view = self.shared.view_for_uri(&params.text_document_position.text_document.uri).await;
+        let view = self.shared.world_view_for_uri(&params.text_document_position.text_document.uri).await;
         run("textDocument/completion", move || handlers::completion::completion(&view, params)).await
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
-        let view = self.shared.view_for_uri(&params.text_document_position_params.text_document.uri).await;
+        let view = self.shared.world_view_for_uri(&params.text_document_position_params.text_document.uri).await;
         run("textDocument/definition", move || handlers::navigation::definition(&view, params)).await
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
-        let view = self.shared.view_for_uri(&params.text_document_position.text_document.uri).await;
+        let view = self.shared.world_view_for_uri(&params.text_document_position.text_document.uri).await;
         run("textDocument/references", move || handlers::navigation::references(&view, params)).await
     }
 
@@ -513,27 +493,27 @@ impl LanguageServer for Backend {
     }
 
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
-        let view = self.shared.view();
+        let view = self.shared.world_view_for(None).await;
         run("workspace/symbol", move || handlers::symbols::workspace_symbols(&view, params)).await
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        let view = self.shared.view_for_uri(&params.text_document.uri).await;
+        let view = self.shared.world_view_for_uri(&params.text_document.uri).await;
         run("textDocument/codeLens", move || handlers::lens::code_lens(&view, params)).await
     }
 
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
-        let view = self.shared.view_for_uri(&params.text_document.uri).await;
+        let view = self.shared.world_view_for_uri(&params.text_document.uri).await;
         run("textDocument/prepareRename", move || handlers::rename::prepare_rename(&view, params)).await
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
-        let view = self.shared.view_for(None).await;
+        let view = self.shared.world_view_for(None).await;
         run("textDocument/rename", move || handlers::rename::rename(&view, params)).await
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let view = self.shared.view_for_uri(&params.text_document.uri).await;
+        let view = self.shared.world_view_for_uri(&params.text_document.uri).await;
         run("textDocument/codeAction", move || handlers::actions::code_actions(&view, params)).await
     }
 

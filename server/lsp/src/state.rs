@@ -29,7 +29,8 @@ pub struct Caps {
     pub watched_files_dynamic: bool,
     pub configuration: bool,
     pub configuration_dynamic: bool,
-    /// The client pulls diagnostics (`textDocument/diagnostic`) for open documents.
+    /// The client pulls diagnostics (`textDocument/diagnostic`) for open documents and can be
+    /// asked to pull again (`workspace/diagnostic/refresh`); without the latter it is pushed.
     pub pull_diagnostics: bool,
     pub diagnostic_refresh: bool,
     /// The client re-asks for code lenses on `workspace/codeLens/refresh`.
@@ -38,6 +39,11 @@ pub struct Caps {
     pub hierarchical_symbols: bool,
     pub show_document: bool,
     pub markdown_hover: bool,
+    /// The client runs `command:` links in hovers (VS Code's extension says so in its
+    /// initializationOptions, `hoverActions`).
+    pub hover_actions: bool,
+    /// The client wants `policylens/serverStatus` notifications (`statusNotifications`).
+    pub status_notifications: bool,
 }
 
 /// An open document as of a snapshot; `uri` is the client's own spelling, which published
@@ -94,6 +100,13 @@ pub struct Parse {
     pub generation: u64,
 }
 
+/// A root a document brought ([`State::root_for`]), with what to tell the user when it was a
+/// fallback.
+pub struct NewRoot {
+    pub root: PathBuf,
+    pub note: Option<String>,
+}
+
 /// A change for a document the client never opened.
 #[derive(Debug)]
 pub struct NotOpen;
@@ -103,9 +116,21 @@ pub struct State {
     docs: HashMap<Arc<str>, Document>,
     open: Arc<HashMap<Arc<str>, OpenDoc>>,
     pub roots: Vec<PathBuf>,
+    /// Bumped whenever `roots` change (initialize, a folder added or removed, a document that
+    /// brings its own root): requests that need the world wait until an index of this epoch
+    /// has landed ([`Shared::ready`]).
+    pub roots_epoch: u64,
     /// The client named no workspace folder: the roots are those of the documents it opens
     /// ([`State::root_for`]).
     pub folderless: bool,
+    /// Roots chosen without a marker ([`State::root_for`]), and what the user was told of the
+    /// last one (for `policylens/serverStatus`).
+    fallback_roots: HashSet<PathBuf>,
+    pub root_note: Option<String>,
+    /// While an index reads files: how many of how many.
+    pub progress: Option<(usize, usize)>,
+    /// What the last index said of the live cluster: connected, and the words for the user.
+    pub cluster_note: Option<(bool, String)>,
     pub settings: Settings,
     pub config_path: Option<PathBuf>,
     pub excludes: Excludes,
@@ -120,6 +145,9 @@ pub struct State {
     /// While a walk runs: the paths watched-file events changed meanwhile, which its result
     /// may predate and `install` reads again.
     pub touched: Option<HashSet<Arc<str>>>,
+    /// For the server's own disk watch (`disk::poll`): what the roots held when the last index
+    /// began, or at the last scan since, numbered by index.
+    pub disk_scan: Option<(u64, Arc<crate::disk::Scan>)>,
     /// Watched-file notifications are numbered as they arrive (their reads run concurrently):
     /// per path, the latest one applied, so that an older read never overwrites a newer one.
     pub watch_seq: u64,
@@ -133,7 +161,12 @@ impl State {
             docs: HashMap::new(),
             open: Arc::default(),
             roots: Vec::new(),
+            roots_epoch: 0,
             folderless: false,
+            fallback_roots: HashSet::new(),
+            root_note: None,
+            cluster_note: None,
+            progress: None,
             settings: Settings::default(),
             config_path: None,
             excludes: Excludes::default(),
@@ -143,6 +176,7 @@ impl State {
             pending: HashMap::new(),
             generations: 0,
             touched: None,
+            disk_scan: None,
             watch_seq: 0,
             watch_applied: HashMap::new(),
         }
@@ -213,21 +247,44 @@ impl State {
     }
 
     /// Without workspace folders, a document opened outside every root so far brings its own:
-    /// the directory of the nearest `.policylens.yaml`, else the git repository, else its
-    /// directory (what `check FILE` reads). Never the home directory or `/`, whose walk would
-    /// read everything the user has; a file there is analysed with the open documents alone.
-    pub fn root_for(&mut self, path: &str) -> Option<PathBuf> {
+    /// the directory of the nearest `.policylens.yaml`, else the git repository (what `check
+    /// FILE` reads). A document with neither above it (a copied example) would otherwise be read
+    /// one directory at a time, each missing its neighbours' objects: its root is the highest
+    /// directory the user opened, the editor's working directory when the document is below
+    /// it, else the document's directory; a root of that kind below it is replaced. Never the
+    /// home directory or `/`, whose walk would read everything the user has; a file there is
+    /// analysed with the open documents alone.
+    pub fn root_for(&mut self, path: &str) -> Option<NewRoot> {
         let file = Path::new(path);
         if !self.folderless || self.roots.iter().any(|r| file.starts_with(r)) {
             return None;
         }
-        let root = policylens_loader::workspace_root(file);
+        let dir = file.parent()?;
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        if root.parent().is_none() || home.is_some_and(|h| h == root) {
+        let usable = |r: &Path| r.parent().is_some() && home.as_deref() != Some(r);
+        let marked = policylens_loader::find_config(dir).is_some() || dir.ancestors().any(|d| d.join(".git").exists());
+        let (root, fallback) = if marked {
+            (policylens_loader::workspace_root(file), None)
+        } else {
+            let cwd = std::env::current_dir().ok().filter(|c| dir.starts_with(c) && usable(c));
+            let why = if cwd.is_some() { "the editor's working directory" } else { "the file's directory" };
+            (cwd.unwrap_or_else(|| dir.to_path_buf()), Some(why))
+        };
+        if !usable(&root) {
             return None;
         }
+        if let Some(why) = fallback {
+            self.roots.retain(|r| !(r.starts_with(&root) && self.fallback_roots.contains(r)));
+            self.fallback_roots.insert(root.clone());
+            self.root_note = Some(format!(
+                "no .policylens.yaml or .git above {}: reading {} ({why}) as the workspace root",
+                file.display(),
+                root.display()
+            ));
+        }
         self.roots.push(root.clone());
-        Some(root)
+        self.roots_epoch += 1;
+        Some(NewRoot { root, note: self.root_note.clone().filter(|_| fallback.is_some()) })
     }
 
     /// Applies the changes in order; `Err` when the document is not open (the client is out
@@ -393,8 +450,8 @@ pub struct Shared {
     pub caps: OnceLock<Arc<Caps>>,
     /// Bumped on every workspace change; the diagnostics publisher watches it.
     pub changes: watch::Sender<u64>,
-    /// Whether the first directory walk has finished.
-    pub indexed: watch::Sender<bool>,
+    /// The roots epoch (`State::roots_epoch`) the last finished index read; 0 before the first.
+    pub indexed: watch::Sender<u64>,
     /// Bumped whenever a parse set aside ends (landed or not).
     pub parsed: watch::Sender<u64>,
     /// Serialises re-indexing (config changes while a walk runs).
@@ -420,7 +477,7 @@ impl Shared {
             state: Mutex::new(State::new()),
             caps: OnceLock::new(),
             changes: watch::Sender::new(0),
-            indexed: watch::Sender::new(false),
+            indexed: watch::Sender::new(0),
             parsed: watch::Sender::new(0),
             index_lock: tokio::sync::Mutex::new(()),
             shutdown: AtomicBool::new(false),
@@ -487,6 +544,33 @@ impl Shared {
             Some(p) => self.view_for(Some(&p)).await,
             None => self.view(),
         }
+    }
+
+    /// Waits until the roots as they are now have been indexed. Before that, a request that
+    /// reads the world would answer from the open documents alone: "no policy reaches it",
+    /// no definition (docs/DESIGN §7: no answer is wrong while indexing).
+    pub async fn ready(&self) {
+        let mut indexed = self.indexed.subscribe();
+        let wanted = self.lock().roots_epoch.max(1);
+        let _ = indexed.wait_for(|e| *e >= wanted).await;
+    }
+
+    /// Whether the roots as they are now have been indexed.
+    pub fn is_ready(&self) -> bool {
+        *self.indexed.borrow() >= self.lock().roots_epoch.max(1)
+    }
+
+    /// [`Shared::view_for`] once the roots are indexed ([`Shared::ready`]): for requests whose
+    /// answer depends on files the client has not opened.
+    pub async fn world_view_for(&self, path: Option<&str>) -> View {
+        self.ready().await;
+        self.view_for(path).await
+    }
+
+    /// [`Shared::world_view_for`] the document `uri` names.
+    pub async fn world_view_for_uri(&self, uri: &Uri) -> View {
+        self.ready().await;
+        self.view_for_uri(uri).await
     }
 
     /// Tells the diagnostics publisher that the workspace changed.

@@ -99,6 +99,41 @@ pub fn hover(view: &View, file: &SourceFile, h: core::Hover) -> Hover {
     Hover { contents, range: Some(range(file, h.span, view.enc())) }
 }
 
+/// The commands a hover's links run in a client that declared them (VS Code's extension:
+/// `hoverActions` in its initializationOptions).
+pub const EXPLAIN: &str = "policylens.explain";
+pub const SHOW_TOPOLOGY: &str = "policylens.showTopology";
+pub const FIND_REFERENCES: &str = "policylens.findReferences";
+
+/// `command:` links under a hover: Explain and Show in topology for the object it is about,
+/// References at the hovered position. `None` when the hover is about no object.
+pub fn hover_actions(target: Option<&str>, uri: &Uri, position: Position) -> Option<String> {
+    let target = target?;
+    let link = |title: &str, command: &str, args: serde_json::Value| {
+        format!("[{title}](command:{command}?{})", percent_encode(&args.to_string()))
+    };
+    let position = serde_json::json!({"line": position.line, "character": position.character});
+    Some(format!(
+        "\n\n---\n{} · {} · {}",
+        link("Explain", EXPLAIN, serde_json::json!([target])),
+        link("Show in topology", SHOW_TOPOLOGY, serde_json::json!([target])),
+        link("References", FIND_REFERENCES, serde_json::json!([uri.as_str(), position])),
+    ))
+}
+
+/// Percent-encodes all but RFC 3986's unreserved characters (a command link's arguments).
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 3);
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 pub fn completion(view: &View, file: &SourceFile, c: core::CompletionItem) -> CompletionItem {
     let kind = match c.kind {
         CompletionKind::Reference => CompletionItemKind::REFERENCE,

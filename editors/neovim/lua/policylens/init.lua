@@ -6,7 +6,17 @@
 --                      the policy that won each field (a floating window; `q` closes it)
 -- :PolicylensStatus    every policy that is not fully enforced, in the quickfix list
 -- :PolicylensGraph [mermaid|dot]   the topology with its policies, in a scratch buffer
+-- :checkhealth policylens   the binary, its version, the root it reads (and why), the config,
+--                           the cluster
+--
+-- Defaults (setup{} options): codelens = true refreshes the code lenses ("N policies affect
+-- this") of the server's buffers on attach, on entering a buffer, on leaving insert mode and
+-- after every analysis of the workspace (Neovim 0.11 does not honour the server's
+-- workspace/codeLens/refresh); cmd = { 'policylens', 'serve' }.
 local M = {}
+
+-- The last `policylens/serverStatus` the server sent (state, roots, counts), for statuslines.
+M.last_status = nil
 
 local function client(buf)
   return vim.lsp.get_clients({ bufnr = buf or 0, name = 'policylens' })[1]
@@ -15,68 +25,6 @@ end
 
 local function notify(msg, level)
   vim.notify('policylens: ' .. msg, level or vim.log.levels.INFO)
-end
-
--- A JSON value as one line of YAML-ish flow text.
-local function flow(v)
-  if type(v) == 'table' then
-    if vim.islist(v) then
-      return '[' .. table.concat(vim.tbl_map(flow, v), ', ') .. ']'
-    end
-    local keys = vim.tbl_keys(v)
-    table.sort(keys)
-    local parts = {}
-    for _, k in ipairs(keys) do
-      parts[#parts + 1] = k .. ': ' .. flow(v[k])
-    end
-    return '{' .. table.concat(parts, ', ') .. '}'
-  end
-  return tostring(v)
-end
-
--- The value at a JSON pointer of `doc`.
-local function at(doc, pointer)
-  local v = doc
-  for part in pointer:gmatch('[^/]+') do
-    if type(v) ~= 'table' then
-      return nil
-    end
-    part = part:gsub('~1', '/'):gsub('~0', '~')
-    v = v[tonumber(part) and vim.islist(v) and tonumber(part) + 1 or part]
-  end
-  return v
-end
-
--- `policylens explain` JSON as readable lines: per policy kind and path, each field with its
--- value and the policy (and strategy) that won it.
-function M.explain_lines(ex)
-  local lines = { ex.target }
-  if #(ex.policies or {}) == 0 then
-    lines[#lines + 1] = ''
-    lines[#lines + 1] = 'no policy reaches it'
-  end
-  for _, kind in ipairs(ex.policies or {}) do
-    lines[#lines + 1] = ''
-    lines[#lines + 1] = kind.kind
-    for _, ctx in ipairs(kind.contexts or {}) do
-      lines[#lines + 1] = '  path: ' .. table.concat(ctx.path or {}, ' > ')
-      local width = 0
-      for _, p in ipairs(ctx.provenance or {}) do
-        width = math.max(width, #p.field + #flow(at(ctx.effective, p.field)) + 2)
-      end
-      for _, p in ipairs(ctx.provenance or {}) do
-        local field = p.field:sub(2):gsub('/', '.')
-        local left = field .. ': ' .. flow(at(ctx.effective, p.field))
-        local who = (p.policy or '?') .. ' (' .. (p.strategy or '?') .. ')'
-        lines[#lines + 1] = '    ' .. left .. string.rep(' ', width - #left + 1) .. '# ' .. who
-      end
-      for _, l in ipairs(ctx.lost or {}) do
-        local by = #(l.by or {}) > 0 and (' by ' .. table.concat(l.by, ', ')) or ''
-        lines[#lines + 1] = '    lost: ' .. (l.policy or '?') .. ': ' .. (l.outcome or '?') .. by
-      end
-    end
-  end
-  return lines
 end
 
 local function float(lines, title)
@@ -109,11 +57,14 @@ function M.explain()
     return notify('the language server is not running for this buffer', vim.log.levels.WARN)
   end
   local params = vim.lsp.util.make_position_params(0, c.offset_encoding)
+  -- The readable report `policylens explain` prints, rendered by the server from the buffers
+  -- as they are (unsaved edits included).
+  params.format = 'text'
   c:request('policylens/explain', params, function(err, result)
     if err then
       return notify(err.message, vim.log.levels.WARN)
     end
-    float(M.explain_lines(result), ' policylens explain ')
+    float(vim.split(result.text, '\n', { trimempty = true }), ' policylens explain ')
   end, 0)
 end
 
@@ -185,15 +136,62 @@ function M.graph(format)
   end, 0)
 end
 
+-- Asks every buffer the server is attached to for its code lenses again.
+local function refresh_lenses(client_id)
+  local c = vim.lsp.get_client_by_id(client_id)
+  if not c or not c:supports_method('textDocument/codeLens') then
+    return
+  end
+  for buf in pairs(c.attached_buffers) do
+    if vim.api.nvim_buf_is_loaded(buf) then
+      vim.lsp.codelens.refresh({ bufnr = buf })
+    end
+  end
+end
+
+-- The server's `policylens/serverStatus` notification: kept for statuslines; once it says
+-- `ready` (after each analysis of the workspace) the lenses are asked for again.
+local function on_status(_, result, ctx)
+  M.last_status = result
+  if M.codelens and result and result.state == 'ready' then
+    refresh_lenses(ctx.client_id)
+  end
+end
+
 function M.setup(opts)
   opts = opts or {}
   local here = debug.getinfo(1, 'S').source:sub(2)
   -- editors/neovim (this plugin's root) holds lsp/policylens.lua for vim.lsp.config.
   vim.opt.runtimepath:append(vim.fn.fnamemodify(here, ':p:h:h:h'))
-  if opts.cmd then
-    vim.lsp.config('policylens', { cmd = opts.cmd })
-  end
+  M.codelens = opts.codelens ~= false
+  vim.lsp.config('policylens', {
+    cmd = opts.cmd,
+    init_options = { statusNotifications = true },
+    handlers = { ['policylens/serverStatus'] = on_status },
+  })
   vim.lsp.enable('policylens')
+  if M.codelens then
+    local group = vim.api.nvim_create_augroup('policylens_codelens', { clear = true })
+    vim.api.nvim_create_autocmd('LspAttach', {
+      group = group,
+      callback = function(ev)
+        local c = vim.lsp.get_client_by_id(ev.data.client_id)
+        if not c or c.name ~= 'policylens' then
+          return
+        end
+        vim.lsp.codelens.refresh({ bufnr = ev.buf })
+        vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave' }, {
+          group = group,
+          buffer = ev.buf,
+          callback = function(a)
+            if client(a.buf) then
+              vim.lsp.codelens.refresh({ bufnr = a.buf })
+            end
+          end,
+        })
+      end,
+    })
+  end
   vim.api.nvim_create_user_command('PolicylensExplain', M.explain, { desc = 'policylens: effective policies here' })
   vim.api.nvim_create_user_command('PolicylensStatus', M.status, { desc = 'policylens: policies not enforced' })
   vim.api.nvim_create_user_command('PolicylensGraph', function(a)

@@ -10,4 +10,5 @@ mod random;
 mod repos;
 mod sessions;
 mod sync;
+mod truthful;
 mod watch;

@@ -84,6 +84,8 @@ pub struct Builder {
     wait_index: bool,
     root: Option<TempDir>,
     folderless: bool,
+    cwd_in_root: bool,
+    removed: Vec<String>,
 }
 
 impl Builder {
@@ -139,6 +141,19 @@ impl Builder {
         self
     }
 
+    /// Deletes a file of the fixture before the server starts.
+    pub fn remove(mut self, rel: &str) -> Builder {
+        self.removed.push(rel.into());
+        self
+    }
+
+    /// Starts the server in the workspace directory (as an editor started there does), not in
+    /// the test's.
+    pub fn cwd_in_root(mut self) -> Builder {
+        self.cwd_in_root = true;
+        self
+    }
+
     /// Serves an existing directory instead of a fresh temp dir.
     pub fn root(mut self, dir: TempDir) -> Builder {
         self.root = Some(dir);
@@ -155,6 +170,9 @@ impl Builder {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
+        for rel in &self.removed {
+            std::fs::remove_file(root.path().join(rel)).unwrap();
+        }
         let capabilities = self.capabilities.unwrap_or_else(|| default_capabilities(&self.encodings));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_policylens"));
         cmd.args(["serve", "--stdio"])
@@ -164,6 +182,9 @@ impl Builder {
             .env("POLICYLENS_LOG", "warn,policylens=debug");
         for (k, v) in &self.env {
             cmd.env(k, v);
+        }
+        if self.cwd_in_root {
+            cmd.current_dir(root.path());
         }
         let mut child = cmd.spawn().expect("spawn policylens serve");
         let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
@@ -338,6 +359,8 @@ impl TestServer {
             wait_index: true,
             root: None,
             folderless: false,
+            cwd_in_root: false,
+            removed: Vec::new(),
         }
     }
 

@@ -1,7 +1,9 @@
 //! Code actions: replace a name or section that resolves to nothing with the closest existing
-//! one (and offer every other existing choice), and convert a singular `targetRef` to a
-//! one-item `targetRefs` list.
+//! one (and offer every other existing choice, every kind a policy may target), remove a
+//! repeated targetRef, create a missing ReferenceGrant, ignore any finding where it is
+//! (`more.rs`), and convert a singular `targetRef` to a one-item `targetRefs` list.
 
+mod more;
 mod to_list;
 
 use std::sync::Arc;
@@ -26,6 +28,8 @@ pub fn code_actions(snap: &Snapshot, file: &str, span: Span) -> Vec<CodeAction> 
         if d.span.start > span.end || span.start > d.span.end {
             continue;
         }
+        out.extend(more::remove_duplicate(&src.path, src.text(), d));
+        out.extend(more::create_grant(world, file, src.text(), d));
         let fixable = matches!(
             d.code,
             Code::TargetNotFound
@@ -34,19 +38,24 @@ pub fn code_actions(snap: &Snapshot, file: &str, span: Span) -> Vec<CodeAction> 
                 | Code::BackendNotFound
                 | Code::TargetKindNotAllowed
         );
-        if !fixable {
-            continue;
-        }
-        for (i, fix) in d.fixes.iter().enumerate() {
-            out.push(replace(&src.path, src.text(), d, fix, i == 0));
-        }
-        for choice in choices(world, file, d) {
-            if !d.fixes.contains(&choice) {
-                out.push(replace(&src.path, src.text(), d, &choice, false));
+        if fixable {
+            for (i, fix) in d.fixes.iter().enumerate() {
+                out.push(replace(&src.path, src.text(), d, fix, i == 0));
+            }
+            for choice in choices(world, file, d).into_iter().chain(more::allowed_kinds(world, file, d)) {
+                if !d.fixes.contains(&choice) {
+                    out.push(replace(&src.path, src.text(), d, &choice, false));
+                }
             }
         }
     }
     out.extend(to_list::target_ref_to_list(snap, file, span));
+    // Silencing comes after every real fix.
+    for d in snap.diagnostics_for(file) {
+        if d.span.start <= span.end && span.start <= d.span.end {
+            out.extend(more::ignore_here(&src.path, src.text(), d));
+        }
+    }
     out
 }
 

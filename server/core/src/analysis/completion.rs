@@ -31,6 +31,10 @@ pub fn completions(snap: &Snapshot, file: &str, offset: u32) -> Vec<CompletionIt
 /// partial world (`analysis::near`).
 pub(super) fn completions_in(snap: &Snapshot, world: &Linked, file: &str, offset: u32) -> Vec<CompletionItem> {
     let Some(src) = snap.file(file) else { return Vec::new() };
+    // A word typed in a comment is prose: completing it would replace it with a name.
+    if super::cursor::in_comment(src.text(), offset) {
+        return Vec::new();
+    }
     let cursor = Cursor::at(src.text(), offset);
     let Some(doc) = DocObject::read(world, file, &cursor) else { return Vec::new() };
     let input = CompletionInput { world, file, text: src.text(), cursor: &cursor, doc: &doc };

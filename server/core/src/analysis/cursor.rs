@@ -74,6 +74,35 @@ pub(crate) struct Cursor {
     pub needs_space: bool,
 }
 
+/// Whether `offset` is inside a YAML comment: after a `#` that starts its line's content or
+/// follows a blank, outside quotes. (In a block scalar `#` is text, where nothing completes
+/// anyway.)
+pub(crate) fn in_comment(text: &str, offset: u32) -> bool {
+    let offset = clamp(text, offset);
+    let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let line = &text.as_bytes()[line_start..offset];
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < line.len() {
+        let b = line[i];
+        let after_blank = i == 0 || matches!(line[i - 1], b' ' | b'\t');
+        match quote {
+            // `\"` inside double quotes, `''` inside single quotes: an escaped quote.
+            Some(b'"') if b == b'\\' => i += 1,
+            Some(b'\'') if b == b'\'' && line.get(i + 1) == Some(&b'\'') => i += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'#' && after_blank => return true,
+            None if matches!(b, b'"' | b'\'') && (after_blank || matches!(line[i - 1], b'[' | b'{' | b',')) => {
+                quote = Some(b)
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 impl Cursor {
     pub fn at(text: &str, offset: u32) -> Cursor {
         let offset = clamp(text, offset);

@@ -2,12 +2,12 @@
 //! status; on a target, every policy kind reaching it with the effective policy per path
 //! (each leaf marked with its winning policy and strategy) and the policies that lost.
 
+mod contribution;
 mod policy;
-
 mod target;
 
 use super::Hover;
-use super::refs::{RefSite, declaration_at, site_at};
+use super::refs::{RefKind, RefSite, Target, declaration_at, objects_in, site_at};
 use super::summary::{object_summary, plural, section_noun, section_summary};
 use crate::effective::EffectiveIndex;
 use crate::topology::Linked;
@@ -16,9 +16,36 @@ use crate::workspace::Snapshot;
 pub fn hover(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
     let world = snap.world();
     if let Some(site) = site_at(world, file, offset) {
+        if site.kind == RefKind::PolicyTarget {
+            return target_ref(world, snap.effective(), file, offset);
+        }
         return Some(reference(world, &site, offset));
     }
     declaration(world, snap.effective(), file, offset)
+}
+
+/// The policy whose document holds `offset`.
+pub(super) fn policy_at(world: &Linked, file: &str, offset: u32) -> Option<crate::world::ObjId> {
+    objects_in(world, file)
+        .into_iter()
+        .find(|&id| world.object(id).span.contains_inclusive(offset) && world.policy_kind(id).is_some())
+}
+
+/// Hover on a policy's targetRef: what it names, then what the policy contributes there
+/// (needs the policy kind's effective index: the snapshot's, or the policy's declaration
+/// world's right after an edit).
+pub(super) fn target_ref(world: &Linked, effective: &EffectiveIndex, file: &str, offset: u32) -> Option<Hover> {
+    let site = site_at(world, file, offset)?;
+    let mut h = reference(world, &site, offset);
+    let (Some(pid), Some(obj)) = (policy_at(world, file, offset), site.object) else { return Some(h) };
+    let targets: Vec<Target> = if site.sections.is_empty() {
+        vec![Target { obj, section: None }]
+    } else {
+        site.sections.iter().map(|&i| Target { obj, section: Some(i) }).collect()
+    };
+    h.markdown.push_str("\n\n");
+    h.markdown.push_str(&contribution::on_target_ref(world, effective, pid, &targets));
+    Some(h)
 }
 
 /// Hover on a declaration, from a world and its effective policies: the snapshot's, or a
@@ -31,13 +58,16 @@ pub(super) fn declaration(world: &Linked, effective: &EffectiveIndex, file: &str
         target::hover(world, effective, t)
     };
     markdown.push_str(&instances(world, t.obj));
-    Some(Hover { span, markdown })
+    let target = t.node(world).map(|n| world.topology.node_key(world, n).to_string());
+    Some(Hover { span, markdown, target })
 }
 
 /// Hover on the reference at `offset` in `world` (the snapshot's or the file's partial
-/// world); `None` when there is none.
-pub(super) fn on_reference(world: &Linked, file: &str, offset: u32) -> Option<Hover> {
-    site_at(world, file, offset).map(|site| reference(world, &site, offset))
+/// world): `None` when there is none, `Some(None)` for a policy's targetRef, whose hover
+/// needs the effective policies ([`target_ref`]).
+pub(super) fn on_reference(world: &Linked, file: &str, offset: u32) -> Option<Option<Hover>> {
+    let site = site_at(world, file, offset)?;
+    Some((site.kind != RefKind::PolicyTarget).then(|| reference(world, &site, offset)))
 }
 
 /// `Gateway infra/edge · 2 listeners · class eg`, `listener https of Gateway infra/edge ·
@@ -67,7 +97,14 @@ fn reference(world: &Linked, site: &RefSite<'_>, offset: u32) -> Hover {
     if let Some(n) = &site.note {
         text.push_str(&format!(" · {n}"));
     }
-    Hover { span, markdown: text }
+    let target = site.object.and_then(|obj| {
+        let section = match site.sections.as_slice() {
+            [i] => Some(*i),
+            _ => None,
+        };
+        Target { obj, section }.node(world).map(|n| world.topology.node_key(world, n).to_string())
+    });
+    Hover { span, markdown: text, target }
 }
 
 /// Whether a reference, as written (`Gateway infra/edge`), names an object the config

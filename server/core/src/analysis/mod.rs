@@ -30,6 +30,9 @@ pub struct Hover {
     /// The range the hover is about (highlighted by editors).
     pub span: Span,
     pub markdown: String,
+    /// The §2.1 reference of the object (or section) the hover is about, when it has one:
+    /// what an editor's "Explain" or "Show in topology" action asks for.
+    pub target: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +114,7 @@ pub struct CodeAction {
 mod actions;
 mod completion;
 mod cursor;
+pub mod explain_text;
 pub mod graph;
 mod hover;
 mod lens;

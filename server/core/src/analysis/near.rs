@@ -29,16 +29,61 @@ fn near(snap: &Snapshot, base: Option<&Snapshot>, file: &str) -> Option<Arc<Link
 
 pub fn hover(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) -> Option<Hover> {
     if let Some(world) = near(snap, base, file) {
-        if let Some(h) = on_reference(&world, file, offset) {
-            return Some(h);
+        match on_reference(&world, file, offset) {
+            Some(Some(h)) => return Some(h),
+            // A targetRef: what its policy contributes there comes from the policy's world.
+            Some(None) => {
+                let pid = super::hover::policy_at(&world, file, offset)?;
+                if let Some(h) = in_declaration_world(snap, base, &world, pid, file, offset, true) {
+                    return Some(h);
+                }
+            }
+            None => {
+                // Neither a reference nor a declaration: nothing to say, whatever the full world is.
+                let (t, _) = declaration_at(&world, file, offset)?;
+                if let Some(h) = in_declaration_world(snap, base, &world, t.obj, file, offset, false) {
+                    return Some(h);
+                }
+            }
         }
-        // Neither a reference nor a declaration: nothing to say, whatever the full world is.
-        let (t, _) = declaration_at(&world, file, offset)?;
-        if let Some((world, effective)) = base.and_then(|b| snap.declaration_world(file, b, world.object(t.obj))) {
-            return super::hover::declaration(&world, &effective, file, offset);
+    } else if let Some(b) = base.filter(|b| !snap.same(b) && snap.world_ready() && !snap.effective_ready()) {
+        // The world is built but a full pass is still computing its effective policies: a hover
+        // that needs them (on a targetRef or a declaration) takes the declaration's own world
+        // rather than waiting for the whole workspace's.
+        let world = snap.world();
+        let target_ref =
+            super::refs::site_at(world, file, offset).map(|s| s.kind == super::refs::RefKind::PolicyTarget);
+        let obj = match target_ref {
+            Some(true) => super::hover::policy_at(world, file, offset),
+            Some(false) => None,
+            None => declaration_at(world, file, offset).map(|(t, _)| t.obj),
+        };
+        if let Some(h) =
+            obj.and_then(|o| in_declaration_world(snap, Some(b), world, o, file, offset, target_ref == Some(true)))
+        {
+            return Some(h);
         }
     }
     super::hover(snap, file, offset)
+}
+
+/// The hover on a targetRef of `obj` (a policy) or on the declaration `obj`, from the world of
+/// what lies above and below it; `None` when only the full analysis answers.
+fn in_declaration_world(
+    snap: &Snapshot,
+    base: Option<&Snapshot>,
+    world: &Linked,
+    obj: crate::world::ObjId,
+    file: &str,
+    offset: u32,
+    target_ref: bool,
+) -> Option<Hover> {
+    let (world, effective) = snap.declaration_world(file, base?, world.object(obj))?;
+    if target_ref {
+        super::hover::target_ref(&world, &effective, file, offset)
+    } else {
+        super::hover::declaration(&world, &effective, file, offset)
+    }
 }
 
 pub fn completions(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) -> Vec<CompletionItem> {

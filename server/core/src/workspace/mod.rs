@@ -291,6 +291,11 @@ impl Snapshot {
         self.inner.world.get().is_some()
     }
 
+    /// Whether the effective policies are computed (a full pass may be computing them now).
+    pub fn effective_ready(&self) -> bool {
+        self.inner.effective.get().is_some()
+    }
+
     /// Effective policies and the status of every policy (computed once, shared by check,
     /// status, explain and the language server).
     pub fn effective(&self) -> &Arc<EffectiveIndex> {

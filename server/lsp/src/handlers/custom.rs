@@ -25,6 +25,20 @@ pub struct ExplainParams {
     pub text_document: Option<tower_lsp_server::ls_types::TextDocumentIdentifier>,
     #[serde(default)]
     pub position: Option<tower_lsp_server::ls_types::Position>,
+    /// `text`: answer `{target, text}`, the readable report `policylens explain` prints (what
+    /// the editors show); otherwise the JSON of `explain --format json`.
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+/// The answer in the format asked for.
+fn explained(ex: effective::Explanation, format: Option<&str>) -> Result<Value> {
+    if format == Some("text") {
+        let text =
+            policylens_core::analysis::explain_text::render(&ex, &policylens_core::analysis::explain_text::Plain);
+        return Ok(serde_json::json!({"target": ex.target, "text": text}));
+    }
+    serde_json::to_value(ex).map_err(|e| failed(e.to_string()))
 }
 
 /// `policylens explain --format json` for one target.
@@ -37,7 +51,7 @@ pub fn explain(view: &View, params: ExplainParams) -> Result<Value> {
         let node = policylens_core::analysis::explain_node_at(&view.snap, &path, offset)
             .ok_or_else(|| failed("no Kubernetes object at this position".to_owned()))?;
         let ex = effective::explain(world, view.snap.effective(), node, PathLimit::default());
-        return serde_json::to_value(ex).map_err(|e| failed(e.to_string()));
+        return explained(ex, params.format.as_deref());
     }
     let Some(target) = params.target.as_deref().map(str::trim) else {
         return Err(Error::invalid_params("give `target`, or `textDocument` and `position`"));
@@ -53,7 +67,7 @@ pub fn explain(view: &View, params: ExplainParams) -> Result<Value> {
         Err(e) => return Err(failed(e.to_string())),
     };
     let ex = effective::explain(world, view.snap.effective(), node, PathLimit::default());
-    serde_json::to_value(ex).map_err(|e| failed(e.to_string()))
+    explained(ex, params.format.as_deref())
 }
 
 /// `policylens status --format json`.

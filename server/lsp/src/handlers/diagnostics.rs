@@ -92,7 +92,7 @@ pub async fn publisher(shared: Arc<Shared>) {
     let mut changes = shared.changes.subscribe();
     let mut indexed = shared.indexed.subscribe();
     // Before the first walk ends, targets look missing: publishing then would flicker.
-    if indexed.wait_for(|v| *v).await.is_err() {
+    if indexed.wait_for(|e| *e > 0).await.is_err() {
         return;
     }
     let mut open_ids: HashMap<Arc<str>, String> = HashMap::new();
@@ -116,6 +116,11 @@ pub async fn publisher(shared: Arc<Shared>) {
         // The edits since the last pass freed its world: hand those pages back first, so this
         // pass's world reuses them instead of growing the heap beside them.
         let _ = tokio::task::spawn_blocking(crate::memory::release_free_pages).await;
+        // A root added since (a document that brought its own) is being read: before it lands,
+        // the files it holds look missing to every reference into them. Checked right before
+        // the view is taken, with no await between (one async thread): a document opened
+        // during the await above may have brought a root.
+        shared.ready().await;
         let view = shared.view();
         let computing = view.clone();
         // The base (its world detached, the cross-namespace index built) is made on the same
@@ -166,6 +171,7 @@ pub async fn publisher(shared: Arc<Shared>) {
             }
         }
         drop(pushed);
+        crate::status::notify(&shared).await;
         if open_ids.keys().any(|p| !new_open_ids.contains_key(p)) {
             open_changed = true;
         }
@@ -218,6 +224,10 @@ pub async fn open_files(shared: Arc<Shared>) {
             return;
         }
         let Some(base) = shared.base() else { continue };
+        // Until a root being read lands, the full pass after it answers (see `publisher`).
+        if !shared.is_ready() {
+            continue;
+        }
         let view = shared.view();
         done.retain(|p, _| view.open.contains_key(p));
         let todo: Vec<(Arc<str>, OpenDoc)> = view
@@ -272,7 +282,7 @@ fn open_file(view: &View, base: &View, path: &str, edits: Option<&[ByteEdit]>) -
 
 pub async fn pull(shared: Arc<Shared>, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
     // Answer from a complete workspace: before the first walk, every target looks missing.
-    let _ = shared.indexed.subscribe().wait_for(|v| *v).await;
+    shared.ready().await;
     let path = from_proto::path(&params.text_document.uri);
     let view = shared.view_for(path.as_deref()).await;
     let (base, edits) = match (&path, shared.base()) {

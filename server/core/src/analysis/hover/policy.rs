@@ -27,19 +27,10 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, pid: ObjId) -> S
     parts.push(head);
 
     let status = effective.status(pid);
-    let line = match status {
-        Some(s) if s.accepted => {
-            let e = match s.enforcement {
-                Some(Enforcement::Enforced) | None => "Enforced",
-                Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
-                Some(Enforcement::Overridden) => "Overridden",
-            };
-            format!("**Accepted** · {e}")
-        }
-        Some(s) => format!("**Not accepted** · {}", reason(s.reason)),
+    parts.push(match status_parts(status) {
+        Some((head, detail)) => format!("**{head}** · {detail}"),
         None => "**Status unknown**".to_owned(),
-    };
-    parts.push(line);
+    });
     if let (Some(reported), Some(s)) = (world.reported(pid), status) {
         parts.push(reported_lines(reported, s));
     }
@@ -103,7 +94,23 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, pid: ObjId) -> S
             parts.push(line);
         }
     }
+    parts.extend(super::contribution::per_target(world, effective, pid, MAX_LISTED));
     parts.join("\n\n")
+}
+
+/// `("Accepted", "Enforced")`, `("Not accepted", "TargetNotFound")`; `None` when unknown.
+pub(super) fn status_parts(status: Option<&crate::effective::PolicyStatus>) -> Option<(&'static str, &'static str)> {
+    let s = status?;
+    Some(if s.accepted {
+        let e = match s.enforcement {
+            Some(Enforcement::Enforced) | None => "Enforced",
+            Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
+            Some(Enforcement::Overridden) => "Overridden",
+        };
+        ("Accepted", e)
+    } else {
+        ("Not accepted", reason(s.reason))
+    })
 }
 
 fn reason(r: Reason) -> &'static str {
@@ -116,7 +123,7 @@ fn reason(r: Reason) -> &'static str {
 }
 
 /// `ns/name`, or `name` for cluster-scoped objects.
-fn short_name(world: &crate::topology::Linked, id: ObjId) -> String {
+pub(super) fn short_name(world: &crate::topology::Linked, id: ObjId) -> String {
     let name = &world.object(id).name.value;
     match world.namespace_of(id) {
         Some(ns) => format!("{ns}/{name}"),

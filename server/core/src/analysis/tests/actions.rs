@@ -4,10 +4,22 @@
 use super::{assert_lines, fixture, show, with_base};
 use crate::analysis::code_actions;
 
+/// The actions but "Ignore `code` here", which every finding has (see `check_all`).
 fn check(src: &str, expect: &str) {
+    check_actions(src, expect, false);
+}
+
+fn check_all(src: &str, expect: &str) {
+    check_actions(src, expect, true);
+}
+
+fn check_actions(src: &str, expect: &str, with_ignore: bool) {
     let f = fixture(src);
     let mut got = String::new();
     for a in code_actions(&f.snap, &f.file, f.range) {
+        if !with_ignore && a.title.starts_with("Ignore `") {
+            continue;
+        }
         let star = if a.preferred { "*" } else { "" };
         let fixes = a.fixes.map_or("-".to_owned(), |c| c.as_str().to_owned());
         let edits: Vec<String> =
@@ -181,4 +193,79 @@ spec:
     for o in 0..f.snap.file(&f.file).map_or(0, |s| s.text().len() as u32 + 3) {
         let _ = code_actions(&f.snap, &f.file, crate::syntax::Span::new(o, o + 7));
     }
+}
+
+/// Every finding can be silenced where it is: an ignore comment above its line at its
+/// indentation, or its code added to the comment already there.
+#[test]
+fn actions_ignore_any_finding_here() {
+    check_all(
+        &policy("  targetRefs:\n  - group: \"\"\n    kind: Service\n    name: chekout$0\n"),
+        r#"
+[QuickFix*] Replace with `checkout` (target-not-found) :: tls.yaml:10 "chekout" => "checkout"
+[QuickFix] Ignore `target-not-found` here (target-not-found) :: tls.yaml:10 "" => "    # policylens: ignore[target-not-found]\n"
+"#,
+    );
+    check_all(
+        &policy(
+            "  targetRefs:\n  - group: \"\"\n    # policylens: ignore[section-not-found]\n    kind: HTTPRoute$0\n    name: x\n",
+        ),
+        r#"
+[QuickFix] Replace with `Service` (target-kind-not-allowed) :: tls.yaml:10 "HTTPRoute" => "Service"
+[QuickFix] Ignore `target-kind-not-allowed` here (target-kind-not-allowed) :: tls.yaml:9 "" => ", target-kind-not-allowed"
+"#,
+    );
+}
+
+#[test]
+fn actions_remove_a_repeated_target_ref() {
+    let src = policy(
+        "  targetRefs:\n  - group: \"\"\n    kind: Service\n    name: checkout\n  - group: \"\"\n    kind: Service\n    name: checkout$0\n",
+    );
+    check(
+        &src,
+        r#"[QuickFix*] Remove the repeated reference (duplicate-target-ref) :: tls.yaml:11 "  - group: \"\"\n    kind: Service\n    name: checkout\n" => """#,
+    );
+}
+
+/// A backendRef into a namespace no ReferenceGrant opens: the grant, appended to the file.
+#[test]
+fn actions_create_the_missing_reference_grant() {
+    let src = with_base(
+        "//- route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: r
+  namespace: infra
+spec:
+  rules:
+  - backendRefs:
+    - name: checkout
+      namespace: sh$0op
+      port: 443
+",
+    );
+    check(
+        &src,
+        r#"[QuickFix*] Create ReferenceGrant shop/allow-infra-httproutes (at the end of this file) (backend-not-permitted) :: route.yaml:12 "" => "---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata:\n  name: allow-infra-httproutes\n  namespace: shop\nspec:\n  from:\n    - group: gateway.networking.k8s.io\n      kind: HTTPRoute\n      namespace: infra\n  to:\n    - group: \"\"\n      kind: Service\n      name: checkout\n""#,
+    );
+}
+
+/// A repeated reference whose last character is not ASCII is removed whole (the line ends are
+/// found on bytes, not at a char boundary the span's end minus one may miss).
+#[test]
+fn actions_remove_a_repeated_target_ref_ending_in_a_multibyte_name() {
+    let src = policy(
+        "  targetRefs:\n  - group: \"\"\n    kind: Service\n    name: caf\u{e9}\n  - group: \"\"\n    kind: Service\n    name: caf\u{e9}$0\n",
+    );
+    let f = fixture(&src);
+    let removal = code_actions(&f.snap, &f.file, f.range)
+        .into_iter()
+        .find(|a| a.title == "Remove the repeated reference")
+        .expect("the removal is offered");
+    assert_eq!(
+        show(&f.snap, &f.file, removal.edits[0].span),
+        "tls.yaml:11 \"  - group: \\\"\\\"\\n    kind: Service\\n    name: café\\n\""
+    );
 }

@@ -652,3 +652,24 @@ replace ""
     // Not a path the kind declares: nothing.
     check(&sp("      headersToBackend:\n      - name: c$0\n"), "");
 }
+
+/// A comment is prose: nothing completes there, not even on a line whose value would
+/// complete (issue 33: completion replaced words in comments).
+#[test]
+fn completion_offers_nothing_inside_a_comment() {
+    check(&policy("spec:\n  targetRefs:\n  # $0\n  - kind: HTTPRoute\n    name: store\n"), "");
+    check(&policy("spec:\n  targetRefs:\n  - kind: HTTPRoute\n    name: store  # the sto$0\n"), "");
+    check(&policy("# which kind: $0\nspec:\n  targetRefs:\n  - kind: HTTPRoute\n"), "");
+}
+
+#[test]
+fn completion_in_a_value_holding_a_hash_is_not_a_comment() {
+    let f = fixture(&policy("spec:\n  targetRefs:\n  - kind: HTTPRoute\n    name: \"a #b\"\n    sectionName: $0\n"));
+    assert!(!crate::analysis::cursor::in_comment(f.snap.file(&f.file).unwrap().text(), f.offset));
+    let text = "a: \"x # y\" # real\nb: 'it''s # no' $\nc: x#y\n";
+    let at = |needle: &str| text.find(needle).unwrap() as u32;
+    assert!(!crate::analysis::cursor::in_comment(text, at(" y\"")));
+    assert!(crate::analysis::cursor::in_comment(text, at("real")));
+    assert!(!crate::analysis::cursor::in_comment(text, at(" no'")));
+    assert!(!crate::analysis::cursor::in_comment(text, at("y\n")));
+}

@@ -150,6 +150,12 @@ policies.yaml:20 "store-retry"
 Targets: `HTTPRoute/shop/store`
 
 Affects 2 objects: `HTTPRoute/shop/store`, `HTTPRoute/shop/store#pay`
+
+**Per target**
+
+`HTTPRoute/shop/store`
+
+- `retry.numRetries: 5` · wins (AtomicDefaults)
 "#,
     );
     check_at(
@@ -165,6 +171,15 @@ Targets: `Gateway/infra/edge`
 Superseded by: `BackendTrafficPolicy.gateway.envoyproxy.io/shop/store-retry` (on `HTTPRoute/shop/store`, its whole spec; on `HTTPRoute/shop/store#pay`, its whole spec)
 
 Affects 0 objects
+
+**Per target**
+
+`Gateway/infra/edge`
+
+On `HTTPRoute/shop/store`:
+- Overridden by `shop/store-retry` (replaced)
+On `HTTPRoute/shop/store#pay`:
+- Overridden by `shop/store-retry` (replaced)
 "#,
     );
 }
@@ -184,6 +199,12 @@ policies.yaml:34 "tls"
 Targets: `Service/shop/checkout#https`
 
 Affects 1 object: `Service/shop/checkout#https`
+
+**Per target**
+
+`Service/shop/checkout#https`
+
+- sets no field here
 "#,
     );
 }
@@ -230,6 +251,12 @@ Targets: `Service/shop/cart`
 Superseded by: `BackendTLSPolicy/shop/first`
 
 Lost a conflict at `Service/shop/cart` to `BackendTLSPolicy/shop/first` (older, or same age and first by name)
+
+**Per target**
+
+`Service/shop/cart`
+
+- Conflicted by `shop/first` (conflict)
 "#,
     );
     let on_target = with_base(&format!("{}//- x.yaml\n", src.replace("sec$0ond", "second"))).replacen(
@@ -257,10 +284,17 @@ Lost: `shop/second` (Conflicted) to `shop/first` — conflict
 
 #[test]
 fn hover_references() {
-    // A targetRef: the route it names.
+    // A targetRef: the route it names, then what the policy contributes there.
     check_at(
         "kind: HTTPRoute\n    name: sto",
-        "policies.yaml:27 \"store\"\nHTTPRoute shop/store · 2 rules · 1 parentRef",
+        r#"
+policies.yaml:27 "store"
+HTTPRoute shop/store · 2 rules · 1 parentRef
+
+**`shop/store-retry` here** · Accepted · Enforced
+
+- `retry.numRetries: 5` · wins (AtomicDefaults)
+"#,
     );
     // A sectionName: the exact listener.
     check_at(
@@ -283,7 +317,17 @@ fn hover_other_ref_fields_and_nothing_elsewhere() {
     // On a ref's `kind`: the whole ref is what the hover is about.
     check_at(
         "spec:\n  targetRefs:\n  - group: gateway.networking.k8s.io\n    kind: Gateway",
-        "policies.yaml:9 \"group: gateway.networking.k8s.io\\n    kind: Gateway\\n    name: edge\"\nGateway infra/edge · 2 listeners · class eg",
+        r#"
+policies.yaml:9 "group: gateway.networking.k8s.io\n    kind: Gateway\n    name: edge"
+Gateway infra/edge · 2 listeners · class eg
+
+**`infra/gw-defaults` here** · Accepted · Overridden
+
+On `HTTPRoute/shop/store`:
+- Overridden by `shop/store-retry` (replaced)
+On `HTTPRoute/shop/store#pay`:
+- Overridden by `shop/store-retry` (replaced)
+"#,
     );
     check_at(
         "spec:\n  targetRefs:\n  - group: gateway.networking.k8s.io\n    kind: Gateway\n    name: edge\n  time",
