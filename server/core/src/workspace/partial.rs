@@ -76,11 +76,22 @@ impl Snapshot {
         let default_ns = &outer.default_namespace;
         let reached = reached_namespaces(&file.objects, default_ns, &outer.catalog);
         // A changed file matters when it has (or had) objects where this file's references
-        // reach, or cluster-wide ones; the rest (a 50 MB file of other namespaces just
-        // opened) would make this world as costly as the full one.
+        // reach, cluster-wide ones, or ones named as this file's references name theirs (a
+        // "there is one in `payments`" hint reads every namespace); the rest (a 50 MB file of
+        // other namespaces just opened) would make this world as costly as the full one.
+        let names: HashSet<&str> = file
+            .objects
+            .iter()
+            .flat_map(|o| {
+                hierarchy_refs(o).into_iter().filter_map(|(_, r, _)| r.name.as_ref().map(|n| n.value.as_str()))
+            })
+            .collect();
         let touches = |f: Option<&Arc<SourceFile>>| {
             f.is_some_and(|f| {
-                f.objects.iter().any(|o| o.namespace.as_ref().is_none_or(|n| reached.contains(n.value.as_str())))
+                f.objects.iter().any(|o| {
+                    o.namespace.as_ref().is_none_or(|n| reached.contains(n.value.as_str()))
+                        || names.contains(o.name.value.as_str())
+                })
             })
         };
         let changed = changed_files(self, base, MAX_CHANGED)?;
