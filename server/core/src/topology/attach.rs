@@ -41,20 +41,12 @@ pub(super) fn resolve_parent(
         let suggestion = suggest::closest(name, world.names_seen_from(route_id, &gk, ns)).map(str::to_owned);
         return ParentResolution::NotFound { suggestion };
     }
-    // Broken only when no instance it could mean admits it (docs/semantics.md §4.5): the
-    // nearest one's answer, unless another attaches it.
-    let mut first = None;
-    for &parent in &candidates.ids {
-        let r = attach_to(world, t, route_id, route, p, parent, is_mesh);
-        if matches!(r, ParentResolution::Attached { .. }) {
-            return r;
-        }
-        first.get_or_insert(r);
-    }
-    if candidates.borrowed {
-        return ParentResolution::Unchecked;
-    }
-    first.unwrap_or(ParentResolution::Unchecked)
+    // The copy of the parent that admits the route, else the nearest's refusal.
+    candidates.first_satisfying(
+        |parent| attach_to(world, t, route_id, route, p, parent, is_mesh),
+        |r| matches!(r, ParentResolution::Attached { .. }),
+        ParentResolution::Unchecked,
+    )
 }
 
 /// How the parentRef `p` of `route` binds to `parent`, one instance of what it names.

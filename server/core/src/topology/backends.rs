@@ -63,19 +63,12 @@ pub(super) fn resolve_backend(
             return BackendResolution::NotPermitted { target: candidates.ids.first().copied() };
         }
     }
-    // Broken only when no instance it could mean has the port (docs/semantics.md §4.5).
-    let mut first = None;
-    for &target in &candidates.ids {
-        let r = with_port(world, target, b);
-        if matches!(r, BackendResolution::Found { .. }) {
-            return r;
-        }
-        first.get_or_insert(r);
-    }
-    if candidates.borrowed {
-        return BackendResolution::Unchecked;
-    }
-    first.unwrap_or(BackendResolution::Unchecked)
+    // The copy of the backend that has the port, else the nearest's answer.
+    candidates.first_satisfying(
+        |target| with_port(world, target, b),
+        |r| matches!(r, BackendResolution::Found { .. }),
+        BackendResolution::Unchecked,
+    )
 }
 
 /// The backend `target` with the port `b` names.

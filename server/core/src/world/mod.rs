@@ -838,6 +838,27 @@ pub struct Candidates {
     pub borrowed: bool,
 }
 
+impl Candidates {
+    /// The answer for the first instance that satisfies the reference (`ok`), else the nearest
+    /// one's: a reference is broken only when no instance it could mean satisfies it
+    /// (docs/semantics.md §4.5). One only borrowed copies could satisfy is a guess either way,
+    /// and answers `unchecked`.
+    pub fn first_satisfying<R>(&self, mut resolve: impl FnMut(ObjId) -> R, ok: impl Fn(&R) -> bool, unchecked: R) -> R {
+        let mut first = None;
+        for &id in &self.ids {
+            let r = resolve(id);
+            if ok(&r) {
+                return r;
+            }
+            first.get_or_insert(r);
+        }
+        if self.borrowed {
+            return unchecked;
+        }
+        first.unwrap_or(unchecked)
+    }
+}
+
 /// One instance of a file's object: in which unit, changed how.
 struct Instance {
     fi: u32,
