@@ -541,16 +541,22 @@ impl CaseFolders {
         CaseFolders { names }
     }
 
+    /// Whether a folder so named holds cases: one of the names, or a name made of words one of
+    /// which is (`invalid-examples`, `e2e_tests`, `test-data`).
+    fn is_case_folder(&self, folder: &str) -> bool {
+        self.names.iter().any(|n| n == folder || folder.split(['-', '_', '.']).any(|w| w == n))
+    }
+
     /// The innermost case folder holding directory `dir` (relative), if any.
     fn folder_of(&self, dir: &str) -> Option<String> {
         let parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-        (0..parts.len()).rev().find(|&i| self.names.iter().any(|n| n == parts[i])).map(|i| parts[..=i].join("/"))
+        (0..parts.len()).rev().find(|&i| self.is_case_folder(parts[i])).map(|i| parts[..=i].join("/"))
     }
 
     /// The outermost case folder holding `dir`: cases link only within it.
     fn outermost(&self, dir: &str) -> Option<String> {
         let parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-        (0..parts.len()).find(|&i| self.names.iter().any(|n| n == parts[i])).map(|i| parts[..=i].join("/"))
+        (0..parts.len()).find(|&i| self.is_case_folder(parts[i])).map(|i| parts[..=i].join("/"))
     }
 }
 
@@ -894,6 +900,33 @@ mod tests {
         let got =
             instances(&[("test/cases/a.yaml", &route("a")), ("test/cases/b.yaml", &route("b"))], "caseFolders: []\n");
         assert!(got.iter().all(|l| l.ends_with("[the workspace]")), "{got:?}");
+    }
+
+    #[test]
+    fn a_folder_named_with_a_case_word_holds_cases() {
+        let route = |name: &str| {
+            format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: {name}\n")
+        };
+        // Gateway API's hack/invalid-examples; a word inside a longer word (`testutils`,
+        // `latest`) is not one.
+        let got = instances(
+            &[
+                ("hack/invalid-examples/a.yaml", &route("a")),
+                ("hack/e2e_tests/b.yaml", &route("b")),
+                ("internal/testutils/c.yaml", &route("c")),
+                ("releases/latest/d.yaml", &route("d")),
+            ],
+            "",
+        );
+        assert_eq!(
+            got,
+            [
+                "HTTPRoute/default/a @ hack/invalid-examples/a.yaml [case hack/invalid-examples/a.yaml]",
+                "HTTPRoute/default/b @ hack/e2e_tests/b.yaml [case hack/e2e_tests/b.yaml]",
+                "HTTPRoute/default/c @ internal/testutils/c.yaml [the workspace]",
+                "HTTPRoute/default/d @ releases/latest/d.yaml [the workspace]",
+            ]
+        );
     }
 
     #[test]

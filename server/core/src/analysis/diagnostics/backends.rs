@@ -54,16 +54,8 @@ fn diagnostic(world: &Linked, owner: ObjId, b: &RefFields, res: &BackendResoluti
                 msg.push_str(&format!("; did you mean `{s}`?"));
             }
             msg.push_str(&consequence(if suggestion.is_some() { " " } else { ": " }));
-            let reader = suggestion.is_none() && super::left_to_the_reader(world, owner);
-            if reader {
-                msg.push_str(super::LEFT_TO_THE_READER);
-            }
-            let mut d =
-                Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.as_deref().cloned());
-            if reader {
-                d.severity = super::Severity::Information;
-            }
-            d
+            let d = Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.as_deref().cloned());
+            super::unless_left_to_the_reader(d, world, owner, suggestion.is_some())
         }
         BackendResolution::PortNotFound { target, available } => {
             let span = b.port.as_ref().map_or(name_span, |p| p.span);

@@ -223,13 +223,21 @@ fn carry(previous: &[Diagnostic], edits: &[ByteEdit]) -> Vec<Diagnostic> {
 /// backends to the reader). Still reported, as a note, so that it does not fail a run; a near
 /// name (a typo) keeps the full severity. Policies' targets are not judged so: a dangling
 /// targetRef is what policylens is for.
-pub(super) fn left_to_the_reader(world: &Linked, from: ObjId) -> bool {
+fn left_to_the_reader(world: &Linked, from: ObjId) -> bool {
     world.units.in_case_folder(&world.file_of(from).path)
 }
 
-/// What [`left_to_the_reader`] adds to the message.
-pub(super) const LEFT_TO_THE_READER: &str =
-    " (nothing this test or example can reach defines it: it is left to the reader or the test harness)";
+/// A "does not exist" finding on `from`, made a note when [`left_to_the_reader`] holds and no
+/// near name was found.
+pub(super) fn unless_left_to_the_reader(mut d: Diagnostic, world: &Linked, from: ObjId, near: bool) -> Diagnostic {
+    if !near && left_to_the_reader(world, from) {
+        d.message.push_str(
+            " (nothing this test or example can reach defines it: it is left to the reader or the test harness)",
+        );
+        d.severity = Severity::Information;
+    }
+    d
+}
 
 /// Whether the config turned `duplicate-object` on (it is off by default, but where one
 /// kustomization applies an identity twice).

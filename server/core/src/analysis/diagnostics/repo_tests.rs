@@ -92,6 +92,33 @@ fn explicit_worlds_never_see_each_other_but_see_the_shared_files() {
 }
 
 #[test]
+fn what_a_case_names_and_nothing_it_reaches_defines_is_left_to_the_harness() {
+    // kgateway's translator inputs and Gateway API's examples name a class, a parent and a
+    // backend that their test harness or the reader provides: notes. A near name is a typo and
+    // keeps its severity; the same outside a folder of cases is a finding.
+    let gateway = |dir: &str, class: &str| {
+        format!(
+            "//- {dir}/gw.yaml\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw\nspec:\n  gatewayClassName: $0{class}$0\n  listeners:\n  - {{name: http, port: 80, protocol: HTTP}}\n"
+        )
+    };
+    let route = "//- hack/invalid-examples/route.yaml\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\nspec:\n  parentRefs:\n  - name: $0elsewhere$0\n";
+    check(
+        &format!(
+            "{CLASS}{}{}{}{route}",
+            gateway("test/inputs/a", "example-gateway-class"),
+            gateway("test/inputs/b", "eh"),
+            gateway("deploy", "example-gateway-class"),
+        ),
+        r#"
+deploy/gw.yaml "example-gateway-class" warning[gateway-class-not-found] GatewayClass/example-gateway-class does not exist in the workspace; declare it in `external` if the cluster provides it
+hack/invalid-examples/route.yaml "elsewhere" information[parent-not-found] Gateway/default/elsewhere does not exist (nothing this test or example can reach defines it: it is left to the reader or the test harness)
+test/inputs/a/gw.yaml "example-gateway-class" information[gateway-class-not-found] GatewayClass/example-gateway-class does not exist in the workspace; declare it in `external` if the cluster provides it (nothing this test or example can reach defines it: it is left to the reader or the test harness)
+test/inputs/b/gw.yaml "eh" warning[gateway-class-not-found] GatewayClass/eh does not exist; did you mean `eg`?
+"#,
+    );
+}
+
+#[test]
 fn an_overlay_copy_takes_part_where_it_is_nearer_and_the_policies_do_not_compete() {
     // base/ and overlays/prod/ both define the policy on the Gateway that only base defines:
     // the base copy (nearer to the Gateway) takes part; no conflict, and no "affects nothing"

@@ -43,15 +43,8 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                     if let Some(s) = suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
                     }
-                    let reader = suggestion.is_none() && super::left_to_the_reader(world, rid);
-                    if reader {
-                        msg.push_str(super::LEFT_TO_THE_READER);
-                    }
-                    let mut d = Diagnostic::new(file, name_span, Code::ParentNotFound, msg).fix(suggestion.clone());
-                    if reader {
-                        d.severity = super::Severity::Information;
-                    }
-                    d
+                    let d = Diagnostic::new(file, name_span, Code::ParentNotFound, msg).fix(suggestion.clone());
+                    super::unless_left_to_the_reader(d, world, rid, suggestion.is_some())
                 }
                 ParentResolution::SectionNotFound { parent, available } => {
                     let span = p.section_name.as_ref().map_or(name_span, |s| s.span);
@@ -185,11 +178,11 @@ fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
         if let Some(s) = &suggestion {
             msg = format!("GatewayClass/{} does not exist; did you mean `{s}`?", class.value);
         }
-        out.push(
-            Diagnostic::new(&world.file_of(id).path, class.span, Code::GatewayClassNotFound, msg)
-                .object(world, id)
-                .fix(suggestion),
-        );
+        let near = suggestion.is_some();
+        let d = Diagnostic::new(&world.file_of(id).path, class.span, Code::GatewayClassNotFound, msg)
+            .object(world, id)
+            .fix(suggestion);
+        out.push(super::unless_left_to_the_reader(d, world, id, near));
     }
 }
 
