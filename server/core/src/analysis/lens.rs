@@ -116,7 +116,9 @@ fn policy_lens(snap: &Snapshot, pid: ObjId, at: Span) -> CodeLens {
             _ if matches!(snap.effective().ignored(pid), Some(crate::effective::Ignored::IstioOptOut)) => {
                 "ignored by Istio (istio.io/ignore-policy-attachment)".to_owned()
             }
-            _ if snap.effective().ignored(pid).is_some() => "does nothing: its Gateways' controller does not implement it".to_owned(),
+            _ if snap.effective().ignored(pid).is_some() => {
+                "does nothing: its Gateways' controller does not implement it".to_owned()
+            }
             (Some(_), _) if world.policy_kind(pid).is_some_and(|k| k.untargeted.is_some()) => {
                 "attached without a targetRef".to_owned()
             }

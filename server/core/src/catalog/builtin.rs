@@ -356,7 +356,8 @@ fn kuadrant(v: &mut Vec<PolicyKind>) {
     // or Envoy Gateway (EnvoyPatchPolicy, EnvoyExtensionPolicy) Gateways only; on another
     // controller's Gateway the policy waits forever (Kuadrant ae698811
     // internal/controller/data_plane_policies_workflow.go, auth_policy_status_updater.go).
-    let p = Tpl::new("Kuadrant", "kuadrant.io", ONE).semantics(Semantics::Kuadrant).controllers(&[ISTIO, ENVOY_GATEWAY]);
+    let p =
+        Tpl::new("Kuadrant", "kuadrant.io", ONE).semantics(Semantics::Kuadrant).controllers(&[ISTIO, ENVOY_GATEWAY]);
     // `strategy: atomic|merge` in `defaults`/`overrides`; merge is per named rule (Custom).
     let strategies = [AtomicDefaults, AtomicOverrides, Custom];
     let routes_and_gw = "HTTPRoute# GRPCRoute# Gateway#";
@@ -435,7 +436,8 @@ fn nginx_gateway_fabric(v: &mut Vec<PolicyKind>) {
 /// §2.5. Singular `targetRef` with a `namespace` field, yet the docs require the target in
 /// the policy's namespace; no sectionName.
 fn aws(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("AWS Gateway API Controller", "application-networking.k8s.aws", ONE).controllers(&[AWS_VPC_LATTICE]);
+    let p =
+        Tpl::new("AWS Gateway API Controller", "application-networking.k8s.aws", ONE).controllers(&[AWS_VPC_LATTICE]);
     v.push(
         p.direct("TargetGroupPolicy", "core/Service application-networking.k8s.aws/ServiceExport")
             .effective("core/Service application-networking.k8s.aws/ServiceExport")
@@ -578,7 +580,8 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
 /// no object (the policy's mesh); policies of one kind are merged by the control plane by
 /// specificity, never rejected, so they are modelled as all applying.
 fn kuma(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("Kuma", "kuma.io", ONE).default_group("kuma.io").semantics(Semantics::Additive).controllers(&[KUMA]);
+    let p =
+        Tpl::new("Kuma", "kuma.io", ONE).default_group("kuma.io").semantics(Semantics::Additive).controllers(&[KUMA]);
     let targets = "kuma.io/Mesh kuma.io/MeshSubset kuma.io/MeshService# kuma.io/MeshGateway# kuma.io/MeshHTTPRoute \
                    kuma.io/MeshTCPRoute kuma.io/Dataplane# kuma.io/MeshExternalService kuma.io/MeshMultiZoneService";
     for kind in [

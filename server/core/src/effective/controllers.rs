@@ -63,7 +63,8 @@ pub fn reached_gateways(world: &Linked, pid: ObjId) -> Vec<ObjId> {
     out.dedup();
     let unit = world.unit_of(pid);
     if unit != 0 {
-        let borrowed: Vec<u32> = res.attached_nodes().filter_map(|n| t.node_object(n)).map(|o| world.unit_of(o)).collect();
+        let borrowed: Vec<u32> =
+            res.attached_nodes().filter_map(|n| t.node_object(n)).map(|o| world.unit_of(o)).collect();
         out.retain(|&g| {
             let u = world.unit_of(g);
             u == 0 || u == unit || borrowed.contains(&u)

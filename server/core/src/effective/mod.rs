@@ -24,13 +24,13 @@ mod spec;
 mod status;
 mod strategy;
 
+pub use controllers::Ignored;
 pub use explain::explain;
 pub use provenance::{Supplier, field_label};
-pub use controllers::Ignored;
 pub use spec::UnknownStrategy;
 pub use status::{
-    AcceptedReport, Enforcement, IgnoredReport, Lost, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus,
-    StatusReport, accepted_report, agrees, broken_backend_outcome, supplier_label,
+    AcceptedReport, Enforcement, IgnoredReport, Lost, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson,
+    ReportedStatus, StatusReport, accepted_report, agrees, broken_backend_outcome, supplier_label,
 };
 
 use std::collections::HashMap;

@@ -455,9 +455,7 @@ pub(super) fn report(
                 enforcement: s.enforcement,
                 superseded_by,
                 affects,
-                ignored: ignored
-                    .get(&pid)
-                    .map(|i| IgnoredReport { reason: i.reason(), message: i.words(world, pid) }),
+                ignored: ignored.get(&pid).map(|i| IgnoredReport { reason: i.reason(), message: i.words(world, pid) }),
                 reported,
                 agrees: agrees(reported_by, s.accepted),
             })

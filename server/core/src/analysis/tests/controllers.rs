@@ -8,7 +8,8 @@ use super::{assert_lines, fixture};
 use crate::analysis::{code_lenses, hover};
 use crate::topology::PathLimit;
 
-const WORKSPACE: &str = include_str!("../../../../../fixtures/conformance/controllers-unsupported-kinds/workspace.yaml");
+const WORKSPACE: &str =
+    include_str!("../../../../../fixtures/conformance/controllers-unsupported-kinds/workspace.yaml");
 const TARGETS: &str = include_str!("../../../../../fixtures/conformance/controllers-unsupported-kinds/targets.txt");
 
 #[test]
