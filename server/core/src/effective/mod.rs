@@ -288,7 +288,7 @@ impl EffectiveIndex {
         }
         let mut statuses = HashMap::with_capacity(world.policies.len());
         for (&pid, agg) in world.policies.iter().zip(aggs) {
-            let st = status::finish(pre.get(&pid).copied(), agg, unknown.remove(&pid), ignored.get(&pid).is_some());
+            let st = status::finish(pre.get(&pid).copied(), agg, unknown.remove(&pid), ignored.contains_key(&pid));
             statuses.insert(pid, st);
         }
         // A policy no controller accepts is reported as such, not as ignored.
