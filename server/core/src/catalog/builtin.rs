@@ -99,7 +99,7 @@ impl Tpl {
             controllers: Controllers::Any,
         }
     }
-    /// Only these implementations act on the project's kinds (docs/semantics.md §4.9).
+    /// Only these implementations act on the project's kinds (docs/semantics.md §4.4.1).
     fn controllers(mut self, only: &[&str]) -> Tpl {
         self.controllers = Controllers::Only(ids(only));
         self

@@ -988,7 +988,7 @@ policyKinds:
         assert_eq!(retry.project, "GEP-2649");
         assert_eq!(retry.effective_targets, vec![GroupKind::new("gateway.networking.k8s.io", "HTTPRoute")]);
         assert_eq!(retry.shadows, vec![("/retryOn".to_owned(), "/spec/rules/*/retry/codes".to_owned())]);
-        // An implementation id or an exact controllerName (docs/semantics.md §4.9).
+        // An implementation id or an exact controllerName (docs/semantics.md §4.4.1).
         assert!(retry.controllers.act_under("gateway.envoyproxy.io/gatewayclass-controller"));
         assert!(retry.controllers.act_under("example.com/gateway-controller"));
         assert!(!retry.controllers.act_under("istio.io/gateway-controller"));

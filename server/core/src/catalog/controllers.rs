@@ -1,4 +1,4 @@
-//! Who serves a Gateway (docs/semantics.md §4.9): the implementations policylens knows by
+//! Who serves a Gateway (docs/semantics.md §4.4.1): the implementations policylens knows by
 //! their GatewayClass `controllerName`, and the classes they create themselves, so that a
 //! Gateway naming one is never "class not found" and its controller is known without a
 //! GatewayClass object in the files. Each entry cites where the name comes from.

@@ -133,7 +133,7 @@ pub enum Semantics {
     Additive,
 }
 
-/// Which Gateway controllers act on policies of a kind (docs/semantics.md §4.9). Entries are
+/// Which Gateway controllers act on policies of a kind (docs/semantics.md §4.4.1). Entries are
 /// implementation ids ([`controllers::IMPLEMENTATIONS`]) or exact `controllerName`s. A
 /// controller policylens does not know is assumed to act on every kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -230,7 +230,7 @@ pub struct PolicyKind {
     /// References inside the spec proper to backends (external authorization, processing,
     /// identity providers), at the paths the implementation defines.
     pub spec_refs: Vec<SpecRef>,
-    /// Which Gateway controllers act on it (docs/semantics.md §4.9).
+    /// Which Gateway controllers act on it (docs/semantics.md §4.4.1).
     pub controllers: Controllers,
     /// What attaches a policy of the kind when it names no target, for kinds whose targets
     /// are optional (`target_optional`) other than Istio's workload selector: said in hover

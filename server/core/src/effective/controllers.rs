@@ -1,4 +1,4 @@
-//! Policies on Gateways whose controller does not act on their kind (docs/semantics.md §4.9).
+//! Policies on Gateways whose controller does not act on their kind (docs/semantics.md §4.4.1).
 //!
 //! A policy *reaches* the Gateways above the nodes it attaches to (and those of a
 //! GatewayClass it targets). Under a Gateway whose controller ignores the kind, the policy

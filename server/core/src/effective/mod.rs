@@ -57,7 +57,7 @@ pub struct Explanation {
     pub group: String,
     pub policies: Vec<KindExplanation>,
     /// Policies attached along the target's paths that the controllers they reach leave
-    /// alone (docs/semantics.md §4.9): in no context above, and why.
+    /// alone (docs/semantics.md §4.4.1): in no context above, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ignored: Vec<IgnoredPolicy>,
     /// The path enumeration hit its limit: some paths are missing.
@@ -142,7 +142,7 @@ pub struct EffectiveIndex {
     plans: HashMap<GroupKind, KindPlan>,
     schemas: HashMap<GroupKind, SchemaNode>,
     statuses: HashMap<ObjId, PolicyStatus>,
-    /// Policies the controllers they reach leave alone (docs/semantics.md §4.9): in no plan.
+    /// Policies the controllers they reach leave alone (docs/semantics.md §4.4.1): in no plan.
     ignored: HashMap<ObjId, Ignored>,
     /// Some node had more distinct contexts than the path limit.
     pub truncated: bool,

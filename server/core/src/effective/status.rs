@@ -27,7 +27,7 @@ pub enum Enforcement {
     Enforced,
     PartiallyEnforced,
     Overridden,
-    /// Accepted, yet the controllers it reaches do not act on it (docs/semantics.md §4.9):
+    /// Accepted, yet the controllers it reaches do not act on it (docs/semantics.md §4.4.1):
     /// Kuadrant's `Enforced=False` on a Gateway of another provider.
     NotEnforced,
 }

@@ -1,4 +1,4 @@
-//! Which controller serves each Gateway (docs/semantics.md §4.9): its GatewayClass's
+//! Which controller serves each Gateway (docs/semantics.md §4.4.1): its GatewayClass's
 //! `controllerName` when the class is in the Gateway's world, else the controller of a class
 //! an implementation creates itself (`istio`, `cilium`, `gke-l7-*`, ...). Nothing for a class
 //! that is neither: its controller is unknown, and assumed to act on every kind.

@@ -178,7 +178,7 @@ pub struct Topology {
     /// `(target, referrer)` pairs sorted, split in two so a target's run is one slice.
     referrer_targets: Vec<ObjId>,
     referrers: Vec<ObjId>,
-    /// Each Gateway's controller, when known (docs/semantics.md §4.9), by Gateway id.
+    /// Each Gateway's controller, when known (docs/semantics.md §4.4.1), by Gateway id.
     controllers: Vec<(ObjId, Served)>,
 }
 

@@ -157,7 +157,7 @@ fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
             || crate::model::is_placeholder(&class.value)
             || world.lookup_from(id, &gc, None, &class.value).is_some()
             || world.is_external(&gc, None, &class.value)
-            // A class an implementation creates itself (docs/semantics.md §4.9).
+            // A class an implementation creates itself (docs/semantics.md §4.4.1).
             || crate::catalog::controllers::created_class(&class.value).is_some()
         {
             continue;

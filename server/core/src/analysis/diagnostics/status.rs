@@ -228,7 +228,7 @@ fn unknown_strategy(world: &Linked, pid: ObjId, file: &Arc<str>, u: &crate::effe
 }
 
 /// `unsupported-by-controller`: every Gateway the policy reaches is served by a controller
-/// that does not implement its kind (docs/semantics.md §4.9). Related: those Gateways' class
+/// that does not implement its kind (docs/semantics.md §4.4.1). Related: those Gateways' class
 /// names, where their controller is decided.
 fn unsupported(world: &Linked, pid: ObjId, file: &Arc<str>, gateways: &[ObjId]) -> Diagnostic {
     let why = Ignored::Unsupported { gateways: gateways.to_vec() }.words(world, pid);

@@ -1,6 +1,6 @@
 //! `fixtures/conformance/controllers-unsupported-kinds` through every surface: `check`'s
 //! diagnostics, `status`, `explain`, hover and code lens must tell one story about which
-//! controller serves each Gateway and which policies it ignores (docs/semantics.md §4.9).
+//! controller serves each Gateway and which policies it ignores (docs/semantics.md §4.4.1).
 
 use std::fmt::Write as _;
 

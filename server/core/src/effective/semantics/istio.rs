@@ -1,7 +1,7 @@
 //! Istio's opt-out: a BackendTLSPolicy or XBackendTrafficPolicy annotated
 //! `istio.io/ignore-policy-attachment: "true"` is meant for another controller, so Istio
 //! translates none of it and counts it in no conflict (Istio release notes, istio/istio issue
-//! 60122). policylens honours it where Istio is the controller (docs/semantics.md §4.9): every
+//! 60122). policylens honours it where Istio is the controller (docs/semantics.md §4.4.1): every
 //! Gateway the policy reaches is served by Istio, its class known from a GatewayClass object
 //! or as one istiod creates itself (`istio`, `istio-waypoint`, ...); a policy that reaches no
 //! Gateway (the mesh's), when every Gateway of its world is Istio's, or, with no Gateway at
