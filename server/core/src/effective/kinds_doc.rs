@@ -67,7 +67,7 @@ pub fn kinds_markdown() -> String {
          `gateway.networking.k8s.io/policy` or, failing that, from their shape.\n\n\
          - **targets**: `§` marks targets whose sections (`sectionName`) the kind may name.\n\
          - **same target**: what happens to two policies of the kind on one target and section.\n\
-         - **controllers**: the Gateway controllers that act on the kind (`docs/semantics.md` §4.9); a policy\n  \
+         - **controllers**: the Gateway controllers that act on the kind (`docs/semantics.md` §4.4.1); a policy\n  \
          whose every Gateway is served by another known controller is `unsupported-by-controller`. A\n  \
          controller policylens does not know is assumed to implement every kind.\n\
          - **refs**: the reference fields, and the most `targetRefs` items where the project's CRD sets a limit;\n  \
