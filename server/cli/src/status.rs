@@ -57,6 +57,7 @@ fn render(r: &StatusReport, st: Style) -> String {
                 Some(Enforcement::Enforced) => "Enforced",
                 Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
                 Some(Enforcement::Overridden) => "Overridden",
+                Some(Enforcement::NotEnforced) => "NotEnforced",
                 None => "-",
             };
             let affects = if p.accepted.status { p.affects.len().to_string() } else { String::new() };
@@ -97,6 +98,9 @@ fn render(r: &StatusReport, st: Style) -> String {
         if let Some(why) = &p.accepted.message {
             let _ = writeln!(out, "    why: {why}");
         }
+        if let Some(ignored) = &p.ignored {
+            let _ = writeln!(out, "    not enforced: {}", ignored.message);
+        }
         if !p.superseded_by.is_empty() {
             let _ = writeln!(out, "    superseded by: {}", p.superseded_by.join(", "));
         }
@@ -106,11 +110,16 @@ fn render(r: &StatusReport, st: Style) -> String {
     };
     let _ = writeln!(
         out,
-        "\n{}: {} enforced, {} partially enforced, {} overridden, {} not accepted",
+        "\n{}: {} enforced, {} partially enforced, {} overridden, {}{} not accepted",
         if r.policies.len() == 1 { "1 policy".to_owned() } else { format!("{} policies", r.policies.len()) },
         count(&|p| p.enforcement == Some(Enforcement::Enforced)),
         count(&|p| p.enforcement == Some(Enforcement::PartiallyEnforced)),
         count(&|p| p.enforcement == Some(Enforcement::Overridden)),
+        // Said only when some controller ignores a policy, so the usual line stays short.
+        match count(&|p| p.enforcement == Some(Enforcement::NotEnforced)) {
+            0 => String::new(),
+            n => format!("{n} not enforced (unsupported by their controller), "),
+        },
         count(&|p| !p.accepted.status),
     );
     if r.truncated {

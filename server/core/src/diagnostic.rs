@@ -67,6 +67,7 @@ codes! {
     DuplicateObject = "duplicate-object", Warning;
     UnusedSuppression = "unused-suppression", Information;
     GatewayClassNotFound = "gateway-class-not-found", Warning;
+    UnsupportedByController = "unsupported-by-controller", Warning;
     RouteWithoutParent = "route-without-parent", Information;
     InvalidSelector = "invalid-selector", Error;
     SelectorMatchesNothing = "selector-matches-nothing", Warning;
@@ -100,7 +101,12 @@ impl Code {
             Code::Config => "The .policylens.yaml config has an error.",
             Code::DuplicateObject => "Another definition of the same object exists in the workspace.",
             Code::UnusedSuppression => "An ignore comment that suppresses nothing.",
-            Code::GatewayClassNotFound => "A Gateway's gatewayClassName names no GatewayClass in the workspace.",
+            Code::GatewayClassNotFound => {
+                "A Gateway's gatewayClassName names no GatewayClass in the workspace nor one an implementation creates."
+            }
+            Code::UnsupportedByController => {
+                "Every Gateway the policy reaches is served by a controller that does not implement its kind."
+            }
             Code::RouteWithoutParent => "A route with no parentRefs attaches to nothing.",
             Code::InvalidSelector => "A label selector with a bad operator or values.",
             Code::SelectorMatchesNothing => "A targetSelectors entry selects no object.",
@@ -195,6 +201,7 @@ impl Code {
                 | Code::PartiallyOverridden
                 | Code::UnknownStrategy
                 | Code::AffectsNothing
+                | Code::UnsupportedByController
                 | Code::StatusDisagrees
         )
     }

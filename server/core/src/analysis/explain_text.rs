@@ -43,6 +43,9 @@ pub fn render(ex: &Explanation, st: &dyn Paint) -> String {
             render_context(&mut out, c, &short, st);
         }
     }
+    for i in &ex.ignored {
+        let _ = writeln!(out, "\n{} {}: {}", st.bold(&i.policy), st.dim("(not enforced)"), i.message);
+    }
     if ex.truncated {
         let _ = writeln!(out, "\n(more paths exist than the path limit; some are not shown)");
     }

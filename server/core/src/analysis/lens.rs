@@ -113,8 +113,14 @@ fn policy_lens(snap: &Snapshot, pid: ObjId, at: Span) -> CodeLens {
     }
     if st.affects.is_empty() {
         let title = match (untargeted_scope(world, pid), st.enforcement) {
-            _ if crate::effective::left_to_other_controllers(world, pid) => {
+            _ if matches!(snap.effective().ignored(pid), Some(crate::effective::Ignored::IstioOptOut)) => {
                 "ignored by Istio (istio.io/ignore-policy-attachment)".to_owned()
+            }
+            _ if snap.effective().ignored(pid).is_some() => {
+                "does nothing: its Gateways' controller does not implement it".to_owned()
+            }
+            (Some(_), _) if world.policy_kind(pid).is_some_and(|k| k.untargeted.is_some()) => {
+                "attached without a targetRef".to_owned()
             }
             (Some(_), _) => "applies without a target (selector or namespace-wide)".to_owned(),
             (None, Some(Enforcement::Overridden)) => "affects nothing: overridden everywhere".to_owned(),

@@ -128,12 +128,16 @@ pub(crate) fn target_summary(world: &World, t: Target) -> String {
     }
 }
 
-/// What a policy of a target-optional kind (Istio's) applies to when it names no target.
+/// What a policy of a target-optional kind (Istio's, or one something else attaches) applies
+/// to when it names no target.
 pub(crate) fn untargeted_scope(world: &crate::topology::Linked, pid: ObjId) -> Option<String> {
     let kind = world.policy_kind(pid)?;
     let res = world.topology.policies.get(&pid)?;
     if !kind.target_optional || !res.refs.is_empty() || !res.selected.is_empty() {
         return None;
+    }
+    if let Some(how) = &kind.untargeted {
+        return Some(format!("Attached without a targetRef: {how}"));
     }
     let ns = world.namespace_of(pid).unwrap_or("default");
     let selector = match &world.object(pid).body {

@@ -8,9 +8,13 @@
 //! Target lists are written as space-separated `[group/]Kind[#]` items: no group means Gateway
 //! API, `core/` the core group, and a trailing `#` that the target accepts `sectionName`.
 
+use super::controllers::{
+    AGENTGATEWAY, APISIX, AWS_VPC_LATTICE, CONSUL, ENVOY_GATEWAY, FSM, GKE, GLOO_GATEWAY, ISTIO, KGATEWAY, KONG, KUMA,
+    NGINX_GATEWAY_FABRIC, TRAEFIK,
+};
 use super::{
-    DEFAULT_MAX_REFS, GATEWAY_API_MAX_REFS, KindSource, PolicyClass, PolicyKind, Semantics, SpecRef, SpecRefNamespaces,
-    Stanza, Strategy, TargetKind, class_defaults,
+    Controllers, DEFAULT_MAX_REFS, GATEWAY_API_MAX_REFS, KindSource, PolicyClass, PolicyKind, Semantics, SpecRef,
+    SpecRefNamespaces, Stanza, Strategy, TargetKind, class_defaults,
 };
 use crate::model::GroupKind;
 
@@ -74,6 +78,11 @@ struct Tpl {
     cross_namespace: bool,
     default_group: Option<&'static str>,
     semantics: Semantics,
+    controllers: Controllers,
+}
+
+fn ids(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
 }
 
 impl Tpl {
@@ -87,7 +96,13 @@ impl Tpl {
             cross_namespace: false,
             default_group: None,
             semantics: Semantics::Gep713,
+            controllers: Controllers::Any,
         }
+    }
+    /// Only these implementations act on the project's kinds (docs/semantics.md §4.4.1).
+    fn controllers(mut self, only: &[&str]) -> Tpl {
+        self.controllers = Controllers::Only(ids(only));
+        self
     }
     fn semantics(mut self, s: Semantics) -> Tpl {
         self.semantics = s;
@@ -124,6 +139,7 @@ impl Tpl {
         k.cross_namespace = self.cross_namespace;
         k.default_ref_group = self.default_group.map(str::to_owned);
         k.semantics = self.semantics;
+        k.controllers = self.controllers.clone();
         k.extension_ref = crate::model::EXTENSION_REF_KINDS.contains(&(self.group, kind));
         // Built-in Inherited kinds spell their stanza and strategies out; start from the
         // GEP's single default rather than all four.
@@ -148,6 +164,17 @@ impl B {
     }
     fn target_optional(mut self) -> B {
         self.0.target_optional = true;
+        self
+    }
+    /// Targets are optional and something else attaches the policy (said where "no target"
+    /// would be).
+    fn attached_otherwise(mut self, how: &str) -> B {
+        self.0.target_optional = true;
+        self.0.untargeted = Some(how.to_owned());
+        self
+    }
+    fn controllers(mut self, c: Controllers) -> B {
+        self.0.controllers = c;
         self
     }
 
@@ -208,6 +235,7 @@ pub(super) fn kinds() -> Vec<PolicyKind> {
     linkerd(&mut v);
     gloo_and_kgateway(&mut v);
     kuma(&mut v);
+    kong(&mut v);
     others(&mut v);
     v
 }
@@ -229,9 +257,13 @@ fn gateway_api(v: &mut Vec<PolicyKind>) {
     // "Cannot be scoped to a port": no sectionName.
     let x = Tpl::new("Gateway API", "gateway.networking.x-k8s.io", MANY).max_refs(GATEWAY_API_MAX_REFS);
     let backends = "core/Service multicluster.x-k8s.io/ServiceImport";
-    v.push(x.direct("XBackendTrafficPolicy", backends).effective("core/Service").done());
+    // Istio translates it (pilot/pkg/config/kube/gateway/backend_policies.go); Envoy Gateway
+    // (d32f2829: no code under internal/ reads it), NGINX Gateway Fabric, Traefik, Kong, Gloo
+    // and FSM have no code for it.
+    let ignoring = Controllers::AllBut(ids(&[ENVOY_GATEWAY, NGINX_GATEWAY_FABRIC, TRAEFIK, KONG, GLOO_GATEWAY, FSM]));
+    v.push(x.direct("XBackendTrafficPolicy", backends).effective("core/Service").controllers(ignoring.clone()).done());
     // The name XBackendTrafficPolicy had before (GEP text).
-    v.push(x.direct("BackendTrafficPolicy", backends).effective("core/Service").done());
+    v.push(x.direct("BackendTrafficPolicy", backends).effective("core/Service").controllers(ignoring).done());
     v.push(p.direct("BackendLBPolicy", "core/Service").effective("core/Service").done());
 }
 
@@ -239,8 +271,10 @@ fn gateway_api(v: &mut Vec<PolicyKind>) {
 /// unless selectors are given. The more specific target replaces the less specific one,
 /// unless a route policy sets `mergeType` (patched onto its parent's).
 fn envoy_gateway(v: &mut Vec<PolicyKind>) {
-    let p =
-        Tpl::new("Envoy Gateway", "gateway.envoyproxy.io", ALL).default_group(GW).semantics(Semantics::EnvoyGateway);
+    let p = Tpl::new("Envoy Gateway", "gateway.envoyproxy.io", ALL)
+        .default_group(GW)
+        .semantics(Semantics::EnvoyGateway)
+        .controllers(&[ENVOY_GATEWAY]);
     let merge = [AtomicDefaults, PatchDefaults];
     v.push(
         p.inherited(
@@ -294,13 +328,19 @@ fn envoy_gateway(v: &mut Vec<PolicyKind>) {
 
     // Envoy AI Gateway. Several BackendSecurityPolicies on one backend are an error (None);
     // QuotaPolicy picks the alphabetically first, which the generic tie-break approximates.
-    let ai = Tpl::new("Envoy AI Gateway", "aigateway.envoyproxy.io", MANY).max_refs(GATEWAY_API_MAX_REFS);
+    // Its data plane is Envoy Gateway's: its controller writes Envoy Gateway resources.
+    let ai = Tpl::new("Envoy AI Gateway", "aigateway.envoyproxy.io", MANY)
+        .max_refs(GATEWAY_API_MAX_REFS)
+        .controllers(&[ENVOY_GATEWAY]);
+    // `targetRefs` is `+optional` (api/v1beta1/backendsecurity_policy.go): its CEL tests
+    // (tests/crdcel/testdata/backendsecuritypolicies) write most policies without it.
     v.push(
         ai.direct(
             "BackendSecurityPolicy",
             "aigateway.envoyproxy.io/AIServiceBackend inference.networking.k8s.io/InferencePool",
         )
         .effective("aigateway.envoyproxy.io/AIServiceBackend inference.networking.k8s.io/InferencePool")
+        .attached_otherwise("`targetRefs` is optional for this kind; without it the policy applies to no backend")
         .done(),
     );
     v.push(
@@ -312,7 +352,12 @@ fn envoy_gateway(v: &mut Vec<PolicyKind>) {
 
 /// §2.3. Singular, same-namespace `targetRef` with sectionName (listener or rule name).
 fn kuadrant(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("Kuadrant", "kuadrant.io", ONE).semantics(Semantics::Kuadrant);
+    // Auth, rate limits and token rate limits are programmed into Istio (EnvoyFilter, WasmPlugin)
+    // or Envoy Gateway (EnvoyPatchPolicy, EnvoyExtensionPolicy) Gateways only; on another
+    // controller's Gateway the policy waits forever (Kuadrant ae698811
+    // internal/controller/data_plane_policies_workflow.go, auth_policy_status_updater.go).
+    let p =
+        Tpl::new("Kuadrant", "kuadrant.io", ONE).semantics(Semantics::Kuadrant).controllers(&[ISTIO, ENVOY_GATEWAY]);
     // `strategy: atomic|merge` in `defaults`/`overrides`; merge is per named rule (Custom).
     let strategies = [AtomicDefaults, AtomicOverrides, Custom];
     let routes_and_gw = "HTTPRoute# GRPCRoute# Gateway#";
@@ -334,7 +379,9 @@ fn kuadrant(v: &mut Vec<PolicyKind>) {
     );
     // GEP-713's table says Inherited, the CRD label says direct; behaviour is Direct: the
     // older policy on the same target wins, a listener policy beats a gateway-wide one.
-    let direct = p.clone().semantics(Semantics::Gep713);
+    // DNS and TLS work with any Gateway API provider (doc/user-guides/dns/basic-dns-configuration.md).
+    let mut direct = p.clone().semantics(Semantics::Gep713);
+    direct.controllers = Controllers::Any;
     v.push(direct.direct("DNSPolicy", "Gateway#").effective("Gateway").done());
     // Same disagreement; one policy per gateway or listener.
     v.push(direct.direct("TLSPolicy", "Gateway#").effective("Gateway").done());
@@ -342,8 +389,13 @@ fn kuadrant(v: &mut Vec<PolicyKind>) {
     // extensions.kuadrant.io: no label, no stanza, conflicts not stated. Kinds that reach
     // routes through a Gateway get the GEP's default for multi-level kinds, AtomicDefaults.
     let ext = Tpl::new("Kuadrant extensions", "extensions.kuadrant.io", ONE);
-    v.push(ext.inherited("OIDCPolicy", "HTTPRoute# Gateway#").effective("HTTPRoute").done());
-    v.push(ext.inherited("PlanPolicy", routes_and_gw).effective("HTTPRoute GRPCRoute").done());
+    // OIDCPolicy makes AuthPolicies, PlanPolicy RateLimitPolicies (cmd/extensions/*/): the
+    // same Gateways only.
+    let over_auth = Controllers::Only(ids(&[ISTIO, ENVOY_GATEWAY]));
+    v.push(
+        ext.inherited("OIDCPolicy", "HTTPRoute# Gateway#").effective("HTTPRoute").controllers(over_auth.clone()).done(),
+    );
+    v.push(ext.inherited("PlanPolicy", routes_and_gw).effective("HTTPRoute GRPCRoute").controllers(over_auth).done());
     v.push(ext.inherited("ThreatPolicy", "HTTPRoute# Gateway#").effective("HTTPRoute").done());
     // `metrics.default` is not a GEP stanza.
     v.push(ext.direct("TelemetryPolicy", "Gateway#").done());
@@ -352,7 +404,9 @@ fn kuadrant(v: &mut Vec<PolicyKind>) {
 /// §2.4. No sectionName, no namespace. Only policies that set the same fields conflict;
 /// Inherited kinds merge field-wise with the route-level setting winning (PatchDefaults).
 fn nginx_gateway_fabric(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("NGINX Gateway Fabric", "gateway.nginx.org", MANY).semantics(Semantics::NginxGatewayFabric);
+    let p = Tpl::new("NGINX Gateway Fabric", "gateway.nginx.org", MANY)
+        .semantics(Semantics::NginxGatewayFabric)
+        .controllers(&[NGINX_GATEWAY_FABRIC]);
     let gw_routes = "Gateway HTTPRoute GRPCRoute";
     let patch = [PatchDefaults];
     v.push(
@@ -382,7 +436,8 @@ fn nginx_gateway_fabric(v: &mut Vec<PolicyKind>) {
 /// §2.5. Singular `targetRef` with a `namespace` field, yet the docs require the target in
 /// the policy's namespace; no sectionName.
 fn aws(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("AWS Gateway API Controller", "application-networking.k8s.aws", ONE);
+    let p =
+        Tpl::new("AWS Gateway API Controller", "application-networking.k8s.aws", ONE).controllers(&[AWS_VPC_LATTICE]);
     v.push(
         p.direct("TargetGroupPolicy", "core/Service application-networking.k8s.aws/ServiceExport")
             .effective("core/Service application-networking.k8s.aws/ServiceExport")
@@ -400,7 +455,7 @@ fn aws(v: &mut Vec<PolicyKind>) {
 /// `spec.default` (a GEP v0.7-style defaults stanza). No CRD states its allowed kinds, so
 /// targets are open; conflict rules are not stated.
 fn gke(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("GKE Gateway", "networking.gke.io", ONE).cross_namespace();
+    let p = Tpl::new("GKE Gateway", "networking.gke.io", ONE).cross_namespace().controllers(&[GKE]);
     // Unclear effective targets stay empty.
     let with_default =
         |kind: &str, effective: &str| p.inherited(kind, "").stanza(Stanza::Singular).effective(effective).done();
@@ -433,7 +488,8 @@ fn istio(v: &mut Vec<PolicyKind>) {
         let p = Tpl::new("Istio", group, refs)
             .default_group("")
             .semantics(Semantics::Additive)
-            .max_refs(GATEWAY_API_MAX_REFS);
+            .max_refs(GATEWAY_API_MAX_REFS)
+            .controllers(&[ISTIO]);
         v.push(p.inherited(kind, targets).strategies(&[]).effective(effective).target_optional().done());
     };
     add(v, "security.istio.io", "AuthorizationPolicy", ONE_OR_MANY);
@@ -468,7 +524,7 @@ fn linkerd(v: &mut Vec<PolicyKind>) {
 fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
     // `group` optional; every target is a Gateway API kind, so that group is assumed. Refs
     // have `namespace`, but only same-namespace policies attach.
-    let gloo = Tpl::new("Gloo Gateway", "gateway.solo.io", MANY).default_group(GW);
+    let gloo = Tpl::new("Gloo Gateway", "gateway.solo.io", MANY).default_group(GW).controllers(&[GLOO_GATEWAY]);
     let listeners = "Gateway# gateway.networking.x-k8s.io/XListenerSet#";
     // GEP table: Direct/None; code: older first, later ones may add top-level fields.
     // Also attached by an HTTPRoute rule's ExtensionRef filter, which beats targetRefs.
@@ -484,9 +540,11 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
     v.push(gloo.direct("ListenerOption", listeners).done());
     v.push(gloo.direct("HttpListenerOption", listeners).done());
 
+    // agentgateway Gateways (kgateway 2.1) take TrafficPolicy too.
     let kg = Tpl::new("kgateway", "gateway.kgateway.dev", MANY_SEL)
         .semantics(Semantics::Gloo)
-        .max_refs(GATEWAY_API_MAX_REFS);
+        .max_refs(GATEWAY_API_MAX_REFS)
+        .controllers(&[KGATEWAY, AGENTGATEWAY]);
     // Label `Direct`, but a Gateway-level TrafficPolicy is inherited by its routes.
     v.push(
         kg.inherited(
@@ -522,7 +580,8 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
 /// no object (the policy's mesh); policies of one kind are merged by the control plane by
 /// specificity, never rejected, so they are modelled as all applying.
 fn kuma(v: &mut Vec<PolicyKind>) {
-    let p = Tpl::new("Kuma", "kuma.io", ONE).default_group("kuma.io").semantics(Semantics::Additive);
+    let p =
+        Tpl::new("Kuma", "kuma.io", ONE).default_group("kuma.io").semantics(Semantics::Additive).controllers(&[KUMA]);
     let targets = "kuma.io/Mesh kuma.io/MeshSubset kuma.io/MeshService# kuma.io/MeshGateway# kuma.io/MeshHTTPRoute \
                    kuma.io/MeshTCPRoute kuma.io/Dataplane# kuma.io/MeshExternalService kuma.io/MeshMultiZoneService";
     for kind in [
@@ -547,14 +606,30 @@ fn kuma(v: &mut Vec<PolicyKind>) {
     }
 }
 
+/// Kong: KongUpstreamPolicy has no reference field at all; a Service (or KongServiceFacade)
+/// annotated `konghq.com/upstream-policy: <name>` in its namespace attaches it (its CRD,
+/// labelled `gateway.networking.k8s.io/policy: direct`, in Kong/kubernetes-configuration
+/// b6e8d4f7 config/crd/gateway-operator/configuration.konghq.com_kongupstreampolicies.yaml;
+/// Kong/kubernetes-ingress-controller internal/annotations/annotations.go).
+fn kong(v: &mut Vec<PolicyKind>) {
+    let p = Tpl::new("Kong", "configuration.konghq.com", MANY).controllers(&[KONG]);
+    let mut k = p
+        .direct("KongUpstreamPolicy", "core/Service configuration.konghq.com/KongServiceFacade")
+        .effective("core/Service")
+        .attached_otherwise("a Service annotated `konghq.com/upstream-policy` with its name attaches it (no targetRef)")
+        .done();
+    k.target_refs = false;
+    v.push(k);
+}
+
 fn others(v: &mut Vec<PolicyKind>) {
-    let apisix = Tpl::new("Apache APISIX", "apisix.apache.org", MANY);
+    let apisix = Tpl::new("Apache APISIX", "apisix.apache.org", MANY).controllers(&[APISIX]);
     v.push(apisix.direct("BackendTrafficPolicy", "core/Service#").effective("core/Service").done());
     v.push(apisix.direct("HTTPRoutePolicy", "HTTPRoute# networking.k8s.io/Ingress").done());
     v.push(apisix.direct("L4RoutePolicy", "TCPRoute# UDPRoute# TLSRoute#").done());
 
     // Singular `default` and `override`, both allowed in one object (JWT settings).
-    let consul = Tpl::new("Consul API Gateway", "consul.hashicorp.com", ONE).cross_namespace();
+    let consul = Tpl::new("Consul API Gateway", "consul.hashicorp.com", ONE).cross_namespace().controllers(&[CONSUL]);
     v.push(
         consul
             .inherited("GatewayPolicy", "Gateway#")
@@ -567,7 +642,7 @@ fn others(v: &mut Vec<PolicyKind>) {
     // Flomesh FSM. v1alpha2 kinds (label `Direct`) use targetRefs; the older v1alpha1 kinds
     // (same group) a targetRef with `namespace`. Versions share a (group, kind), so the
     // overlapping names accept both.
-    let fsm = Tpl::new("Flomesh FSM", "gateway.flomesh.io", ONE_OR_MANY).cross_namespace();
+    let fsm = Tpl::new("Flomesh FSM", "gateway.flomesh.io", ONE_OR_MANY).cross_namespace().controllers(&[FSM]);
     let svc = "core/Service";
     v.push(fsm.direct("BackendLBPolicy", svc).refs(MANY).cross_namespace(false).done());
     v.push(fsm.direct("HealthCheckPolicy", svc).effective(svc).done());
@@ -586,7 +661,7 @@ fn others(v: &mut Vec<PolicyKind>) {
         v.push(fsm.direct(kind, "Gateway HTTPRoute core/Service").done());
     }
     // Labelled `gateway.flomesh.io/extension: Filter`; refs need a `port`.
-    let ext = Tpl::new("Flomesh FSM", "extension.gateway.flomesh.io", MANY);
+    let ext = Tpl::new("Flomesh FSM", "extension.gateway.flomesh.io", MANY).controllers(&[FSM]);
     v.push(ext.direct("ListenerFilter", "Gateway").done());
 }
 
@@ -602,7 +677,11 @@ mod tests {
         for k in &all {
             assert!(seen.insert(k.gk.clone()), "duplicate built-in entry {}", k.gk);
             assert!(!k.project.is_empty());
-            assert!(k.target_ref || k.target_refs || k.target_selectors, "{} has no ref field", k.gk);
+            assert!(
+                k.target_ref || k.target_refs || k.target_selectors || k.untargeted.is_some(),
+                "{} has no ref field",
+                k.gk
+            );
             assert_eq!(k.effective_target.as_ref(), k.effective_targets.first());
             if k.class == Direct {
                 assert_eq!(k.strategies, vec![Strategy::None], "{}", k.gk);

@@ -36,7 +36,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::{KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy, TargetKind, class_defaults};
+use super::{
+    Controllers, KindSource, PolicyClass, PolicyKind, Semantics, Stanza, Strategy, TargetKind, class_defaults,
+};
 use crate::model::{GroupKind, normalize_group};
 use crate::syntax::{Node, NodeKind, Span, parse_file};
 
@@ -177,6 +179,13 @@ pub struct PolicyKindConfig {
     /// itself beats the policy's defaults (GEP-2649 "value in HTTPRoute").
     #[serde(default)]
     pub shadows: Option<Vec<ShadowConfig>>,
+    /// The Gateway controllers that act on policies of the kind: implementation ids
+    /// (`istio`, `envoy-gateway`, `nginx-gateway-fabric`, ...; docs/kinds.md lists them) or
+    /// exact `controllerName`s. On a Gateway whose class names another known controller, a
+    /// policy of the kind does nothing (`unsupported-by-controller`). Default: the built-in
+    /// entry's, else every controller.
+    #[serde(default)]
+    pub controllers: Option<Vec<String>>,
     /// The project that ships the kind, shown in hovers. Default: the group.
     #[serde(default)]
     pub project: Option<String>,
@@ -319,6 +328,9 @@ impl PolicyKindConfig {
         }
         if let Some(sh) = &self.shadows {
             k.shadows = sh.iter().map(|s| (s.field.clone(), s.target_field.clone())).collect();
+        }
+        if let Some(c) = &self.controllers {
+            k.controllers = if c.is_empty() { Controllers::Any } else { Controllers::Only(c.clone()) };
         }
         k
     }
@@ -917,6 +929,7 @@ policyKinds:
       - {group: gateway.networking.k8s.io, kind: HTTPRoute}
     shadows:
       - {field: /retryOn, targetField: /spec/rules/*/retry/codes}
+    controllers: [envoy-gateway, example.com/gateway-controller]
 ";
 
     #[test]
@@ -975,6 +988,12 @@ policyKinds:
         assert_eq!(retry.project, "GEP-2649");
         assert_eq!(retry.effective_targets, vec![GroupKind::new("gateway.networking.k8s.io", "HTTPRoute")]);
         assert_eq!(retry.shadows, vec![("/retryOn".to_owned(), "/spec/rules/*/retry/codes".to_owned())]);
+        // An implementation id or an exact controllerName (docs/semantics.md §4.4.1).
+        assert!(retry.controllers.act_under("gateway.envoyproxy.io/gatewayclass-controller"));
+        assert!(retry.controllers.act_under("example.com/gateway-controller"));
+        assert!(!retry.controllers.act_under("istio.io/gateway-controller"));
+        // A controller policylens does not know is assumed to implement it.
+        assert!(retry.controllers.act_under("example.org/other"));
     }
 
     /// The reader is driven by the schema; this checks the other side: every key the schema

@@ -161,6 +161,17 @@ fn kind_from_crd(crd: &Crd, class: Option<PolicyClass>, obs: Option<&Observed>, 
         k.target_ref = info.target_ref;
         k.target_refs = info.target_refs;
         k.target_selectors = info.target_selectors;
+    } else if info.spec_known {
+        // The schema has no reference field: something else attaches the kind (Kong's
+        // KongUpstreamPolicy, by a Service annotation). Never ask its objects for one.
+        k.target_ref = false;
+        k.target_refs = false;
+        k.target_selectors = false;
+        k.target_optional = true;
+        k.untargeted = Some(format!(
+            "its CRD (`{}.{}`) has no targetRef, targetRefs or targetSelectors: something other than a reference attaches it",
+            crd.plural, crd.group
+        ));
     } else if let Some(o) = obs {
         k.target_ref = o.target_ref;
         k.target_refs = o.target_refs;
@@ -211,6 +222,8 @@ struct SchemaInfo {
     strategy_values: Vec<String>,
     /// A `strategy` field exists (with or without an enum).
     strategy_field: bool,
+    /// The schema lists the spec's properties (so a field it lacks is known to be absent).
+    spec_known: bool,
 }
 
 impl SchemaInfo {
@@ -222,6 +235,7 @@ impl SchemaInfo {
         let Some(props) = spec.get("properties") else {
             return info;
         };
+        info.spec_known = props.as_mapping().is_some_and(|m| !m.is_empty());
         let one = props.get("targetRef");
         let many = props.get("targetRefs");
         info.target_ref = one.is_some();

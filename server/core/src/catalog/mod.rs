@@ -5,6 +5,7 @@
 
 mod builtin;
 pub mod config;
+pub mod controllers;
 mod discover;
 
 pub use config::{Config, ConfigError, Level, load_config};
@@ -132,6 +133,45 @@ pub enum Semantics {
     Additive,
 }
 
+/// Which Gateway controllers act on policies of a kind (docs/semantics.md §4.4.1). Entries are
+/// implementation ids ([`controllers::IMPLEMENTATIONS`]) or exact `controllerName`s. A
+/// controller policylens does not know is assumed to act on every kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Controllers {
+    /// Every controller (Gateway API kinds, and kinds whose implementers are not known).
+    #[default]
+    Any,
+    /// Only these: an implementation-specific kind.
+    Only(Vec<String>),
+    /// Every controller but these (a Gateway API kind some implementations verifiably ignore).
+    AllBut(Vec<String>),
+}
+
+impl Controllers {
+    /// Whether a Gateway whose class names `controller_name` gets policies of the kind acted on.
+    pub fn act_under(&self, controller_name: &str) -> bool {
+        let implementation = controllers::implementation(controller_name);
+        let named = |list: &[String]| {
+            list.iter().any(|e| e == controller_name || implementation.is_some_and(|i| i.id == e.as_str()))
+        };
+        match self {
+            Controllers::Any => true,
+            // Unknown controllers are assumed to implement the kind.
+            Controllers::Only(list) => implementation.is_none() || named(list),
+            Controllers::AllBut(list) => !named(list),
+        }
+    }
+
+    /// The implementations named, for docs and messages (`Envoy Gateway`, `Istio`).
+    pub fn names(&self) -> Vec<&str> {
+        let list = match self {
+            Controllers::Any => return Vec::new(),
+            Controllers::Only(l) | Controllers::AllBut(l) => l,
+        };
+        list.iter().map(|e| controllers::implementation_by_id(e).map_or(e.as_str(), |i| i.name)).collect()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KindSource {
     Builtin,
@@ -190,6 +230,12 @@ pub struct PolicyKind {
     /// References inside the spec proper to backends (external authorization, processing,
     /// identity providers), at the paths the implementation defines.
     pub spec_refs: Vec<SpecRef>,
+    /// Which Gateway controllers act on it (docs/semantics.md §4.4.1).
+    pub controllers: Controllers,
+    /// What attaches a policy of the kind when it names no target, for kinds whose targets
+    /// are optional (`target_optional`) other than Istio's workload selector: said in hover
+    /// and status instead of "no target".
+    pub untargeted: Option<String>,
     /// The project that ships the kind, for hover text.
     pub project: String,
     pub source: KindSource,
@@ -240,6 +286,8 @@ impl PolicyKind {
             semantics: Semantics::Gep713,
             shadows: Vec::new(),
             spec_refs: Vec::new(),
+            controllers: Controllers::Any,
+            untargeted: None,
             source,
         }
     }

@@ -7,7 +7,7 @@ use super::contexts::{Folder, KindPlan, Scope, Sig, is_effective};
 use super::fold::{Fate, Fold, Outcome, outcomes};
 use super::provenance::{Supplier, leaf_rows};
 use super::status::supplier_label;
-use super::{Context, EffectiveIndex, Explanation, KindExplanation, Loss, Provenance, shadow};
+use super::{Context, EffectiveIndex, Explanation, IgnoredPolicy, KindExplanation, Loss, Provenance, shadow};
 use crate::topology::Linked;
 use crate::topology::{NodeId, PathLimit};
 
@@ -53,7 +53,17 @@ pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: Pa
             kinds.push(KindExplanation { kind: plan.kind.gk.to_string(), contexts });
         }
     }
-    Explanation { target: key.to_string(), group: key.gk.group.to_string(), policies: kinds, truncated }
+    let mut ignored: Vec<IgnoredPolicy> = on_paths
+        .iter()
+        .flat_map(|&n| t.policies_at(n).iter().copied())
+        .filter_map(|p| {
+            let i = index.ignored(p)?;
+            Some(IgnoredPolicy { policy: world.key(p).to_string(), reason: i.reason(), message: i.words(world, p) })
+        })
+        .collect();
+    ignored.sort_by(|a, b| a.policy.cmp(&b.policy));
+    ignored.dedup();
+    Explanation { target: key.to_string(), group: key.gk.group.to_string(), policies: kinds, ignored, truncated }
 }
 
 /// The contexts of one kind at `target` in the world of `plan`'s scope: one per path through

@@ -6,7 +6,8 @@
 use std::fmt::Write as _;
 
 use super::semantics::{SameLevel, rules};
-use crate::catalog::{Catalog, DEFAULT_MAX_REFS, PolicyClass, Semantics};
+use crate::catalog::controllers::{CREATED_CLASSES, IMPLEMENTATIONS};
+use crate::catalog::{Catalog, Controllers, DEFAULT_MAX_REFS, PolicyClass, Semantics};
 
 /// The fixtures that pin a kind's behaviour (test modules and `fixtures/` workspaces).
 fn verified_by(group: &str, kind: &str) -> &'static str {
@@ -66,11 +67,14 @@ pub fn kinds_markdown() -> String {
          `gateway.networking.k8s.io/policy` or, failing that, from their shape.\n\n\
          - **targets**: `§` marks targets whose sections (`sectionName`) the kind may name.\n\
          - **same target**: what happens to two policies of the kind on one target and section.\n\
+         - **controllers**: the Gateway controllers that act on the kind (`docs/semantics.md` §4.4.1); a policy\n  \
+         whose every Gateway is served by another known controller is `unsupported-by-controller`. A\n  \
+         controller policylens does not know is assumed to implement every kind.\n\
          - **refs**: the reference fields, and the most `targetRefs` items where the project's CRD sets a limit;\n  \
          *backends* the paths inside the spec whose references are resolved like a route's backendRefs\n  \
          (`docs/semantics.md` §4.8; `[]`: every item of a list).\n\n\
-         | kind | project | class | targets | same target | strategies | refs | verified by |\n\
-         |---|---|---|---|---|---|---|---|\n",
+         | kind | project | class | targets | same target | strategies | controllers | refs | verified by |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
     );
     for k in kinds {
         let targets: Vec<String> = if k.targets.is_empty() {
@@ -110,17 +114,56 @@ pub fn kinds_markdown() -> String {
         }
         let _ = writeln!(
             out,
-            "| {} | {} | {class} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {class} | {} | {} | {} | {} | {} | {} |",
             k.gk,
             k.project,
             targets.join(", "),
             same_target(k.class, k.semantics, r.same_level, r.additive),
             if strategies.is_empty() { "-".to_owned() } else { strategies.join(", ") },
+            controllers(&k.controllers),
             refs.join(", "),
             verified_by(&k.gk.group, &k.gk.kind)
         );
     }
+    implementations(&mut out);
     out
+}
+
+fn controllers(c: &Controllers) -> String {
+    match c {
+        Controllers::Any => "any".to_owned(),
+        Controllers::Only(_) => c.names().join(", "),
+        Controllers::AllBut(_) => format!("any but {}", c.names().join(", ")),
+    }
+}
+
+/// The implementations policylens recognises and the GatewayClasses they create themselves.
+fn implementations(out: &mut String) {
+    out.push_str(
+        "\n## Controllers\n\n\
+         A Gateway's controller is its GatewayClass's `controllerName`; `id` is how `.policylens.yaml`\n\
+         (`policyKinds[].controllers`) names the implementation.\n\n\
+         | id | implementation | controllerName | source |\n\
+         |---|---|---|---|\n",
+    );
+    for i in IMPLEMENTATIONS {
+        let names: Vec<String> = i
+            .controller_names
+            .iter()
+            .map(|n| if n.ends_with('/') { format!("`{n}*`") } else { format!("`{n}`") })
+            .collect();
+        let _ = writeln!(out, "| `{}` | {} | {} | {} |", i.id, i.name, names.join(", "), i.source);
+    }
+    out.push_str(
+        "\n## GatewayClasses implementations create\n\n\
+         A Gateway naming one of these classes with no GatewayClass in its files is served by the\n\
+         class's controller, and never `gateway-class-not-found`.\n\n\
+         | class | controllerName | when it exists | source |\n\
+         |---|---|---|---|\n",
+    );
+    for c in CREATED_CLASSES {
+        let _ = writeln!(out, "| `{}` | `{}` | {} | {} |", c.name, c.controller_name, c.how, c.source);
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! returns the same JSON from its custom requests.
 
 mod contexts;
+pub mod controllers;
 mod explain;
 mod fold;
 pub mod kinds_doc;
@@ -23,13 +24,13 @@ mod spec;
 mod status;
 mod strategy;
 
+pub use controllers::Ignored;
 pub use explain::explain;
 pub use provenance::{Supplier, field_label};
-pub use semantics::istio::left_to_other_controllers;
 pub use spec::UnknownStrategy;
 pub use status::{
-    AcceptedReport, Enforcement, Lost, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson, ReportedStatus,
-    StatusReport, accepted_report, agrees, broken_backend_outcome, supplier_label,
+    AcceptedReport, Enforcement, IgnoredReport, Lost, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson,
+    ReportedStatus, StatusReport, accepted_report, agrees, broken_backend_outcome, supplier_label,
 };
 
 use std::collections::HashMap;
@@ -55,9 +56,21 @@ pub struct Explanation {
     pub target: String,
     pub group: String,
     pub policies: Vec<KindExplanation>,
+    /// Policies attached along the target's paths that the controllers they reach leave
+    /// alone (docs/semantics.md §4.4.1): in no context above, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<IgnoredPolicy>,
     /// The path enumeration hit its limit: some paths are missing.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct IgnoredPolicy {
+    pub policy: String,
+    /// `UnsupportedByController` or `IgnorePolicyAttachment`.
+    pub reason: &'static str,
+    pub message: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
@@ -129,6 +142,8 @@ pub struct EffectiveIndex {
     plans: HashMap<GroupKind, KindPlan>,
     schemas: HashMap<GroupKind, SchemaNode>,
     statuses: HashMap<ObjId, PolicyStatus>,
+    /// Policies the controllers they reach leave alone (docs/semantics.md §4.4.1): in no plan.
+    ignored: HashMap<ObjId, Ignored>,
     /// Some node had more distinct contexts than the path limit.
     pub truncated: bool,
     pub stats: EffectiveStats,
@@ -172,10 +187,17 @@ impl EffectiveIndex {
         // Every attached policy at first; each kind's plan drops its ruled-out policies once
         // their specs are known.
         let mut plans: HashMap<GroupKind, KindPlan> = HashMap::new();
+        // Decided once per policy: a policy attaches at several nodes.
+        let mut ignored: HashMap<ObjId, Ignored> = HashMap::new();
+        for &pid in by_kind.values().flatten() {
+            if let Some(i) = controllers::ignored(world, pid) {
+                ignored.insert(pid, i);
+            }
+        }
         for (node, pols) in world.topology.attached_nodes() {
             for &p in pols {
                 let Some(kind) = world.policy_kind(p).filter(|k| wanted(&k.gk)) else { continue };
-                if semantics::istio::left_to_other_controllers(world, p) {
+                if ignored.contains_key(&p) {
                     continue;
                 }
                 let plan = plans.entry(kind.gk.clone()).or_insert_with(|| KindPlan {
@@ -266,10 +288,12 @@ impl EffectiveIndex {
         }
         let mut statuses = HashMap::with_capacity(world.policies.len());
         for (&pid, agg) in world.policies.iter().zip(aggs) {
-            let st = status::finish(pre.get(&pid).copied(), agg, unknown.remove(&pid));
+            let st = status::finish(pre.get(&pid).copied(), agg, unknown.remove(&pid), ignored.contains_key(&pid));
             statuses.insert(pid, st);
         }
-        EffectiveIndex { plans, schemas, statuses, truncated: truncated_any, stats }
+        // A policy no controller accepts is reported as such, not as ignored.
+        ignored.retain(|p, _| statuses.get(p).is_some_and(|s: &PolicyStatus| s.accepted));
+        EffectiveIndex { plans, schemas, statuses, ignored, truncated: truncated_any, stats }
     }
 
     /// The specs of a kind's policies attached at `nodes`, made on demand (see `build_with`).
@@ -297,15 +321,20 @@ impl EffectiveIndex {
         self.statuses.get(&policy)
     }
 
+    /// Why the controllers `policy` reaches leave it alone, if they do.
+    pub fn ignored(&self, policy: ObjId) -> Option<&Ignored> {
+        self.ignored.get(&policy)
+    }
+
     /// `status --format json`.
     pub fn report(&self, world: &Linked) -> StatusReport {
-        status::report(world, &self.statuses, self.truncated, false)
+        status::report(world, &self.statuses, &self.ignored, self.truncated, false)
     }
 
     /// [`EffectiveIndex::report`] with the policies of context directories and the live
     /// cluster too: `diff` compares worlds where the cluster's policies are the subject.
     pub fn report_every(&self, world: &Linked) -> StatusReport {
-        status::report(world, &self.statuses, self.truncated, true)
+        status::report(world, &self.statuses, &self.ignored, self.truncated, true)
     }
 }
 

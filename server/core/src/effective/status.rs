@@ -27,6 +27,9 @@ pub enum Enforcement {
     Enforced,
     PartiallyEnforced,
     Overridden,
+    /// Accepted, yet the controllers it reaches do not act on it (docs/semantics.md §4.4.1):
+    /// Kuadrant's `Enforced=False` on a Gateway of another provider.
+    NotEnforced,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -190,7 +193,12 @@ fn insert_sorted<T: Ord>(set: &mut Vec<T>, item: T) {
     }
 }
 
-pub(super) fn finish(pre: Option<Reason>, mut agg: Agg, unknown_strategy: Option<UnknownStrategy>) -> PolicyStatus {
+pub(super) fn finish(
+    pre: Option<Reason>,
+    mut agg: Agg,
+    unknown_strategy: Option<UnknownStrategy>,
+    ignored: bool,
+) -> PolicyStatus {
     for v in [&mut agg.reached, &mut agg.affects, &mut agg.lost_targets] {
         v.sort();
         v.dedup();
@@ -212,6 +220,8 @@ pub(super) fn finish(pre: Option<Reason>, mut agg: Agg, unknown_strategy: Option
     let accepted = reason == Reason::Accepted;
     let enforcement = if !accepted {
         None
+    } else if ignored {
+        Some(Enforcement::NotEnforced)
     } else if agg.contexts == 0 || agg.all_kept {
         Some(Enforcement::Enforced)
     } else if !agg.any_kept {
@@ -254,6 +264,9 @@ pub struct PolicyStatusReport {
     pub enforcement: Option<Enforcement>,
     pub superseded_by: Vec<String>,
     pub affects: Vec<String>,
+    /// Why the controllers it reaches leave it alone (`enforcement` is `NotEnforced`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<IgnoredReport>,
     /// What the controllers wrote in the live cluster's `status.ancestors` (with `--cluster`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reported: Vec<ReportedStatus>,
@@ -261,6 +274,14 @@ pub struct PolicyStatusReport {
     /// controller reported one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agrees: Option<bool>,
+}
+
+/// Why a policy is not enforced although accepted.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct IgnoredReport {
+    /// `UnsupportedByController` or `IgnorePolicyAttachment`.
+    pub reason: &'static str,
+    pub message: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
@@ -386,6 +407,7 @@ pub fn supplier_label(world: &Linked, o: Supplier) -> String {
 pub(super) fn report(
     world: &Linked,
     statuses: &HashMap<ObjId, PolicyStatus>,
+    ignored: &HashMap<ObjId, super::Ignored>,
     truncated: bool,
     every_origin: bool,
 ) -> StatusReport {
@@ -433,6 +455,7 @@ pub(super) fn report(
                 enforcement: s.enforcement,
                 superseded_by,
                 affects,
+                ignored: ignored.get(&pid).map(|i| IgnoredReport { reason: i.reason(), message: i.words(world, pid) }),
                 reported,
                 agrees: agrees(reported_by, s.accepted),
             })

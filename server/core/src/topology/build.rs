@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::adjacency::Adjacency;
 use super::{DagNode, NodeId, ParentResolution, Topology, attach, backends, extension_refs, spec_refs, targets};
 use crate::catalog::SpecRefNamespaces;
-use crate::model::{Body, GroupKind};
+use crate::model::Body;
 use crate::world::{ObjId, World};
 
 pub(super) fn build(world: &World) -> Topology {
@@ -23,11 +23,15 @@ pub(super) fn build(world: &World) -> Topology {
         match &world.object(id).body {
             Body::Gateway(g) => {
                 let class = g.class_name.as_ref().map(|c| c.value.as_str()).unwrap_or("");
-                let gc = GroupKind::new(crate::model::GATEWAY_GROUP, "GatewayClass");
-                if let Some(c) = world.lookup_from(id, &gc, None, class) {
+                let gc = super::controllers::gateway_class_kind();
+                let found = world.lookup_from(id, &gc, None, class);
+                if let Some(c) = found {
                     let (p, c2) = (b.t.object_node(c), b.t.object_node(id));
                     b.edge(p, c2);
                     b.referrer(c, id);
+                }
+                if let Some(served) = super::controllers::resolve(world, g, found) {
+                    b.t.controllers.push((id, served));
                 }
             }
             Body::ListenerSet(ls) => {

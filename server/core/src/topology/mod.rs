@@ -10,6 +10,7 @@ mod adjacency;
 mod attach;
 mod backends;
 mod build;
+pub mod controllers;
 mod delegation;
 mod extension_refs;
 mod hostnames;
@@ -21,6 +22,7 @@ mod targets;
 mod typed_target;
 mod validate;
 
+pub use controllers::{Served, Via};
 pub use extension_refs::ExtensionAttachment;
 pub use paths::PathLimit;
 pub use spec_refs::SpecBackend;
@@ -176,6 +178,8 @@ pub struct Topology {
     /// `(target, referrer)` pairs sorted, split in two so a target's run is one slice.
     referrer_targets: Vec<ObjId>,
     referrers: Vec<ObjId>,
+    /// Each Gateway's controller, when known (docs/semantics.md §4.4.1), by Gateway id.
+    controllers: Vec<(ObjId, Served)>,
 }
 
 /// Each policy's resolution, by policy id: two arrays in id order (a map's slack and
@@ -250,6 +254,11 @@ impl Topology {
             Some(&(o, k)) => DagNode::Section(o, k),
             None => self.others[i - objects - self.sections.len()],
         }
+    }
+
+    /// The controller serving Gateway `gw`, when its class is known.
+    pub fn controller_of(&self, gw: ObjId) -> Option<&Served> {
+        self.controllers.binary_search_by_key(&gw, |(g, _)| *g).ok().map(|i| &self.controllers[i].1)
     }
 
     pub fn node_count(&self) -> usize {

@@ -139,8 +139,8 @@ fn with_listener_locations(world: &Linked, parent: ObjId, section: Option<&str>,
     d
 }
 
-/// `gateway-class-not-found`: a Gateway whose class is neither in the world nor declared
-/// external, where its unit keeps GatewayClasses. One that keeps none gets its classes from
+/// `gateway-class-not-found`: a Gateway whose class is neither in the world, nor declared
+/// external, nor one an implementation creates itself, where its unit keeps GatewayClasses. One that keeps none gets its classes from
 /// the cluster (the platform installs them), so nothing can be said there.
 fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
     let gc = GroupKind::new(crate::model::GATEWAY_GROUP, "GatewayClass");
@@ -157,6 +157,8 @@ fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
             || crate::model::is_placeholder(&class.value)
             || world.lookup_from(id, &gc, None, &class.value).is_some()
             || world.is_external(&gc, None, &class.value)
+            // A class an implementation creates itself (docs/semantics.md §4.4.1).
+            || crate::catalog::controllers::created_class(&class.value).is_some()
         {
             continue;
         }

@@ -1,12 +1,12 @@
 //! Diagnostics from the computed policy status (docs/semantics.md §5.1, §6): `conflicted`, `overridden`,
-//! `partially-overridden`, `unknown-strategy`, `affects-nothing`, each with the locations of
+//! `partially-overridden`, `unknown-strategy`, `affects-nothing`, `unsupported-by-controller`, each with the locations of
 //! the policies involved.
 
 use std::sync::Arc;
 
 use super::{Code, Diagnostic, list};
 use crate::analysis::summary::where_lost;
-use crate::effective::{EffectiveIndex, Enforcement, PolicyStatus, Reason, Supplier, supplier_label};
+use crate::effective::{EffectiveIndex, Enforcement, Ignored, PolicyStatus, Reason, Supplier, supplier_label};
 use crate::model::Body;
 use crate::syntax::Span;
 use crate::topology::Linked;
@@ -27,6 +27,15 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
         if !st.accepted && st.reason != Reason::Conflicted {
             // Invalid and TargetNotFound have their own reference diagnostics.
             continue;
+        }
+        match eff.ignored(pid) {
+            Some(Ignored::Unsupported { gateways }) => {
+                out.push(unsupported(world, pid, file, gateways).object(world, pid));
+                continue;
+            }
+            // Left by Istio to another controller: reaching nothing here is the point.
+            Some(Ignored::IstioOptOut) => continue,
+            None => {}
         }
         let mut seen_nodes: Vec<NodeId> = Vec::new();
         for &(node, winner) in &st.conflicts {
@@ -99,10 +108,7 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
             .get(&pid)
             .is_some_and(|r| r.refs.iter().any(|x| matches!(x, TargetResolution::Virtual(_))));
         let untargeted = crate::analysis::summary::untargeted_scope(world, pid).is_some();
-        // Left by Istio to another controller: reaching nothing here is the point.
-        let left = crate::effective::left_to_other_controllers(world, pid);
-        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable && !untargeted && !left
-        {
+        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable && !untargeted {
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
     }
@@ -221,9 +227,30 @@ fn unknown_strategy(world: &Linked, pid: ObjId, file: &Arc<str>, u: &crate::effe
     Diagnostic::new(file, u.span, Code::UnknownStrategy, msg).fix(fix)
 }
 
-fn affects_nothing(world: &Linked, pid: ObjId, file: &Arc<str>, _st: &PolicyStatus) -> Diagnostic {
+/// `unsupported-by-controller`: every Gateway the policy reaches is served by a controller
+/// that does not implement its kind (docs/semantics.md §4.4.1). Related: those Gateways' class
+/// names, where their controller is decided.
+fn unsupported(world: &Linked, pid: ObjId, file: &Arc<str>, gateways: &[ObjId]) -> Diagnostic {
+    let why = Ignored::Unsupported { gateways: gateways.to_vec() }.words(world, pid);
+    let mut d = Diagnostic::new(
+        file,
+        first_ref_span(world, pid),
+        Code::UnsupportedByController,
+        format!("`{}` does nothing: {why}", world.key(pid)),
+    );
+    for &g in gateways.iter().take(MAX_NAMED) {
+        let Body::Gateway(gw) = &world.object(g).body else { continue };
+        let span = gw.class_name.as_ref().map_or(world.object(g).name.span, |c| c.span);
+        let by = world.topology.controller_of(g).map(|s| s.describe()).unwrap_or_default();
+        d = d.related(&world.file_of(g).path, span, format!("`{}` is served by {by}", world.key(g)));
+    }
+    d
+}
+
+/// The `name` value of the policy's first reference that resolves, else its `metadata.name`.
+fn first_ref_span(world: &Linked, pid: ObjId) -> Span {
     let obj = world.object(pid);
-    let span = match (&obj.body, world.topology.policies.get(&pid)) {
+    match (&obj.body, world.topology.policies.get(&pid)) {
         (Body::Other(other), Some(res)) => other
             .policy
             .refs()
@@ -232,7 +259,11 @@ fn affects_nothing(world: &Linked, pid: ObjId, file: &Arc<str>, _st: &PolicyStat
             .and_then(|(r, _)| r.name.as_ref().map(|n| n.span))
             .unwrap_or(obj.name.span),
         _ => obj.name.span,
-    };
+    }
+}
+
+fn affects_nothing(world: &Linked, pid: ObjId, file: &Arc<str>, _st: &PolicyStatus) -> Diagnostic {
+    let span = first_ref_span(world, pid);
     let what = match world.policy_kind(pid) {
         Some(k) if !k.effective_targets.is_empty() => {
             let kinds: Vec<String> = k.effective_targets.iter().map(|g| g.to_string()).collect();

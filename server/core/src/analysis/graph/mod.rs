@@ -160,7 +160,9 @@ pub fn build(world: &Linked, index: &EffectiveIndex, focus: Option<NodeId>) -> G
             let accepted = accepted_report(world, pid, s);
             let state = match (accepted.reason, s.enforcement) {
                 (Reason::Accepted, Some(Enforcement::PartiallyEnforced)) => PolicyState::PartiallyEnforced,
-                (Reason::Accepted, Some(Enforcement::Overridden)) => PolicyState::Overridden,
+                // Drawn like an overridden policy: in effect nowhere (the views know four states;
+                // `enforcement` says which).
+                (Reason::Accepted, Some(Enforcement::Overridden | Enforcement::NotEnforced)) => PolicyState::Overridden,
                 (Reason::Accepted, _) => PolicyState::Enforced,
                 _ => PolicyState::NotAccepted,
             };

@@ -51,10 +51,12 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, pid: ObjId) -> S
             parts.push(format!("Targets: {}", targets.join(", ")));
         }
     }
-    if crate::effective::left_to_other_controllers(world, pid) {
-        parts.push(
-            "Ignored by Istio (`istio.io/ignore-policy-attachment: \"true\"`), the controller of every GatewayClass here: it takes part in no conflict and changes nothing".to_owned(),
-        );
+    if let Some(i) = effective.ignored(pid) {
+        let head = match i {
+            crate::effective::Ignored::Unsupported { .. } => "Unsupported by its controller",
+            crate::effective::Ignored::IstioOptOut => "Ignored by Istio",
+        };
+        parts.push(format!("**{head}**: {}", i.words(world, pid)));
     }
     let scope = untargeted_scope(world, pid);
     let untargeted = scope.is_some();
@@ -106,6 +108,7 @@ pub(super) fn status_parts(status: Option<&crate::effective::PolicyStatus>) -> O
             Some(Enforcement::Enforced) | None => "Enforced",
             Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
             Some(Enforcement::Overridden) => "Overridden",
+            Some(Enforcement::NotEnforced) => "NotEnforced",
         };
         ("Accepted", e)
     } else {

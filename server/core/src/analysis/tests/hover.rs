@@ -464,5 +464,10 @@ spec:
 "#;
     let f = fixture(src);
     let h = hover(&f.snap, &f.file, f.offset).expect("hover");
-    assert!(h.markdown.contains("Ignored by Istio (`istio.io/ignore-policy-attachment: \"true\"`)"), "{}", h.markdown);
+    assert!(
+        h.markdown.contains("**Ignored by Istio**: it is annotated `istio.io/ignore-policy-attachment: \"true\"` and Istio serves what it reaches"),
+        "{}",
+        h.markdown
+    );
+    assert!(h.markdown.contains("Accepted** · NotEnforced"), "{}", h.markdown);
 }

@@ -4,6 +4,7 @@
 
 mod actions;
 mod completion;
+mod controllers;
 mod hover;
 mod lens;
 mod navigation;

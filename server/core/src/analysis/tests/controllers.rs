@@ -1,0 +1,131 @@
+//! `fixtures/conformance/controllers-unsupported-kinds` through every surface: `check`'s
+//! diagnostics, `status`, `explain`, hover and code lens must tell one story about which
+//! controller serves each Gateway and which policies it ignores (docs/semantics.md §4.4.1).
+
+use std::fmt::Write as _;
+
+use super::{assert_lines, fixture};
+use crate::analysis::{code_lenses, hover};
+use crate::topology::PathLimit;
+
+const WORKSPACE: &str =
+    include_str!("../../../../../fixtures/conformance/controllers-unsupported-kinds/workspace.yaml");
+const TARGETS: &str = include_str!("../../../../../fixtures/conformance/controllers-unsupported-kinds/targets.txt");
+
+#[test]
+fn controllers_every_surface_agrees() {
+    let f = fixture(&format!("//- workspace.yaml\n{WORKSPACE}"));
+    let snap = &f.snap;
+    let world = snap.world();
+    let mut got = String::new();
+
+    got.push_str("# check\n");
+    for (file, diags) in snap.diagnostics() {
+        for d in diags {
+            let text = snap.source(file).map(|s| s.slice(d.span).to_owned()).unwrap_or_default();
+            let _ = writeln!(got, "{text:?} {}[{}] {}", d.severity.as_str(), d.code.as_str(), d.message);
+            for r in &d.related {
+                let text = snap.source(&r.file).map(|s| s.slice(r.span).to_owned()).unwrap_or_default();
+                let _ = writeln!(got, "  related {text:?}: {}", r.message);
+            }
+        }
+    }
+
+    got.push_str("# status\n");
+    for p in snap.effective().report(world).policies {
+        let _ = writeln!(
+            got,
+            "{} {:?} {:?} affects={:?}{}",
+            p.policy,
+            p.accepted.reason,
+            p.enforcement,
+            p.affects,
+            p.ignored.map(|i| format!(" ignored={}: {}", i.reason, i.message)).unwrap_or_default()
+        );
+    }
+
+    got.push_str("# explain\n");
+    for target in TARGETS.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(node) = world.topology.resolve_target(world, target) else {
+            let _ = writeln!(got, "{target}: does not resolve");
+            continue;
+        };
+        let ex = crate::effective::explain(world, snap.effective(), node, PathLimit::default());
+        let kinds: Vec<String> = ex
+            .policies
+            .iter()
+            .map(|k| {
+                let ps: Vec<&str> = k.contexts.iter().flat_map(|c| c.policies.iter().map(String::as_str)).collect();
+                format!("{} [{}]", k.kind, ps.join(", "))
+            })
+            .collect();
+        let _ = writeln!(got, "{target}: {}", kinds.join("; "));
+        for i in &ex.ignored {
+            let _ = writeln!(got, "  ignored {} {}", i.policy, i.reason);
+        }
+    }
+
+    got.push_str("# hover\n");
+    for id in crate::analysis::refs::objects_in(world, "workspace.yaml") {
+        if world.policy_kind(id).is_none() {
+            continue;
+        }
+        let at = world.object(id).name.span.start;
+        let Some(h) = hover(snap, "workspace.yaml", at) else { continue };
+        let lines: Vec<&str> = h
+            .markdown
+            .split("\n\n")
+            .filter(|p| p.starts_with("Accepted") || p.starts_with("**Accepted") || p.starts_with("**Unsupported"))
+            .collect();
+        let _ = writeln!(got, "{}: {}", world.key(id), lines.join(" | "));
+    }
+
+    got.push_str("# lens\n");
+    for l in code_lenses(snap, "workspace.yaml") {
+        let id = crate::analysis::refs::objects_in(world, "workspace.yaml")
+            .into_iter()
+            .find(|&o| world.object(o).span.start == l.span.start);
+        if let Some(id) = id.filter(|&o| world.policy_kind(o).is_some()) {
+            let _ = writeln!(got, "{}: {}", world.key(id), l.title);
+        }
+    }
+    assert_lines(&got, EXPECTED);
+}
+
+const EXPECTED: &str = r#"
+# check
+"acme" warning[gateway-class-not-found] GatewayClass/acme does not exist in the workspace; declare it in `external` if the cluster provides it
+"mesh-edge" warning[unsupported-by-controller] `BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-istio` does nothing: the Gateway it reaches is served by a controller that does not implement BackendTrafficPolicy.gateway.envoyproxy.io (it is implemented by Envoy Gateway): `Gateway/infra/mesh-edge` by Istio (`istio.io/gateway-controller`)
+  related "istio": `Gateway/infra/mesh-edge` is served by Istio (`istio.io/gateway-controller`)
+"cart" warning[unsupported-by-controller] `RateLimitPolicy.kuadrant.io/shop/cart-limits` does nothing: the Gateway it reaches is served by a controller that does not implement RateLimitPolicy.kuadrant.io (it is implemented by Istio, Envoy Gateway): `Gateway/infra/nginx-edge` by NGINX Gateway Fabric (`gateway.nginx.org/nginx-gateway-controller`)
+  related "nginx": `Gateway/infra/nginx-edge` is served by NGINX Gateway Fabric (`gateway.nginx.org/nginx-gateway-controller`)
+# status
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-eg Accepted Some(Enforced) affects=["HTTPRoute/shop/pay"]
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-istio Accepted Some(NotEnforced) affects=[] ignored=UnsupportedByController: the Gateway it reaches is served by a controller that does not implement BackendTrafficPolicy.gateway.envoyproxy.io (it is implemented by Envoy Gateway): `Gateway/infra/mesh-edge` by Istio (`istio.io/gateway-controller`)
+ClientTrafficPolicy.gateway.envoyproxy.io/infra/on-unknown Accepted Some(Enforced) affects=["Gateway/infra/lb-edge#http"]
+DNSPolicy.kuadrant.io/infra/nginx-dns Accepted Some(Enforced) affects=["Gateway/infra/nginx-edge#http"]
+RateLimitPolicy.kuadrant.io/shop/cart-limits Accepted Some(NotEnforced) affects=[] ignored=UnsupportedByController: the Gateway it reaches is served by a controller that does not implement RateLimitPolicy.kuadrant.io (it is implemented by Istio, Envoy Gateway): `Gateway/infra/nginx-edge` by NGINX Gateway Fabric (`gateway.nginx.org/nginx-gateway-controller`)
+RateLimitPolicy.kuadrant.io/shop/store-limits Accepted Some(Enforced) affects=["HTTPRoute/shop/store"]
+# explain
+Gateway/infra/mesh-edge: 
+  ignored BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-istio UnsupportedByController
+HTTPRoute/shop/store: RateLimitPolicy.kuadrant.io [RateLimitPolicy.kuadrant.io/shop/store-limits]
+  ignored BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-istio UnsupportedByController
+HTTPRoute/shop/cart: 
+  ignored RateLimitPolicy.kuadrant.io/shop/cart-limits UnsupportedByController
+HTTPRoute/shop/pay: BackendTrafficPolicy.gateway.envoyproxy.io [BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-eg]
+# hover
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-istio: **Accepted** · NotEnforced | **Unsupported by its controller**: the Gateway it reaches is served by a controller that does not implement BackendTrafficPolicy.gateway.envoyproxy.io (it is implemented by Envoy Gateway): `Gateway/infra/mesh-edge` by Istio (`istio.io/gateway-controller`)
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-eg: **Accepted** · Enforced
+RateLimitPolicy.kuadrant.io/shop/cart-limits: **Accepted** · NotEnforced | **Unsupported by its controller**: the Gateway it reaches is served by a controller that does not implement RateLimitPolicy.kuadrant.io (it is implemented by Istio, Envoy Gateway): `Gateway/infra/nginx-edge` by NGINX Gateway Fabric (`gateway.nginx.org/nginx-gateway-controller`)
+RateLimitPolicy.kuadrant.io/shop/store-limits: **Accepted** · Enforced
+DNSPolicy.kuadrant.io/infra/nginx-dns: **Accepted** · Enforced
+ClientTrafficPolicy.gateway.envoyproxy.io/infra/on-unknown: **Accepted** · Enforced
+# lens
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-istio: does nothing: its Gateways' controller does not implement it
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/on-eg: affects 1 route
+RateLimitPolicy.kuadrant.io/shop/cart-limits: does nothing: its Gateways' controller does not implement it
+RateLimitPolicy.kuadrant.io/shop/store-limits: affects 1 route
+DNSPolicy.kuadrant.io/infra/nginx-dns: affects 1 listener
+ClientTrafficPolicy.gateway.envoyproxy.io/infra/on-unknown: affects 1 listener
+"#;

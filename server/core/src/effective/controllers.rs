@@ -1,0 +1,160 @@
+//! Policies on Gateways whose controller does not act on their kind (docs/semantics.md §4.4.1).
+//!
+//! A policy *reaches* the Gateways above the nodes it attaches to (and those of a
+//! GatewayClass it targets). Under a Gateway whose controller ignores the kind, the policy
+//! takes part in no context; a policy every reached Gateway ignores is
+//! `unsupported-by-controller`. A policy that reaches no Gateway (a mesh route's, a Service
+//! no Gateway route sends to) is not judged.
+
+use std::collections::HashSet;
+
+use crate::catalog::PolicyKind;
+use crate::model::Body;
+use crate::topology::{DagNode, Linked, NodeId};
+use crate::world::ObjId;
+
+/// Whether Gateway `gw`'s controller is known and does not act on policies of `kind`.
+pub fn ignores(world: &Linked, kind: &PolicyKind, gw: ObjId) -> bool {
+    world.topology.controller_of(gw).is_some_and(|s| !kind.controllers.act_under(&s.controller_name))
+}
+
+/// The Gateways policy `pid` reaches, in id order: above the nodes it attaches to, and below a
+/// GatewayClass it targets. In a unit's world, only the Gateways that world holds.
+pub fn reached_gateways(world: &Linked, pid: ObjId) -> Vec<ObjId> {
+    let t = &world.topology;
+    let Some(res) = t.policies.get(&pid) else { return Vec::new() };
+    let mut start: Vec<NodeId> = Vec::new();
+    for n in res.attached_nodes() {
+        match t.node(n) {
+            DagNode::Namespace(ns) => {
+                let ns = t.namespace_name(ns);
+                start.extend(world.ids().filter(|&o| world.namespace_of(o) == Some(ns)).map(|o| t.object_node(o)));
+            }
+            DagNode::Object(o) if matches!(world.object(o).body, Body::GatewayClass(_)) => {
+                start.extend(t.children(n).iter().copied());
+            }
+            _ => start.push(n),
+        }
+    }
+    let own: HashSet<NodeId> = start.iter().copied().collect();
+    let mut seen: HashSet<NodeId> = own.clone();
+    let mut queue = start;
+    let mut out = Vec::new();
+    while let Some(n) = queue.pop() {
+        if let DagNode::Object(o) = t.node(n) {
+            match world.object(o).body {
+                Body::Gateway(_) => {
+                    out.push(o);
+                    continue;
+                }
+                // Above a Service are the routes that send to it. A mesh route's traffic does
+                // not come from them: walk up from a Service only when the policy is on it.
+                Body::Service(_) if !own.contains(&n) => continue,
+                _ => {}
+            }
+        }
+        for &p in t.parents(n) {
+            if seen.insert(p) {
+                queue.push(p);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    let unit = world.unit_of(pid);
+    if unit != 0 {
+        let borrowed: Vec<u32> =
+            res.attached_nodes().filter_map(|n| t.node_object(n)).map(|o| world.unit_of(o)).collect();
+        out.retain(|&g| {
+            let u = world.unit_of(g);
+            u == 0 || u == unit || borrowed.contains(&u)
+        });
+    }
+    out
+}
+
+/// Which of the Gateways a policy reaches ignore its kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Support {
+    pub reached: Vec<ObjId>,
+    pub ignoring: Vec<ObjId>,
+}
+
+impl Support {
+    pub fn of(world: &Linked, pid: ObjId) -> Support {
+        let Some(kind) = world.policy_kind(pid) else { return Support::default() };
+        let reached = reached_gateways(world, pid);
+        let ignoring = reached.iter().copied().filter(|&g| ignores(world, kind, g)).collect();
+        Support { reached, ignoring }
+    }
+
+    /// Every Gateway it reaches ignores it.
+    pub fn none(&self) -> bool {
+        !self.reached.is_empty() && self.ignoring.len() == self.reached.len()
+    }
+}
+
+/// Why the controllers a policy reaches leave it alone: it takes part in no effective policy,
+/// and hover, explain and status say this instead of "affects nothing".
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ignored {
+    /// Every Gateway it reaches is served by a controller that does not implement its kind
+    /// (`unsupported-by-controller`).
+    Unsupported { gateways: Vec<ObjId> },
+    /// Istio serves what it reaches and the policy is annotated
+    /// `istio.io/ignore-policy-attachment: "true"`: meant for another controller.
+    IstioOptOut,
+}
+
+impl Ignored {
+    /// The reason as `status` reports it.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Ignored::Unsupported { .. } => "UnsupportedByController",
+            Ignored::IstioOptOut => "IgnorePolicyAttachment",
+        }
+    }
+
+    /// Why, in words: which Gateways, served by whom, and who implements the kind.
+    pub fn words(&self, world: &Linked, pid: ObjId) -> String {
+        match self {
+            Ignored::IstioOptOut => "it is annotated `istio.io/ignore-policy-attachment: \"true\"` and Istio serves what it reaches: Istio leaves it to another controller (it takes part in no conflict and changes nothing here)".to_owned(),
+            Ignored::Unsupported { gateways } => {
+                let Some(kind) = world.policy_kind(pid) else { return String::new() };
+                let mut served: Vec<String> = gateways
+                    .iter()
+                    .filter_map(|&g| world.topology.controller_of(g).map(|s| format!("`{}` by {}", world.key(g), s.describe())))
+                    .collect();
+                let more = served.len().saturating_sub(MAX_NAMED);
+                served.truncate(MAX_NAMED);
+                if more > 0 {
+                    served.push(format!("{more} more"));
+                }
+                let what = if gateways.len() == 1 { "the Gateway it reaches is served" } else { "every Gateway it reaches is served" };
+                let implementers = kind.controllers.names();
+                let by = match (&kind.controllers, implementers.is_empty()) {
+                    (crate::catalog::Controllers::Only(_), false) => format!(" (it is implemented by {})", implementers.join(", ")),
+                    _ => String::new(),
+                };
+                format!("{what} by a controller that does not implement {}{by}: {}", kind.gk, served.join(", "))
+            }
+        }
+    }
+}
+
+/// Gateways named in a message before "N more".
+const MAX_NAMED: usize = 3;
+
+/// Whether the controllers policy `pid` reaches all leave it alone, and why. Cheap for the
+/// kinds every controller implements and for policies without the Istio opt-out.
+pub fn ignored(world: &Linked, pid: ObjId) -> Option<Ignored> {
+    let kind = world.policy_kind(pid)?;
+    if super::semantics::istio::left_to_other_controllers(world, pid) {
+        return Some(Ignored::IstioOptOut);
+    }
+    if kind.controllers == crate::catalog::Controllers::Any {
+        return None;
+    }
+    let support = Support::of(world, pid);
+    support.none().then_some(Ignored::Unsupported { gateways: support.ignoring })
+}
