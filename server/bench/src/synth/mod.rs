@@ -150,7 +150,11 @@ fn prepare_dir(dir: &Path, cfg: &Config) -> io::Result<()> {
             )
         }
     };
-    fs::write(dir.join(MARKER), marker)
+    fs::write(dir.join(MARKER), marker)?;
+    // A config makes the workspace its own root: under bench-data/ inside this repository,
+    // `check DIR` would otherwise read the whole repository (every PATH resolves within its
+    // workspace) and the benchmark would measure the fixtures too.
+    fs::write(dir.join(".policylens.yaml"), "# A generated benchmark workspace: its own root.\n")
 }
 
 /// One YAML document: the text of one object, without the `---` line.
