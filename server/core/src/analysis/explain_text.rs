@@ -152,6 +152,9 @@ fn because_text(code: &str) -> &'static str {
         "patched" => "a more specific or overriding policy set these fields",
         "protected" => "an override above holds these fields",
         "older-wins" => "on the same target the older policy (then the first by name) holds these fields",
+        "younger-wins" => {
+            "defaults on the same target: the older dictates the strategy, so the younger policy's values win"
+        }
         "target-value" => "the target sets these fields itself",
         _ => "superseded",
     }

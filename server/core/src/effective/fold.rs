@@ -13,8 +13,12 @@
 //! - None: the challenger on the same target is Conflicted; on a more specific one (a section
 //!   of the established target, GEP-2648) it replaces it.
 //!
-//! At the same level, the older policy wins (GEP-2649's "first created wins, otherwise first
-//! alphabetically"): whole for atomic strategies, field by field for patch ones.
+//! At the same level the older policy (then the first by `namespace/name`) dictates the
+//! strategy (GEP-713 "Conflict resolution" rule 2): under defaults the younger's values win
+//! (whole for atomic, field by field for patch and merge), under overrides the older's, under
+//! None the younger is Conflicted. Kinds whose implementation documents older-wins at the same
+//! level (Gloo, kgateway: [`SameLevel::OlderWins`]) keep the older's fields under every
+//! strategy.
 
 use std::sync::{Arc, OnceLock};
 
@@ -140,11 +144,11 @@ impl Fold {
                     Dictates::Established => est,
                     Dictates::Challenger => inp.spec.strategy,
                 };
-                apply(f, inp, mode, rules, schema);
+                apply(f, inp, mode, rules, schema, None);
                 f.established = Some((inp.spec.strategy, inp.level));
             }
         } else {
-            apply(f, inp, Strategy::PatchDefaults, rules, schema);
+            apply(f, inp, Strategy::PatchDefaults, rules, schema, None);
             f.established = Some((inp.spec.strategy, inp.level));
         }
         if fate == Fate::Applied && inp.spec.locks {
@@ -269,6 +273,15 @@ fn same_level(f: &mut Fold, inp: &Input<'_>, est: Strategy, rules: &Rules, schem
         patch_parts(f, inp, &|_| true, MergeRule::Patched, MergeRule::OlderWins, rules, schema);
         return Fate::Applied;
     }
+    if rules.same_level == SameLevel::OlderDictates
+        && matches!(est, Strategy::AtomicDefaults | Strategy::PatchDefaults | Strategy::Custom)
+    {
+        // GEP-713 rule 2: the older policy dictates the strategy, and under defaults the
+        // challenger (the younger) is the one whose values win: it replaces the older's spec
+        // whole (atomic) or field by field (patch, merge), except what overrides hold.
+        apply(f, inp, est, rules, schema, Some(MergeRule::YoungerWins));
+        return Fate::Applied;
+    }
     match est {
         Strategy::None => Fate::Conflicted(holders.first().copied().unwrap_or(inp.policy)),
         Strategy::AtomicDefaults | Strategy::AtomicOverrides => {
@@ -304,13 +317,22 @@ fn first_overlap(tree: &PVal, patch: &Value, hit: &dyn Fn(&Src) -> bool, rules: 
 }
 
 /// Combines a challenger at a more specific level (or an override at the same level).
-fn apply(f: &mut Fold, inp: &Input<'_>, mode: Strategy, rules: &Rules, schema: Option<&SchemaNode>) {
+/// `same`: the rule the losers get instead, for a younger default on the same target.
+fn apply(
+    f: &mut Fold,
+    inp: &Input<'_>,
+    mode: Strategy,
+    rules: &Rules,
+    schema: Option<&SchemaNode>,
+    same: Option<MergeRule>,
+) {
     let strong = |s: &Src| s.strong;
     match mode {
         Strategy::None | Strategy::AtomicDefaults | Strategy::AtomicOverrides => {
             // Atomic: the challenger replaces everything that overrides do not hold.
             let by = Supplier::Policy(inp.policy);
             let rule = if mode == Strategy::None { MergeRule::SectionWins } else { MergeRule::Replaced };
+            let rule = same.unwrap_or(rule);
             let events = &mut f.events;
             prune(&mut f.tree, &strong, &mut |p, s| {
                 if s.origin != by {
@@ -332,7 +354,8 @@ fn apply(f: &mut Fold, inp: &Input<'_>, mode: Strategy, rules: &Rules, schema: O
             patch_parts(f, inp, &strong, rule, MergeRule::Protected, rules, schema);
         }
         Strategy::PatchDefaults | Strategy::PatchOverrides | Strategy::Custom => {
-            patch_parts(f, inp, &strong, MergeRule::Patched, MergeRule::Protected, rules, schema);
+            let rule = same.unwrap_or(MergeRule::Patched);
+            patch_parts(f, inp, &strong, rule, MergeRule::Protected, rules, schema);
         }
     }
 }
@@ -535,21 +558,46 @@ mod tests {
     }
 
     #[test]
-    fn effective_fold_same_level_older_wins() {
+    fn effective_fold_same_level_older_dictates() {
         let (_, r) = kind(Semantics::Gep713, PolicyClass::Inherited);
+        // Atomic defaults: the older dictates atomic, so the younger replaces it whole.
         let old = spec(1, &r, vec![(json!({"a": 1}), AD, false)]);
         let new = spec(2, &r, vec![(json!({"a": 2, "b": 2}), AD, false)]);
         let (v, outs) = run(&r, &[(0, 1, &old), (0, 2, &new)]);
+        assert_eq!(v, json!({"a": 2, "b": 2}));
+        assert_eq!(fate(&outs, 2), (Fate::Applied, true, true));
+        let older = outs.iter().find(|o| o.policy == ObjId(1)).expect("older");
+        assert_eq!((older.kept, older.rules.clone()), (0, vec![MergeRule::YoungerWins]));
+        // Patch defaults: the younger's value wins where both set a field; the older keeps the rest.
+        let old = spec(1, &r, vec![(json!({"a": 1, "c": 1}), PD, false)]);
+        let new = spec(2, &r, vec![(json!({"a": 2, "b": 2}), PD, false)]);
+        assert_eq!(run(&r, &[(0, 1, &old), (0, 2, &new)]).0, json!({"a": 2, "b": 2, "c": 1}));
+        // The older dictates: an older patch default lets a younger atomic default patch in.
+        let new = spec(2, &r, vec![(json!({"a": 2}), AD, false)]);
+        assert_eq!(run(&r, &[(0, 1, &old), (0, 2, &new)]).0, json!({"a": 2, "c": 1}));
+        // Overrides: the older holds.
+        let old = spec(1, &r, vec![(json!({"a": 1}), AO, true)]);
+        let new = spec(2, &r, vec![(json!({"a": 2}), AO, true)]);
+        let (v, outs) = run(&r, &[(0, 1, &old), (0, 2, &new)]);
         assert_eq!(v, json!({"a": 1}));
         assert_eq!(fate(&outs, 2).0, Fate::Discarded(Supplier::Policy(ObjId(1)), MergeRule::OlderWins));
-        // Patch: the newer fills only what the older leaves unset.
-        let old = spec(1, &r, vec![(json!({"a": 1}), PD, false)]);
-        let new = spec(2, &r, vec![(json!({"a": 2, "b": 2}), PD, false)]);
-        assert_eq!(run(&r, &[(0, 1, &old), (0, 2, &new)]).0, json!({"a": 1, "b": 2}));
         // An override beats a default on the same target whatever their age.
         let old = spec(1, &r, vec![(json!({"a": 1}), AD, false)]);
         let new = spec(2, &r, vec![(json!({"a": 2}), AO, true)]);
         assert_eq!(run(&r, &[(0, 1, &old), (0, 2, &new)]).0, json!({"a": 2}));
+        let old = spec(1, &r, vec![(json!({"a": 1}), AO, true)]);
+        let new = spec(2, &r, vec![(json!({"a": 2}), AD, false)]);
+        assert_eq!(run(&r, &[(0, 1, &old), (0, 2, &new)]).0, json!({"a": 1}));
+    }
+
+    #[test]
+    fn effective_fold_same_level_gloo_older_wins() {
+        // Gloo and kgateway: the oldest takes precedence on one target, whatever the strategy.
+        let (_, r) = kind(Semantics::Gloo, PolicyClass::Inherited);
+        let c = Strategy::Custom;
+        let old = spec(1, &r, vec![(json!({"options": {"a": 1}}), c, false)]);
+        let new = spec(2, &r, vec![(json!({"options": {"a": 2, "b": 2}}), c, false)]);
+        assert_eq!(run(&r, &[(0, 1, &old), (0, 2, &new)]).0, json!({"options": {"a": 1, "b": 2}}));
     }
 
     #[test]

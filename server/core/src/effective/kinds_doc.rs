@@ -51,7 +51,9 @@ fn same_target(class: PolicyClass, semantics: Semantics, same: SameLevel, additi
         // Gloo's semantics decide before the class: RouteOption is Direct yet shallow-merged.
         (_, Semantics::Gloo, _) => "merged, older first",
         (_, _, PolicyClass::Direct) => "younger Conflicted (None)",
-        _ => "merged by strategy, older first",
+        (SameLevel::OlderWins, _, _) => "merged by strategy, older first",
+        // GEP-713 rule 2: the older dictates; under defaults the younger's fields win.
+        _ => "older's strategy: defaults younger wins, overrides older",
     }
 }
 

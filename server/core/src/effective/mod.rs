@@ -128,7 +128,7 @@ pub struct Loss {
     /// Who holds what it lost.
     pub by: Vec<String>,
     /// Why: `conflict`, `replaced`, `overridden`, `section-wins`, `patched`, `protected`,
-    /// `older-wins`, `target-value`.
+    /// `older-wins`, `younger-wins`, `target-value`.
     pub because: Vec<&'static str>,
 }
 

@@ -55,6 +55,9 @@ pub enum MergeRule {
     Protected,
     /// At the same level the older policy (then the first by namespace/name) holds the field.
     OlderWins,
+    /// Defaults on the same target: the older dictates the strategy, the younger's values win
+    /// (GEP-713 "Conflict resolution" rule 2).
+    YoungerWins,
     /// The target object sets the field itself (the most specific default).
     TargetValue,
 }
@@ -69,6 +72,7 @@ impl MergeRule {
             MergeRule::Patched => "patched",
             MergeRule::Protected => "protected",
             MergeRule::OlderWins => "older-wins",
+            MergeRule::YoungerWins => "younger-wins",
             MergeRule::TargetValue => "target-value",
         }
     }

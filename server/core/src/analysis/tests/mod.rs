@@ -10,6 +10,7 @@ mod lens;
 mod navigation;
 mod near;
 mod rename;
+mod samelevel;
 mod symbols;
 
 use crate::syntax::Span;

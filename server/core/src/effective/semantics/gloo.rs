@@ -6,6 +6,12 @@
 
 use crate::catalog::Strategy;
 
+use super::SameLevel;
+
+/// Several policies on one target: the oldest takes precedence whatever the strategy (kgateway
+/// and Gloo's docs on merging policies), unlike GEP-713's "the older dictates the strategy".
+pub const SAME_LEVEL: SameLevel = SameLevel::OlderWins;
+
 /// Every Gloo policy merges this way, whatever its class.
 pub const STRATEGY: Strategy = Strategy::Custom;
 

@@ -25,8 +25,16 @@ pub enum Dictates {
 /// Two policies on the same target (same level of a path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SameLevel {
-    /// The older policy (then the first by `namespace/name`) wins: whole for atomic and None
-    /// strategies (None: the newer is Conflicted), field by field for patch strategies.
+    /// GEP-713 ("Conflict resolution" rule 2): the older policy (then the first by
+    /// `namespace/name`) dictates the merge strategy. Under defaults the younger challenger is
+    /// applied with the older's strategy, so its values win where both set a field (whole for
+    /// atomic defaults, field by field for patch/merge); under overrides the older holds; under
+    /// None the younger is Conflicted. Kuadrant implements exactly this (ae698811
+    /// api/v1/merge_strategies.go: policies sorted oldest first, reduced from the right).
+    OlderDictates,
+    /// The older policy (then the first by `namespace/name`) wins under every strategy: whole
+    /// for atomic and None strategies (None: the newer is Conflicted), field by field for patch
+    /// strategies. Gloo and kgateway document it for several policies on one target.
     OlderWins,
     /// NGINX Gateway Fabric: only policies that set the same fields conflict; the others merge.
     ConflictOnOverlap,
@@ -50,7 +58,7 @@ pub fn rules(kind: &PolicyKind) -> Rules {
     let generic = Rules {
         units: Units::Fields,
         dictates: Dictates::Established,
-        same_level: SameLevel::OlderWins,
+        same_level: SameLevel::OlderDictates,
         additive: false,
         implicit: None,
     };
@@ -59,7 +67,9 @@ pub fn rules(kind: &PolicyKind) -> Rules {
         Semantics::Kuadrant => Rules { units: Units::Kuadrant, ..generic },
         Semantics::EnvoyGateway => Rules { dictates: envoy::DICTATES, same_level: envoy::SAME_LEVEL, ..generic },
         Semantics::NginxGatewayFabric => Rules { same_level: nginx::SAME_LEVEL, ..generic },
-        Semantics::Gloo => Rules { units: Units::Gloo, implicit: Some(gloo::STRATEGY), ..generic },
+        Semantics::Gloo => {
+            Rules { units: Units::Gloo, implicit: Some(gloo::STRATEGY), same_level: gloo::SAME_LEVEL, ..generic }
+        }
         Semantics::Additive => Rules { additive: true, implicit: Some(Strategy::Custom), ..generic },
     }
 }
