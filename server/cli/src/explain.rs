@@ -9,6 +9,7 @@ use std::time::Instant;
 use policylens_core::analysis::explain_text::{Paint, render};
 use policylens_core::effective::{Explanation, explain};
 use policylens_core::topology::{NodeId, PathLimit, TargetError};
+use policylens_core::workspace::Origin;
 use serde_json::Value;
 
 use crate::style::Style;
@@ -60,7 +61,8 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
                 if let Value::Object(m) = &mut v
                     && several
                 {
-                    m.insert("file".into(), Value::String(file.clone()));
+                    let file = if file.is_empty() { Value::Null } else { Value::String(file.clone()) };
+                    m.insert("file".into(), file);
                 }
                 Ok(v)
             };
@@ -78,7 +80,8 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
             let mut out = String::new();
             for (file, ex) in &explained {
                 if several {
-                    let _ = writeln!(out, "{}", st.dim(&format!("── defined in {file} ──")));
+                    let at = if file.is_empty() { "the cluster" } else { file.as_str() };
+                    let _ = writeln!(out, "{}", st.dim(&format!("── defined in {at} ──")));
                 }
                 out.push_str(&render(ex, &st));
                 if several {
@@ -109,7 +112,10 @@ fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Ve
                 Some(s) => t.section_node(world, o, s)?,
                 None => t.object_node(o),
             };
-            Some((world.file_of(o).path.to_string(), n))
+            // A definition only the live cluster holds has no file.
+            let file = world.file_of(o);
+            let label = if file.origin == Origin::Cluster { String::new() } else { file.path.to_string() };
+            Some((label, n))
         })
         .collect()
 }

@@ -8,14 +8,20 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use policylens_core::analysis::diagnostics::{Diagnostic, Severity, Suppressed};
-use policylens_core::workspace::Snapshot;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use policylens_core::analysis::diagnostics::{Code, Diagnostic, Severity, Suppressed};
+use policylens_core::model::ObjectKey;
+use policylens_core::workspace::{Origin, Snapshot};
 
 use crate::{CheckArgs, CheckFormat, FailOn, load};
 
 /// Counts the summary reports.
 pub struct Summary {
     pub files: usize,
+    /// Objects read from the live cluster (`--cluster`).
+    pub cluster_objects: usize,
     pub documents: usize,
     pub objects: usize,
     pub policies: usize,
@@ -28,7 +34,7 @@ pub struct Summary {
 
 pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let start = Instant::now();
-    let loaded = load::load(&args.common)?;
+    let mut loaded = load::load(&args.common)?;
     let snap = &loaded.snapshot;
     let load_ms = loaded.load_ms;
     let of_it_cluster = loaded.cluster_ms.map_or(String::new(), |ms| format!(" (of it cluster read {ms:.1})"));
@@ -52,12 +58,27 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     // The report needs the files and diagnostics only: the world and effective index go
     // before rendering adds its own memory.
     let report_only = loaded.report_only.clone();
+    let cluster_alone = loaded.cluster_alone.take();
     let snap = &loaded.snapshot.without_analysis();
     drop(loaded);
+    let from_cluster = |file: &str| snap.file(file).is_some_and(|f| f.origin == Origin::Cluster);
+    // With files laid over the cluster, a finding on a cluster object is the files' doing only
+    // when the cluster alone does not have it (the what-if); computed after the world above
+    // is freed, and only when there is such a finding.
+    let any_on_cluster = snap.diagnostics().keys().any(|f| from_cluster(f));
+    let before: Option<HashSet<(Arc<str>, Code, String)>> =
+        cluster_alone.filter(|_| any_on_cluster).map(|mut ws| cluster_findings(&ws.snapshot()));
     // `check FILE...` analyses the FILE's workspace but reports on the FILEs only.
-    let reported = |file: &str| report_only.as_ref().is_none_or(|only| only.contains(file));
-    let diags: Vec<&Diagnostic> = snap.diagnostics().values().flatten().filter(|d| reported(&d.file)).collect();
-    let suppressed: Vec<&Suppressed> = snap.suppressed().iter().filter(|s| reported(&s.diagnostic.file)).collect();
+    let reported = |d: &Diagnostic| match (from_cluster(&d.file), &before) {
+        (false, _) => report_only.as_ref().is_none_or(|only| only.contains(&*d.file)),
+        (true, None) => true,
+        (true, Some(before)) => !before.contains(&(d.file.clone(), d.code, d.message.clone())),
+    };
+    // The files' findings first, then those on the cluster's objects.
+    let (on_files, on_cluster): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+        snap.diagnostics().values().flatten().filter(|d| reported(d)).partition(|d| !from_cluster(&d.file));
+    let diags: Vec<&Diagnostic> = on_files.into_iter().chain(on_cluster).collect();
+    let suppressed: Vec<&Suppressed> = snap.suppressed().iter().filter(|s| reported(&s.diagnostic)).collect();
     summary.suppressed = suppressed.len();
     let shown_suppressed: &[&Suppressed] = if args.show_suppressed { &suppressed } else { &[] };
     let mut out = std::io::stdout().lock();
@@ -101,11 +122,27 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// The findings on the live cluster's objects of a world (the cluster alone): what files laid
+/// over it do not cause.
+fn cluster_findings(snap: &Snapshot) -> HashSet<(Arc<str>, Code, String)> {
+    snap.diagnostics().values().flatten().map(|d| (d.file.clone(), d.code, d.message.clone())).collect()
+}
+
+/// A finding's object when it is one of the live cluster's: its §2.1 reference.
+pub fn cluster_object(snap: &Snapshot, file: &str) -> Option<String> {
+    let f = snap.file(file).filter(|f| f.origin == Origin::Cluster)?;
+    let o = f.objects.first()?;
+    let key = ObjectKey::new(o.group_kind(), o.namespace.as_ref().map(|n| n.value.as_str()), &o.name.value);
+    Some(key.to_string())
+}
+
 fn summary(snap: &Snapshot, elapsed_ms: f64) -> Summary {
     let world = snap.world();
+    let files = || snap.files().filter(|f| f.origin != Origin::Cluster);
     Summary {
-        files: snap.files().len(),
-        documents: snap.files().map(|f| f.documents as usize).sum(),
+        files: files().count(),
+        cluster_objects: snap.files().len() - files().count(),
+        documents: files().map(|f| f.documents as usize).sum(),
         objects: world.object_count(),
         policies: world.policies.len(),
         suppressed: 0,

@@ -255,10 +255,15 @@ pub struct StatusReport {
 #[serde(rename_all = "camelCase")]
 pub struct PolicyStatusReport {
     pub policy: String,
-    /// Where this instance is defined (a policy may be defined in several files).
-    pub file: String,
-    /// Its `metadata.name` value: 0-based line, UTF-16 character.
-    pub range: crate::syntax::Range,
+    /// The file this instance is defined in (a policy may be defined in several files);
+    /// `null` for a policy only the live cluster holds (see `cluster`).
+    pub file: Option<String>,
+    /// Its `metadata.name` value in `file`: 0-based line, UTF-16 character.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<crate::syntax::Range>,
+    /// For a policy only the live cluster holds: the version read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterSource>,
     pub accepted: AcceptedReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enforcement: Option<Enforcement>,
@@ -271,7 +276,7 @@ pub struct PolicyStatusReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reported: Vec<ReportedStatus>,
     /// Whether the controllers' `Accepted` agrees with the computed one; absent when no
-    /// controller reported one.
+    /// controller reported one for the spec as it is (a stale status is not compared).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agrees: Option<bool>,
 }
@@ -284,11 +289,27 @@ pub struct IgnoredReport {
     pub message: String,
 }
 
+/// Where a policy only the live cluster holds comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterSource {
+    /// `metadata.resourceVersion` of the object as read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// `metadata.generation`: the version of its spec.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ReportedStatus {
     pub ancestor: String,
     pub controller: String,
     pub conditions: Vec<ReportedConditionJson>,
+    /// The controller wrote its `Accepted` condition before the spec's last change
+    /// (`observedGeneration` below `metadata.generation`): not compared with the computed one.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
@@ -299,13 +320,16 @@ pub struct ReportedConditionJson {
     pub reason: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub message: String,
+    #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
 }
 
 /// Whether the controllers' `Accepted` conditions agree with the computed acceptance: the
 /// policy counts as reported accepted when every `Accepted` condition is `True`. `None`
-/// when no controller wrote one.
-pub fn agrees(reported: &[crate::model::ReportedAncestor], accepted: bool) -> Option<bool> {
-    let said: Vec<bool> = reported.iter().filter_map(|a| a.accepted()).collect();
+/// when no controller wrote one for generation `generation` of the spec (stale conditions
+/// are not compared: they judged an older spec).
+pub fn agrees(reported: &[crate::model::ReportedAncestor], generation: Option<i64>, accepted: bool) -> Option<bool> {
+    let said: Vec<bool> = reported.iter().filter_map(|a| a.fresh_accepted(generation)).collect();
     (!said.is_empty()).then(|| said.iter().all(|&a| a) == accepted)
 }
 
@@ -415,15 +439,25 @@ pub(super) fn report(
     let mut policies: Vec<PolicyStatusReport> = world
         .policies
         .iter()
-        // Context and cluster objects take part but are not reported on (but in `diff`).
-        .filter(|&&pid| every_origin || world.file_of(pid).origin == crate::source::Origin::Workspace)
+        // Context files take part but are not reported on (but in `diff`); the live cluster's
+        // policies are listed beside the files'.
+        .filter(|&&pid| every_origin || world.file_of(pid).origin != crate::source::Origin::Context)
         .filter_map(|&pid| {
             let s = statuses.get(&pid)?;
             let file = world.file_of(pid);
+            let from_cluster = file.origin == crate::source::Origin::Cluster;
             let name = world.object(pid).name.span;
             let enc = crate::syntax::PositionEncoding::Utf16;
-            let range =
-                crate::syntax::Range { start: file.position(name.start, enc), end: file.position(name.end, enc) };
+            let range = (!from_cluster).then(|| crate::syntax::Range {
+                start: file.position(name.start, enc),
+                end: file.position(name.end, enc),
+            });
+            let server = world.server_meta(pid);
+            let generation = server.and_then(|m| m.generation);
+            let cluster = from_cluster.then(|| ClusterSource {
+                resource_version: server.and_then(|m| m.resource_version.as_ref()).map(|v| v.to_string()),
+                generation,
+            });
             let mut superseded_by: Vec<String> = s.superseded_by.iter().map(|&o| supplier_label(world, o)).collect();
             superseded_by.sort();
             superseded_by.dedup();
@@ -443,21 +477,24 @@ pub(super) fn report(
                             status: c.status.to_string(),
                             reason: c.reason.to_string(),
                             message: c.message.to_string(),
+                            observed_generation: c.observed_generation,
                         })
                         .collect(),
+                    stale: a.accepted_condition().is_some_and(|c| c.is_stale(generation)),
                 })
                 .collect();
             Some(PolicyStatusReport {
                 policy: world.key(pid).to_string(),
-                file: file.path.to_string(),
+                file: (!from_cluster).then(|| file.path.to_string()),
                 range,
+                cluster,
                 accepted: accepted_report(world, pid, s),
                 enforcement: s.enforcement,
                 superseded_by,
                 affects,
                 ignored: ignored.get(&pid).map(|i| IgnoredReport { reason: i.reason(), message: i.words(world, pid) }),
                 reported,
-                agrees: agrees(reported_by, s.accepted),
+                agrees: agrees(reported_by, generation, s.accepted),
             })
         })
         .collect();

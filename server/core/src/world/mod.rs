@@ -452,9 +452,21 @@ impl World {
     /// comes from the cluster, else that of the cluster instance it replaces). Statuses
     /// written in workspace files are not a controller's report.
     pub fn reported(&self, id: ObjId) -> Option<&[crate::model::ReportedAncestor]> {
+        self.live_other(id)?.reported.as_deref()
+    }
+
+    /// The API server's `metadata` (generation, resourceVersion) of the live cluster's object
+    /// that [`World::reported`] reads: its generation tells a stale status from a fresh one.
+    pub fn server_meta(&self, id: ObjId) -> Option<&crate::model::ServerMeta> {
+        self.live_other(id)?.server.as_deref()
+    }
+
+    /// The live cluster's copy of a policy: itself when it comes from the cluster, else the
+    /// cluster instance it replaces.
+    fn live_other(&self, id: ObjId) -> Option<&crate::model::Other> {
         let o = if self.file_of(id).origin == Origin::Cluster { self.object(id) } else { self.cluster_instance(id)? };
         match &o.body {
-            Body::Other(other) => other.reported.as_deref(),
+            Body::Other(other) => Some(other),
             _ => None,
         }
     }
