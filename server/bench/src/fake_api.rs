@@ -187,7 +187,9 @@ fn serve(
             let listed = routes.lock().unwrap().get(all).cloned();
             let found = listed.as_ref().and_then(|(_, v)| {
                 let items = v["items"].as_array()?;
-                let o = items.iter().find(|o| o["metadata"]["namespace"] == json!(ns) && o["metadata"]["name"] == json!(name))?;
+                let o = items
+                    .iter()
+                    .find(|o| o["metadata"]["namespace"] == json!(ns) && o["metadata"]["name"] == json!(name))?;
                 let mut o = o.clone();
                 // A single object carries its apiVersion and kind, unlike list items.
                 o["apiVersion"] = v["apiVersion"].clone();
@@ -405,7 +407,8 @@ pub fn serving(objects: &[Value]) -> Routes {
     }
     let plural = |kind: &str| {
         let k = kind.to_lowercase();
-        match k.strip_suffix('y') {
+        // A vowel before the `y` keeps it, as the API server's own names do (gateways, policies).
+        match k.strip_suffix('y').filter(|stem| !stem.ends_with(['a', 'e', 'i', 'o', 'u'])) {
             Some(stem) => format!("{stem}ies"),
             None if k.ends_with('s') => format!("{k}es"),
             None => format!("{k}s"),

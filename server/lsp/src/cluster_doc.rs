@@ -6,7 +6,7 @@
 
 use std::str::FromStr;
 
-use policylens_core::syntax::{Node, NodeKind, PositionEncoding, ScalarStyle, Span};
+use policylens_core::syntax::{Entry, Node, NodeKind, PositionEncoding, ScalarStyle, Span};
 use tower_lsp_server::ls_types::{Position, Range, Uri};
 
 /// The scheme of the virtual documents.
@@ -117,14 +117,22 @@ pub fn render(json: &str) -> Rendered {
     r
 }
 
+fn key_of(e: &Entry) -> &str {
+    e.key.as_scalar().map_or("", |s| s.value.as_str())
+}
+
 /// A mapping or sequence written as block YAML at `indent`, each line ending in a newline.
 fn block(r: &mut Rendered, node: &Node, indent: usize, path: &[&str]) {
     let pad = " ".repeat(indent);
     match &node.kind {
         NodeKind::Mapping(entries) => {
+            // kubectl writes keys sorted (apiVersion, kind, metadata, spec, status), whatever
+            // order the API server sent them in.
+            let mut sorted: Vec<&Entry> = entries.iter().collect();
+            sorted.sort_by(|a, b| key_of(a).cmp(key_of(b)));
             let mut first = true;
-            for e in entries {
-                let key = e.key.as_scalar().map_or("", |s| s.value.as_str());
+            for e in sorted {
+                let key = key_of(e);
                 // kubectl hides them too: the server's bookkeeping of who wrote which field.
                 if path == ["metadata"] && key == "managedFields" {
                     continue;
@@ -245,7 +253,8 @@ mod tests {
 
     #[test]
     fn uris_round_trip_contexts_with_slashes() {
-        let p = "cluster://arn:aws:eks:eu-west-1:1:cluster/prod/shop/BackendTrafficPolicy.gateway.envoyproxy.io/retries";
+        let p =
+            "cluster://arn:aws:eks:eu-west-1:1:cluster/prod/shop/BackendTrafficPolicy.gateway.envoyproxy.io/retries";
         let u = uri(p).unwrap();
         assert_eq!(
             u.as_str(),
@@ -261,14 +270,14 @@ mod tests {
         let r = render(json);
         assert_eq!(
             r.text,
-            "apiVersion: v1\nkind: Service\nmetadata:\n  name: checkout\n  namespace: shop\n  labels:\n    app: \"true\"\n    tier: web\n  creationTimestamp: \"2025-03-01T10:00:00Z\"\nspec:\n  ports:\n  - name: http\n    port: 8080\n  - name: grpc\n    port: 9090\n    appProtocol: \"a: b\"\n  selector: {}\n  clusterIPs:\n  - \"10.0.0.1\"\n  x: null\n"
+            "apiVersion: v1\nkind: Service\nmetadata:\n  creationTimestamp: \"2025-03-01T10:00:00Z\"\n  labels:\n    app: \"true\"\n    tier: web\n  name: checkout\n  namespace: shop\nspec:\n  clusterIPs:\n  - \"10.0.0.1\"\n  ports:\n  - name: http\n    port: 8080\n  - appProtocol: \"a: b\"\n    name: grpc\n    port: 9090\n  selector: {}\n  x: null\n"
         );
         // The second port's name, found by its span in the JSON.
         let at = json.find(r#""grpc""#).unwrap() as u32;
         let range = r.range(Span::new(at, at + 6), PositionEncoding::Utf16);
-        assert_eq!((range.start, range.end), (Position::new(13, 10), Position::new(13, 14)));
+        assert_eq!((range.start, range.end), (Position::new(16, 10), Position::new(16, 14)));
         // A span inside no node written lands on the start of the node around it.
         let port = json.find("9090").unwrap() as u32;
-        assert_eq!(r.range(Span::new(port + 1, port + 2), PositionEncoding::Utf16).start, Position::new(14, 10));
+        assert_eq!(r.range(Span::new(port + 1, port + 2), PositionEncoding::Utf16).start, Position::new(17, 10));
     }
 }
