@@ -426,7 +426,12 @@ fn human(r: &Report) -> String {
             }
             for c in &g.changes {
                 let field = c.field.trim_start_matches('/').replace('/', ".");
-                let _ = writeln!(out, "{indent}{field}: {} → {}", held(&c.before, kind, false), held(&c.after, kind, false));
+                let _ = writeln!(
+                    out,
+                    "{indent}{field}: {} → {}",
+                    held(&c.before, kind, false),
+                    held(&c.after, kind, false)
+                );
             }
         }
     }
@@ -478,8 +483,7 @@ fn markdown(r: &Report) -> String {
         out.push_str("\n#### Policy status\n\n| policy | before | after |\n|---|---|---|\n");
         for s in &r.status {
             let from = if s.cluster { " (cluster)" } else { "" };
-            let _ =
-                writeln!(out, "| `{}`{from} | {} | {} |", s.policy, status_text(&s.before), status_text(&s.after));
+            let _ = writeln!(out, "| `{}`{from} | {} | {} |", s.policy, status_text(&s.before), status_text(&s.after));
         }
     }
     for (title, mark, list) in [("Introduced", "➕", &r.introduced), ("Fixed", "✔", &r.fixed)] {

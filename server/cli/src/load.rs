@@ -59,10 +59,7 @@ pub fn load(common: &Common) -> Result<Loaded, String> {
             stdin,
             relative_to: Some(cwd),
             allow_empty: common.cluster,
-            empty_hint: common
-                .paths
-                .is_empty()
-                .then(|| "to analyse the live cluster alone, add --cluster".to_owned()),
+            empty_hint: common.paths.is_empty().then(|| "to analyse the live cluster alone, add --cluster".to_owned()),
         };
         let loaded = policylens_loader::load(&req, &mut |_, _| {})?;
         for w in &loaded.warnings {

@@ -113,9 +113,7 @@ fn render(r: &StatusReport, st: Style) -> String {
             let _ = writeln!(out, "    {line}");
         }
     }
-    let count = |f: &dyn Fn(&PolicyStatusReport) -> bool| {
-        r.policies.iter().filter(|p| f(p)).count()
-    };
+    let count = |f: &dyn Fn(&PolicyStatusReport) -> bool| r.policies.iter().filter(|p| f(p)).count();
     let _ = writeln!(
         out,
         "\n{}: {} enforced, {} partially enforced, {} overridden, {}{} not accepted",
@@ -130,8 +128,7 @@ fn render(r: &StatusReport, st: Style) -> String {
         },
         count(&|p| !p.accepted.status),
     );
-    let (disagree, stale) =
-        (count(&|p| p.agrees == Some(false)), count(&|p| p.reported.iter().any(|a| a.stale)));
+    let (disagree, stale) = (count(&|p| p.agrees == Some(false)), count(&|p| p.reported.iter().any(|a| a.stale)));
     if disagree + stale > 0 {
         let _ = writeln!(
             out,
@@ -152,11 +149,19 @@ fn reported_lines(p: &PolicyStatusReport) -> Vec<String> {
     let mut out = Vec::new();
     for a in &p.reported {
         let Some(c) = a.conditions.iter().find(|c| c.type_ == "Accepted") else { continue };
-        let said = if c.status == "True" { "Accepted".to_owned() } else { format!("Accepted={} ({})", c.status, c.reason) };
+        let said =
+            if c.status == "True" { "Accepted".to_owned() } else { format!("Accepted={} ({})", c.status, c.reason) };
         if a.stale {
             let seen = c.observed_generation.map_or(String::new(), |g| format!(" (generation {g})"));
-            let now = p.cluster.as_ref().and_then(|s| s.generation).map_or(String::new(), |g| format!("; the spec is at generation {g}"));
-            out.push(format!("stale: controller `{}` says {said} for `{}` of an older spec{seen}{now}", a.controller, a.ancestor));
+            let now = p
+                .cluster
+                .as_ref()
+                .and_then(|s| s.generation)
+                .map_or(String::new(), |g| format!("; the spec is at generation {g}"));
+            out.push(format!(
+                "stale: controller `{}` says {said} for `{}` of an older spec{seen}{now}",
+                a.controller, a.ancestor
+            ));
         } else if (c.status == "True") != p.accepted.status {
             out.push(format!("disagrees: controller `{}` says {said} for `{}`", a.controller, a.ancestor));
         }

@@ -414,7 +414,11 @@ fn the_cluster_alone_from_an_empty_directory() {
     // Without --cluster there is nothing to analyse, and the message says what would be.
     let (code, out, err) = run(&empty, &["status"]);
     assert_eq!((code, out.as_str()), (2, ""));
-    assert!(err.trim_end().ends_with("no YAML files (*.yaml, *.yml) found here (to analyse the live cluster alone, add --cluster)"), "{err}");
+    assert!(
+        err.trim_end()
+            .ends_with("no YAML files (*.yaml, *.yml) found here (to analyse the live cluster alone, add --cluster)"),
+        "{err}"
+    );
 
     for command in ["check", "graph"] {
         let (code, _, err) = run(&empty, &[command]);
@@ -459,14 +463,23 @@ fn the_cluster_alone_from_an_empty_directory() {
 
     let (code, out, err) = run(&empty, &["status", "--cluster", "--kubeconfig", kc, "--color", "never"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out, "POLICY                                                          DEFINED AT  ACCEPTED                  ENFORCEMENT  AFFECTS\nBackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults  cluster     Accepted                  Enforced     1\nBackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts  cluster     Not accepted: Conflicted  -\n    why: lost to BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults on Gateway/infra/edge\n    superseded by: BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults\n    disagrees: controller `gateway.envoyproxy.io/gatewayclass-controller` says Accepted for `Gateway/infra/edge`\nSecurityPolicy.gateway.envoyproxy.io/shop/checkout-cors         cluster     Accepted                  Enforced     1\n    stale: controller `gateway.envoyproxy.io/gatewayclass-controller` says Accepted=False (Invalid) for `Gateway/infra/edge` of an older spec (generation 2); the spec is at generation 3\n\n3 policies: 2 enforced, 0 partially enforced, 0 overridden, 1 not accepted\nlive cluster: 1 policy whose controllers report another Accepted, 1 whose reported status is stale\n");
+    assert_eq!(
+        out,
+        "POLICY                                                          DEFINED AT  ACCEPTED                  ENFORCEMENT  AFFECTS\nBackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults  cluster     Accepted                  Enforced     1\nBackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts  cluster     Not accepted: Conflicted  -\n    why: lost to BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults on Gateway/infra/edge\n    superseded by: BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults\n    disagrees: controller `gateway.envoyproxy.io/gatewayclass-controller` says Accepted for `Gateway/infra/edge`\nSecurityPolicy.gateway.envoyproxy.io/shop/checkout-cors         cluster     Accepted                  Enforced     1\n    stale: controller `gateway.envoyproxy.io/gatewayclass-controller` says Accepted=False (Invalid) for `Gateway/infra/edge` of an older spec (generation 2); the spec is at generation 3\n\n3 policies: 2 enforced, 0 partially enforced, 0 overridden, 1 not accepted\nlive cluster: 1 policy whose controllers report another Accepted, 1 whose reported status is stale\n"
+    );
 
     // Findings on the cluster's objects, by object.
     let (code, out, err) = run(&empty, &["check", "--cluster", "--kubeconfig", kc, "--color", "never"]);
     assert_eq!(code, 1, "the broken parentRef is an error: {out}{err}");
     let (findings, summary) = out.rsplit_once("\n\n").unwrap();
-    assert_eq!(findings, "cluster: BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts: warning[conflicted]: `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts` conflicts with `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults` on `Gateway/infra/edge`: `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults` is older, so this policy is not applied there\n  = note: cluster: BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults: `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults` wins on `Gateway/infra/edge`\n\ncluster: BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts: warning[status-disagrees]: the controller `gateway.envoyproxy.io/gatewayclass-controller` reports Accepted=True (Accepted) for `Gateway/infra/edge`, but the cluster's objects give Accepted=False (Conflicted: lost to BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults on Gateway/infra/edge)\n\ncluster: HTTPRoute/shop/orders: error[parent-not-found]: Gateway/infra/egde does not exist; did you mean `edge`?\n\ncluster: SecurityPolicy.gateway.envoyproxy.io/shop/checkout-cors: information[stale-status]: the controller `gateway.envoyproxy.io/gatewayclass-controller` wrote its status for `Gateway/infra/edge` (Accepted=False) when the policy was at generation 2; the cluster holds generation 3, which it has not reported on yet, so its status is not compared with the computed one");
-    assert!(summary.starts_with("1 error, 2 warnings, 1 note in the cluster (10 objects, 3 policies) in "), "{summary}");
+    assert_eq!(
+        findings,
+        "cluster: BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts: warning[conflicted]: `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts` conflicts with `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults` on `Gateway/infra/edge`: `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults` is older, so this policy is not applied there\n  = note: cluster: BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults: `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults` wins on `Gateway/infra/edge`\n\ncluster: BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts: warning[status-disagrees]: the controller `gateway.envoyproxy.io/gatewayclass-controller` reports Accepted=True (Accepted) for `Gateway/infra/edge`, but the cluster's objects give Accepted=False (Conflicted: lost to BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults on Gateway/infra/edge)\n\ncluster: HTTPRoute/shop/orders: error[parent-not-found]: Gateway/infra/egde does not exist; did you mean `edge`?\n\ncluster: SecurityPolicy.gateway.envoyproxy.io/shop/checkout-cors: information[stale-status]: the controller `gateway.envoyproxy.io/gatewayclass-controller` wrote its status for `Gateway/infra/edge` (Accepted=False) when the policy was at generation 2; the cluster holds generation 3, which it has not reported on yet, so its status is not compared with the computed one"
+    );
+    assert!(
+        summary.starts_with("1 error, 2 warnings, 1 note in the cluster (10 objects, 3 policies) in "),
+        "{summary}"
+    );
 
     let (code, out, err) = run(&empty, &["check", "--format", "json", "--cluster", "--kubeconfig", kc]);
     assert_eq!(code, 1, "{err}");
@@ -474,7 +487,9 @@ fn the_cluster_alone_from_an_empty_directory() {
     v["summary"]["elapsedMs"] = json!(0);
     let edge_defaults = "BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults";
     let edge_timeouts = "BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts";
-    assert_eq!(v, json!({
+    assert_eq!(
+        v,
+        json!({
             "diagnostics": [
                 {"file": null, "severity": "warning", "code": "conflicted", "object": edge_timeouts,
                  "message": format!("`{edge_timeouts}` conflicts with `{edge_defaults}` on `Gateway/infra/edge`: `{edge_defaults}` is older, so this policy is not applied there"),
@@ -487,7 +502,8 @@ fn the_cluster_alone_from_an_empty_directory() {
                  "message": format!("the controller `{controller}` wrote its status for `Gateway/infra/edge` (Accepted=False) when the policy was at generation 2; the cluster holds generation 3, which it has not reported on yet, so its status is not compared with the computed one")}
             ],
             "summary": {"files": 0, "clusterObjects": 10, "documents": 0, "objects": 10, "policies": 3, "suppressed": 0, "elapsedMs": 0}
-        }));
+        })
+    );
 
     let (code, out, err) = run(&empty, &["check", "--format", "sarif", "--cluster", "--kubeconfig", kc]);
     assert_eq!(code, 1, "{err}");
@@ -512,8 +528,16 @@ fn the_cluster_alone_from_an_empty_directory() {
         [
             ("conflicted", format!("{btp}/edge-timeouts").as_str(), edge_timeouts),
             ("status-disagrees", format!("{btp}/edge-timeouts").as_str(), edge_timeouts),
-            ("parent-not-found", "policylens-cluster/fake/shop/HTTPRoute.gateway.networking.k8s.io/orders", "HTTPRoute/shop/orders"),
-            ("stale-status", "policylens-cluster/fake/shop/SecurityPolicy.gateway.envoyproxy.io/checkout-cors", "SecurityPolicy.gateway.envoyproxy.io/shop/checkout-cors"),
+            (
+                "parent-not-found",
+                "policylens-cluster/fake/shop/HTTPRoute.gateway.networking.k8s.io/orders",
+                "HTTPRoute/shop/orders"
+            ),
+            (
+                "stale-status",
+                "policylens-cluster/fake/shop/SecurityPolicy.gateway.envoyproxy.io/checkout-cors",
+                "SecurityPolicy.gateway.envoyproxy.io/shop/checkout-cors"
+            ),
         ]
     );
     assert_eq!(
@@ -531,9 +555,19 @@ fn the_cluster_alone_from_an_empty_directory() {
         &["explain", "--cluster", "--kubeconfig", kc, "--target", "HTTPRoute/shop/checkout#pay", "--color", "never"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out, "HTTPRoute/shop/checkout#pay\n\nBackendTrafficPolicy.gateway.envoyproxy.io\n  path: GatewayClass/eg > Gateway/infra/edge#https > HTTPRoute/shop/checkout#pay\n    timeout:\n      http:\n        requestTimeout: 15s  # infra/edge-defaults · AtomicDefaults\n    lost:\n      infra/edge-timeouts: conflicted with infra/edge-defaults\n        (None strategy: on the same target the older policy wins and the other is rejected)\n\nSecurityPolicy.gateway.envoyproxy.io\n  path: GatewayClass/eg > Gateway/infra/edge#https > HTTPRoute/shop/checkout#pay\n    cors:\n      allowOrigins: [\"https://shop.example\"]  # shop/checkout-cors · AtomicDefaults\n");
+    assert_eq!(
+        out,
+        "HTTPRoute/shop/checkout#pay\n\nBackendTrafficPolicy.gateway.envoyproxy.io\n  path: GatewayClass/eg > Gateway/infra/edge#https > HTTPRoute/shop/checkout#pay\n    timeout:\n      http:\n        requestTimeout: 15s  # infra/edge-defaults · AtomicDefaults\n    lost:\n      infra/edge-timeouts: conflicted with infra/edge-defaults\n        (None strategy: on the same target the older policy wins and the other is rejected)\n\nSecurityPolicy.gateway.envoyproxy.io\n  path: GatewayClass/eg > Gateway/infra/edge#https > HTTPRoute/shop/checkout#pay\n    cors:\n      allowOrigins: [\"https://shop.example\"]  # shop/checkout-cors · AtomicDefaults\n"
+    );
     let (code, out, err) = run(&empty, &["targets", "--cluster", "--kubeconfig", kc, "--reached"]);
-    assert_eq!((code, out.as_str()), (0, "HTTPRoute/shop/checkout#pay  (BackendTrafficPolicy.gateway.envoyproxy.io, SecurityPolicy.gateway.envoyproxy.io)\n"), "{err}");
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "HTTPRoute/shop/checkout#pay  (BackendTrafficPolicy.gateway.envoyproxy.io, SecurityPolicy.gateway.envoyproxy.io)\n"
+        ),
+        "{err}"
+    );
     let (code, out, err) = run(&empty, &["graph", "--format", "json", "--cluster", "--kubeconfig", kc]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -581,9 +615,7 @@ fn a_file_change_strands_a_cluster_policy() {
     .unwrap();
     let edge_defaults = "BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-defaults";
     let retries = "BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-retries";
-    let name = |line: u32, from: u32, to: u32| {
-        json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}})
-    };
+    let name = |line: u32, from: u32, to: u32| json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
 
     let (code, out, err) = run(&ws, &["check", "--format", "json", "--cluster", "--kubeconfig", kc, "."]);
     assert_eq!(code, 1, "{out}{err}");
@@ -605,10 +637,14 @@ fn a_file_change_strands_a_cluster_policy() {
     let (findings, summary) = out.rsplit_once("\n\n").unwrap();
     assert_eq!(
         findings,
-        format!("cluster: {edge_defaults}: warning[overridden]: nothing `{edge_defaults}` sets is in effect: everything is superseded by `{retries}`\n  = note: policy.yaml:4:9: `{retries}` supersedes it\n\ncluster: SecurityPolicy.gateway.envoyproxy.io/shop/checkout-cors: error[section-not-found]: HTTPRoute/shop/checkout has no rule named `pay` (rules: `payment`)\n  = note: route.yaml:4:9: the target")
+        format!(
+            "cluster: {edge_defaults}: warning[overridden]: nothing `{edge_defaults}` sets is in effect: everything is superseded by `{retries}`\n  = note: policy.yaml:4:9: `{retries}` supersedes it\n\ncluster: SecurityPolicy.gateway.envoyproxy.io/shop/checkout-cors: error[section-not-found]: HTTPRoute/shop/checkout has no rule named `pay` (rules: `payment`)\n  = note: route.yaml:4:9: the target"
+        )
     );
     assert!(
-        summary.starts_with("1 error, 1 warning, 0 notes in 2 files and the cluster (2 documents, 11 objects, 4 policies) in "),
+        summary.starts_with(
+            "1 error, 1 warning, 0 notes in 2 files and the cluster (2 documents, 11 objects, 4 policies) in "
+        ),
         "{summary}"
     );
 
@@ -636,15 +672,35 @@ fn real_kubectl_reads_the_audit_cluster() {
     let kc = kubeconfig(&dir, &api.addr);
     let run = |args: &[&str]| {
         let out = Command::new(&kubectl).arg("--kubeconfig").arg(&kc).args(args).env("HOME", &dir).output().unwrap();
-        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
-    let (code, out, err) = run(&["get", "backendtrafficpolicies.gateway.envoyproxy.io", "-A", "-o", "custom-columns=NAME:.metadata.name,CREATED:.metadata.creationTimestamp,ACCEPTED:.status.ancestors[0].conditions[0].status", "--no-headers"]);
+    let (code, out, err) = run(&[
+        "get",
+        "backendtrafficpolicies.gateway.envoyproxy.io",
+        "-A",
+        "-o",
+        "custom-columns=NAME:.metadata.name,CREATED:.metadata.creationTimestamp,ACCEPTED:.status.ancestors[0].conditions[0].status",
+        "--no-headers",
+    ]);
     assert_eq!(code, 0, "{err}");
     // Both Accepted as the controller wrote it; the older one is what Envoy Gateway keeps.
     assert_eq!(out, "edge-defaults   2025-01-02T00:00:00Z   True\nedge-timeouts   2025-02-01T00:00:00Z   True\n");
-    let (code, out, err) = run(&["get", "securitypolicies.gateway.envoyproxy.io", "-n", "shop", "checkout-cors", "-o", "jsonpath={.metadata.generation} {.status.ancestors[0].conditions[0].observedGeneration}"]);
+    let (code, out, err) = run(&[
+        "get",
+        "securitypolicies.gateway.envoyproxy.io",
+        "-n",
+        "shop",
+        "checkout-cors",
+        "-o",
+        "jsonpath={.metadata.generation} {.status.ancestors[0].conditions[0].observedGeneration}",
+    ]);
     assert_eq!((code, out.as_str()), (0, "3 2"), "{err}");
-    let (code, out, err) = run(&["get", "httproutes", "-n", "shop", "orders", "-o", "jsonpath={.spec.parentRefs[0].name}"]);
+    let (code, out, err) =
+        run(&["get", "httproutes", "-n", "shop", "orders", "-o", "jsonpath={.spec.parentRefs[0].name}"]);
     assert_eq!((code, out.as_str()), (0, "egde"), "{err}");
     read_only(&api);
     std::fs::remove_dir_all(&dir).ok();

@@ -162,7 +162,9 @@ fn diff_groups_a_targets_changes_by_path() {
     let _ = std::fs::remove_dir_all(&root);
     let topology = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: edge, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n  - {name: http, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}\n  - {name: https, port: 443, protocol: HTTPS, allowedRoutes: {namespaces: {from: All}}}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: checkout, namespace: shop}\nspec:\n  parentRefs: [{name: edge, namespace: infra}]\n  rules:\n  - name: pay\n    backendRefs: [{name: checkout, port: 8080}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: checkout, namespace: shop}\nspec:\n  ports: [{name: http, port: 8080}]\n";
     let gateway_policy = |timeout: &str| {
-        format!("apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {{name: edge-defaults, namespace: infra}}\nspec:\n  targetRefs: [{{group: gateway.networking.k8s.io, kind: Gateway, name: edge}}]\n  timeout: {{http: {{requestTimeout: {timeout}}}}}\n")
+        format!(
+            "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {{name: edge-defaults, namespace: infra}}\nspec:\n  targetRefs: [{{group: gateway.networking.k8s.io, kind: Gateway, name: edge}}]\n  timeout: {{http: {{requestTimeout: {timeout}}}}}\n"
+        )
     };
     let https_policy = "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: edge-https, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: edge, sectionName: https}]\n  timeout: {http: {requestTimeout: 5s}}\n";
     for (dir, policies) in [

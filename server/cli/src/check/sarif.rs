@@ -40,7 +40,8 @@ fn cluster_location(file: &str, object: &str) -> Value {
     let rest = file.strip_prefix("cluster://").unwrap_or(file);
     let mut parts: Vec<&str> = rest.rsplitn(4, '/').collect();
     parts.reverse();
-    let uri: Vec<String> = std::iter::once("policylens-cluster".to_owned()).chain(parts.into_iter().map(encode)).collect();
+    let uri: Vec<String> =
+        std::iter::once("policylens-cluster".to_owned()).chain(parts.into_iter().map(encode)).collect();
     let name = object.rsplit('/').next().unwrap_or(object);
     json!({
         "physicalLocation": {"artifactLocation": {"uri": uri.join("/"), "uriBaseId": "%SRCROOT%"}},

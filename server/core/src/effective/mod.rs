@@ -30,7 +30,8 @@ pub use provenance::{Supplier, field_label};
 pub use spec::UnknownStrategy;
 pub use status::{
     AcceptedReport, ClusterSource, Enforcement, IgnoredReport, Lost, PolicyStatus, PolicyStatusReport, Reason,
-    ReportedConditionJson, ReportedStatus, StatusReport, accepted_report, agrees, broken_backend_outcome, supplier_label,
+    ReportedConditionJson, ReportedStatus, StatusReport, accepted_report, agrees, broken_backend_outcome,
+    supplier_label,
 };
 
 use std::collections::HashMap;

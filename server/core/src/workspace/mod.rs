@@ -118,7 +118,8 @@ impl Workspace {
     /// The files of one origin only (the live cluster's alone, to tell what the files laid
     /// over it change), under the same config; the files are shared, not parsed again.
     pub fn only(&self, origin: Origin) -> Workspace {
-        let files = self.files.iter().filter(|(_, f)| f.origin == origin).map(|(p, f)| (p.clone(), f.clone())).collect();
+        let files =
+            self.files.iter().filter(|(_, f)| f.origin == origin).map(|(p, f)| (p.clone(), f.clone())).collect();
         Workspace { files: Arc::new(files), config: self.config.clone(), cached: None }
     }
 

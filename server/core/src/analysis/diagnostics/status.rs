@@ -177,9 +177,10 @@ fn disagrees(world: &Linked, pid: ObjId, file: &Arc<str>, st: &PolicyStatus) -> 
 /// spec (`observedGeneration` below `metadata.generation`): it is shown, never compared.
 fn stale(world: &Linked, pid: ObjId, file: &Arc<str>) -> Option<Diagnostic> {
     let generation = world.server_meta(pid)?.generation?;
-    let (a, c) = world.reported(pid)?.iter().find_map(|a| {
-        a.accepted_condition().filter(|c| c.is_stale(Some(generation))).map(|c| (a, c))
-    })?;
+    let (a, c) = world
+        .reported(pid)?
+        .iter()
+        .find_map(|a| a.accepted_condition().filter(|c| c.is_stale(Some(generation))).map(|c| (a, c)))?;
     let seen = c.observed_generation.unwrap_or_default();
     let message = format!(
         "the controller `{}` wrote its status for `{}` (Accepted={}) when the policy was at generation {seen}; the cluster holds generation {generation}, which it has not reported on yet, so its status is not compared with the computed one",

@@ -3,7 +3,8 @@
 
 use super::read::{self, CollectExact};
 use crate::model::{
-    PolicyFields, REF_FIELDS, RefList, ReportedAncestor, ReportedCondition, SelectorList, ServerMeta, Str, TargetSelector,
+    PolicyFields, REF_FIELDS, RefList, ReportedAncestor, ReportedCondition, SelectorList, ServerMeta, Str,
+    TargetSelector,
 };
 use crate::syntax::{Node, NodeKind, PackedNode};
 
