@@ -46,7 +46,7 @@ pub struct PolicyStatus {
     pub reached: usize,
     /// Where it lost None-strategy conflicts: the contested target and the winner.
     pub conflicts: Vec<(NodeId, ObjId)>,
-    /// What it lost where it was applied, sorted, at most [`MAX_LOST`].
+    /// What it lost where it was applied, sorted, at most [`MAX_LOST`]: the first ones.
     pub lost: Vec<Lost>,
     /// Effective targets where it lost something while applied (all of them, unlike `lost`).
     pub lost_targets: usize,
@@ -177,11 +177,19 @@ impl Agg {
             // Nothing kept there: the whole spec is lost, whatever the leaves were.
             let whole: [Arc<str>; 1] = [Arc::from("")];
             let lost = if o.kept == 0 { &whole[..] } else { &o.lost[..] };
+            // The MAX_LOST first in order, not the first to arrive: contexts arrive in an order
+            // that follows hash maps (seeded anew in every process), and messages name the
+            // first few losses (`check` on
+            // the same files printed other targets each time, and `check --cluster PATH`,
+            // which compares with the cluster alone, saw a change where there was none).
+            let through = sig.last().copied().unwrap_or(target);
             for p in lost {
-                if self.lost.len() < MAX_LOST {
-                    let through = sig.last().copied().unwrap_or(target);
-                    insert_sorted(&mut self.lost, Lost { target, through, pointer: p.clone() });
+                let l = Lost { target, through, pointer: p.clone() };
+                if self.lost.len() == MAX_LOST && self.lost.last().is_some_and(|last| *last <= l) {
+                    continue;
                 }
+                insert_sorted(&mut self.lost, l);
+                self.lost.truncate(MAX_LOST);
             }
         }
     }
@@ -535,4 +543,37 @@ fn broken_backend_words(world: &Linked, pid: ObjId, b: &crate::topology::SpecBac
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The losses kept are the first ones in order, whatever order the contexts come in (it
+    /// follows hash maps), so that a message naming the first few is the same in every run.
+    #[test]
+    fn the_losses_kept_are_the_first_whatever_the_order() {
+        let outcome = Outcome {
+            policy: ObjId(0),
+            level: 0,
+            contributed: 2,
+            kept: 1,
+            fate: Fate::Applied,
+            by: vec![Supplier::Policy(ObjId(1))],
+            rules: Vec::new(),
+            lost: vec![Arc::from("/timeout")],
+        };
+        let lost = |targets: &mut dyn Iterator<Item = u32>| {
+            let mut agg = Agg::default();
+            for t in targets {
+                agg.add(NodeId(t), &[NodeId(t)], &outcome);
+            }
+            let st = finish(None, agg, None, false);
+            (st.lost.iter().map(|l| l.target.0).collect::<Vec<_>>(), st.lost_targets)
+        };
+        let n = MAX_LOST as u32 * 2;
+        let first: Vec<u32> = (0..MAX_LOST as u32).collect();
+        assert_eq!(lost(&mut (0..n)), (first.clone(), n as usize));
+        assert_eq!(lost(&mut (0..n).rev()), (first, n as usize));
+    }
 }
