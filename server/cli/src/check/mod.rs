@@ -35,6 +35,17 @@ pub struct Summary {
 pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let start = Instant::now();
     let mut loaded = load::load(&args.common)?;
+    // With files laid over the cluster, a finding on a cluster object is the files' doing only
+    // when the cluster alone does not have it (the what-if). The cluster alone is analysed on a
+    // thread of its own while the world with the files is: the analysis runs on one core, and
+    // waiting for the two one after the other made `check --cluster PATH` 1.3x slower.
+    let cluster_alone = loaded.cluster_alone.take().map(|mut ws| {
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            let findings = cluster_findings(&ws.snapshot());
+            (findings, start.elapsed().as_secs_f64() * 1000.0)
+        })
+    });
     let snap = &loaded.snapshot;
     let load_ms = loaded.load_ms;
     let of_it_cluster = loaded.cluster_ms.map_or(String::new(), |ms| format!(" (of it cluster read {ms:.1})"));
@@ -58,16 +69,22 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     // The report needs the files and diagnostics only: the world and effective index go
     // before rendering adds its own memory.
     let report_only = loaded.report_only.clone();
-    let cluster_alone = loaded.cluster_alone.take();
     let snap = &loaded.snapshot.without_analysis();
     drop(loaded);
     let from_cluster = |file: &str| snap.file(file).is_some_and(|f| f.origin == Origin::Cluster);
-    // With files laid over the cluster, a finding on a cluster object is the files' doing only
-    // when the cluster alone does not have it (the what-if); computed after the world above
-    // is freed, and only when there is such a finding.
+    // Without a finding on a cluster object there is nothing to compare: the thread is left
+    // to end with the process.
     let any_on_cluster = snap.diagnostics().keys().any(|f| from_cluster(f));
-    let before: Option<HashSet<(Arc<str>, Code, String)>> =
-        cluster_alone.filter(|_| any_on_cluster).map(|mut ws| cluster_findings(&ws.snapshot()));
+    let mut cluster_alone_ms = None;
+    let before: Option<HashSet<(Arc<str>, Code, String)>> = match cluster_alone.filter(|_| any_on_cluster) {
+        Some(thread) => {
+            let (findings, ms) = thread.join().map_err(|_| "the analysis of the cluster alone failed".to_owned())?;
+            cluster_alone_ms = Some(ms);
+            summary.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+            Some(findings)
+        }
+        None => None,
+    };
     // `check FILE...` analyses the FILE's workspace but reports on the FILEs only.
     let reported = |d: &Diagnostic| match (from_cluster(&d.file), &before) {
         (false, _) => report_only.as_ref().is_none_or(|only| only.contains(&*d.file)),
@@ -92,13 +109,14 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
     if args.common.stats {
         eprintln!(
-            "stats: load+parse {:.1} ms{}, analysis {:.1} ms (world {:.1}, effective {:.1}, diagnostics {:.1}), total {:.1} ms, peak RSS {} KiB",
+            "stats: load+parse {:.1} ms{}, analysis {:.1} ms (world {:.1}, effective {:.1}, diagnostics {:.1}){}, total {:.1} ms, peak RSS {} KiB",
             load_ms,
             of_it_cluster,
             analysis_ms,
             world_ms,
             effective_ms,
             analysis_ms - world_ms - effective_ms,
+            cluster_alone_ms.map_or(String::new(), |ms| format!(", the cluster alone beside it {ms:.1} ms")),
             start.elapsed().as_secs_f64() * 1000.0,
             crate::load::peak_rss_kib().map_or("?".into(), |k| k.to_string())
         );
