@@ -34,13 +34,13 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
     let mut nodes = instance_nodes(world, node);
     // `explain PATH` explains the definitions under PATH when the target has some there.
     if let Some(only) = &loaded.report_only
-        && nodes.iter().any(|(file, _)| only.contains(file))
+        && nodes.iter().any(|(file, _)| file.as_ref().is_some_and(|f| only.contains(f)))
     {
-        nodes.retain(|(file, _)| only.contains(file));
+        nodes.retain(|(file, _)| file.as_ref().is_some_and(|f| only.contains(f)));
     }
     if let Some(f) = &args.file {
         let want = crate::load::shown(f);
-        nodes.retain(|(file, _)| *file == want);
+        nodes.retain(|(file, _)| file.as_ref() == Some(&want));
         if nodes.is_empty() {
             eprintln!("policylens: `{}` is not defined in {want}", args.target);
             return Ok(ExitCode::from(2));
@@ -50,19 +50,18 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
     let index = snap.effective();
     let index_ms = index_start.elapsed().as_secs_f64() * 1000.0;
     let start = Instant::now();
-    let explained: Vec<(String, Explanation)> =
+    let explained: Vec<(Option<String>, Explanation)> =
         nodes.into_iter().map(|(file, n)| (file, explain(world, index, n, PathLimit::default()))).collect();
     let explain_ms = start.elapsed().as_secs_f64() * 1000.0;
     let several = explained.len() > 1;
     let text = match args.format {
         ReportFormat::Json => {
-            let with_file = |(file, ex): &(String, Explanation)| -> Result<Value, String> {
+            let with_file = |(file, ex): &(Option<String>, Explanation)| -> Result<Value, String> {
                 let mut v = serde_json::to_value(ex).map_err(|e| e.to_string())?;
                 if let Value::Object(m) = &mut v
                     && several
                 {
-                    let file = if file.is_empty() { Value::Null } else { Value::String(file.clone()) };
-                    m.insert("file".into(), file);
+                    m.insert("file".into(), file.clone().map_or(Value::Null, Value::String));
                 }
                 Ok(v)
             };
@@ -80,7 +79,7 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
             let mut out = String::new();
             for (file, ex) in &explained {
                 if several {
-                    let at = if file.is_empty() { "the cluster" } else { file.as_str() };
+                    let at = file.as_deref().unwrap_or("the cluster");
                     let _ = writeln!(out, "{}", st.dim(&format!("── defined in {at} ──")));
                 }
                 out.push_str(&render(ex, &st));
@@ -99,10 +98,11 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
 }
 
 /// The node of every definition of the target's object (the same section of each), labelled
-/// by file; virtual and namespace targets have one, unlabelled.
-fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Vec<(String, NodeId)> {
+/// by file; virtual and namespace targets have one, unlabelled, and so has an object only the
+/// live cluster holds (a file's copy replaces the cluster's, so it is never one of several).
+fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Vec<(Option<String>, NodeId)> {
     let t = &world.topology;
-    let Some(obj) = t.node_object(node) else { return vec![(String::new(), node)] };
+    let Some(obj) = t.node_object(node) else { return vec![(None, node)] };
     let section = t.node_key(world, node).section;
     world
         .instances(obj)
@@ -112,10 +112,8 @@ fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Ve
                 Some(s) => t.section_node(world, o, s)?,
                 None => t.object_node(o),
             };
-            // A definition only the live cluster holds has no file.
             let file = world.file_of(o);
-            let label = if file.origin == Origin::Cluster { String::new() } else { file.path.to_string() };
-            Some((label, n))
+            Some(((file.origin != Origin::Cluster).then(|| file.path.to_string()), n))
         })
         .collect()
 }
