@@ -42,7 +42,11 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let cluster_alone = loaded.cluster_alone.take().map(|mut ws| {
         std::thread::spawn(move || {
             let start = Instant::now();
-            let findings = cluster_findings(&ws.snapshot());
+            let snap = ws.snapshot();
+            let findings = cluster_findings(&snap);
+            // Freeing a world of 10k objects takes a tenth of analysing it, and the process
+            // ends once the report is written: its memory goes with it.
+            std::mem::forget((snap, ws));
             (findings, start.elapsed().as_secs_f64() * 1000.0)
         })
     });
