@@ -74,7 +74,7 @@ fn cluster_policies(world: &Linked) -> HashSet<String> {
 fn kind_section(k: &KindExplanation, cluster: &HashSet<String>) -> String {
     let short = |label: &str| k.short(label).to_owned();
     let mut all: Vec<&str> = k.contexts.iter().flat_map(|c| c.policies.iter().map(String::as_str)).collect();
-    all.sort_by(|a, b| short(a).cmp(&short(b)));
+    all.sort_by_key(|p| short(p));
     all.dedup();
     let listed: Vec<String> = all
         .iter()
