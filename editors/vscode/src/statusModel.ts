@@ -22,6 +22,11 @@ interface StatusPolicy {
   enforcement?: unknown;
   supersededBy?: unknown;
   affects?: unknown;
+  /** Present for a policy only the live cluster holds (`file` is then null). */
+  cluster?: unknown;
+  /** Whether the controller's reported Accepted agrees with the computed one. */
+  agrees?: unknown;
+  reported?: { stale?: unknown }[];
 }
 
 function strings(v: unknown): string[] {
@@ -50,7 +55,18 @@ export function statusRows(answer: unknown): StatusRow[] {
     if (superseded.length > 0) {
       parts.push(`superseded by ${superseded.join(', ')}`);
     }
-    const health = !accepted ? 'problem' : enforcement === 'Enforced' ? 'ok' : enforcement === undefined ? 'ok' : 'partial';
+    // What the live cluster adds: where the policy is, and what its controller says of it.
+    if (typeof p.cluster === 'object' && p.cluster !== null) {
+      parts.push('live cluster');
+    }
+    if (p.agrees === false) {
+      parts.push('the controller reports otherwise');
+    }
+    if (Array.isArray(p.reported) && p.reported.some((r) => r?.stale === true)) {
+      parts.push('reported status is stale');
+    }
+    const health =
+      !accepted || p.agrees === false ? 'problem' : enforcement === 'Enforced' ? 'ok' : enforcement === undefined ? 'ok' : 'partial';
     const start = p.range?.start;
     rows.push({
       label: p.policy,

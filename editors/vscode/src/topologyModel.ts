@@ -23,8 +23,9 @@ export interface GraphPolicy {
   key: string;
   kind: string;
   group: string;
-  file: string;
-  line: number;
+  /** Absent for a policy only the live cluster holds. */
+  file?: string;
+  line?: number;
   accepted: { status: boolean; reason: string; message?: string };
   enforcement?: string;
   state: PolicyState;
@@ -126,8 +127,9 @@ function policyBox(p: GraphPolicy): Box {
   const status = p.state === 'notAccepted' ? `not accepted: ${p.accepted.reason}` : STATE_LABEL[p.state];
   const lines = [kindOf(p.key), nameOf(p.key), status];
   const why = p.accepted.message !== undefined ? `\n${p.accepted.message}` : '';
+  const where = p.file !== undefined && p.line !== undefined ? `\n${p.file}:${p.line + 1}` : '\nlive cluster';
   return { uid: `p:${p.id}`, id: p.id, role: 'policy', key: p.key, cls: p.state, lines,
-    title: `${p.key}\n${status}${why}\n${p.file}:${p.line + 1}`, file: p.file, line: p.line, layer: 0, x: 0, y: 0,
+    title: `${p.key}\n${status}${why}${where}`, file: p.file, line: p.line, layer: 0, x: 0, y: 0,
     ...size(lines) };
 }
 

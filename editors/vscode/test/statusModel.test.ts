@@ -53,6 +53,38 @@ test('rows carry reason, enforcement, supersession, place and affected targets',
   ]);
 });
 
+test('a policy only the live cluster holds says so, and what its controller reports', () => {
+  const rows = statusRows({
+    policies: [
+      {
+        policy: 'BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-timeouts',
+        file: null,
+        cluster: { resourceVersion: '4001', generation: 1 },
+        accepted: { status: false, reason: 'Conflicted' },
+        supersededBy: [],
+        affects: [],
+        agrees: false,
+      },
+      {
+        policy: 'SecurityPolicy.gateway.envoyproxy.io/shop/checkout-cors',
+        file: null,
+        cluster: { resourceVersion: '4000', generation: 3 },
+        accepted: { status: true, reason: 'Accepted' },
+        enforcement: 'Enforced',
+        affects: ['HTTPRoute/shop/checkout#pay'],
+        reported: [{ ancestor: 'Gateway/infra/edge', stale: true }],
+      },
+    ],
+  });
+  assert.deepEqual(
+    rows.map((r) => [r.description, r.health, r.file]),
+    [
+      ['Conflicted · live cluster · the controller reports otherwise', 'problem', undefined],
+      ['Accepted · Enforced · live cluster · reported status is stale', 'ok', undefined],
+    ],
+  );
+});
+
 test('a malformed answer gives no rows instead of throwing', () => {
   assert.deepEqual(statusRows(null), []);
   assert.deepEqual(statusRows({ policies: 'x' }), []);

@@ -171,9 +171,32 @@ fn serve(
                 None => false,
             }
         };
+        // `/.../namespaces/NS/RESOURCE/NAME` gets one object (kubectl's `get KIND NAME`).
+        let one = match segs.iter().rposition(|s| *s == "namespaces") {
+            Some(i) if i + 4 == segs.len() => Some((
+                segs[i + 1].to_owned(),
+                format!("{}/{}", segs[..i].join("/"), segs[i + 2]),
+                segs[i + 3].to_owned(),
+            )),
+            _ => None,
+        };
         let not_found = || (404, status_body(404, "NotFound", "the server could not find the requested resource"));
         let (status, value) = if fail_once {
             (500, status_body(500, "InternalError", "etcdserver: request timed out"))
+        } else if let Some((ns, all, name)) = &one {
+            let listed = routes.lock().unwrap().get(all).cloned();
+            let found = listed.as_ref().and_then(|(_, v)| {
+                let items = v["items"].as_array()?;
+                let o = items
+                    .iter()
+                    .find(|o| o["metadata"]["namespace"] == json!(ns) && o["metadata"]["name"] == json!(name))?;
+                let mut o = o.clone();
+                // A single object carries its apiVersion and kind, unlike list items.
+                o["apiVersion"] = v["apiVersion"].clone();
+                o["kind"] = json!(v["kind"].as_str().unwrap_or("").trim_end_matches("List"));
+                Some(o)
+            });
+            found.map_or_else(not_found, |o| (200, o))
         } else if let Some((ns, all)) = &scoped {
             match routes.lock().unwrap().get(all).cloned() {
                 Some((200, mut v)) => {
@@ -254,7 +277,13 @@ fn resource(name: &str, kind: &str, namespaced: bool) -> Value {
            "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]})
 }
 
-fn list(api_version: &str, kind: &str, items: Vec<Value>) -> (u16, Value) {
+fn list(api_version: &str, kind: &str, mut items: Vec<Value>) -> (u16, Value) {
+    // A real API server sets every object's resourceVersion (older than the list's).
+    for (i, item) in items.iter_mut().enumerate() {
+        if item["metadata"]["resourceVersion"].is_null() {
+            item["metadata"]["resourceVersion"] = json!(format!("{}", 4000 + i));
+        }
+    }
     // A real API server leaves apiVersion and kind out of the items.
     (
         200,
@@ -378,7 +407,8 @@ pub fn serving(objects: &[Value]) -> Routes {
     }
     let plural = |kind: &str| {
         let k = kind.to_lowercase();
-        match k.strip_suffix('y') {
+        // A vowel before the `y` keeps it, as the API server's own names do (gateways, policies).
+        match k.strip_suffix('y').filter(|stem| !stem.ends_with(['a', 'e', 'i', 'o', 'u'])) {
             Some(stem) => format!("{stem}ies"),
             None if k.ends_with('s') => format!("{k}es"),
             None => format!("{k}s"),
@@ -414,4 +444,55 @@ pub fn serving(objects: &[Value]) -> Routes {
         .collect();
     r.insert("/apis".into(), (200, json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})));
     r
+}
+
+/// A cluster with problems of its own, for the audit (`status --cluster` with no files): the
+/// platform's Gateway, a route `checkout` with a rule `pay`, and
+/// - two BackendTrafficPolicies on the same Gateway, whose controller reports both Accepted:
+///   Envoy Gateway keeps the older (`edge-defaults`), so `edge-timeouts` is Conflicted;
+/// - a SecurityPolicy on `checkout#pay` changed twice since its controller last wrote its
+///   status (`generation` 3, `observedGeneration` 2): a stale status;
+/// - a route `orders` whose parentRef names a Gateway `egde` that does not exist.
+pub fn audit_objects() -> Vec<Value> {
+    let gw = "gateway.networking.k8s.io";
+    let eg = "gateway.envoyproxy.io";
+    let controller = "gateway.envoyproxy.io/gatewayclass-controller";
+    let accepted = |ancestor: Value, observed: i64| {
+        json!({"ancestors": [{"ancestorRef": ancestor, "controllerName": controller,
+            "conditions": [{"type": "Accepted", "status": "True", "reason": "Accepted", "observedGeneration": observed}]}]})
+    };
+    let edge = json!({"group": gw, "kind": "Gateway", "name": "edge", "namespace": "infra"});
+    vec![
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "infra"}}),
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop", "labels": {"edge-access": "true"}}}),
+        json!({"apiVersion": format!("{gw}/v1"), "kind": "GatewayClass", "metadata": {"name": "eg"},
+               "spec": {"controllerName": controller}}),
+        json!({"apiVersion": format!("{gw}/v1"), "kind": "Gateway",
+               "metadata": {"name": "edge", "namespace": "infra", "creationTimestamp": "2025-01-01T00:00:00Z"},
+               "spec": {"gatewayClassName": "eg", "listeners": [{"name": "https", "port": 443, "protocol": "HTTPS",
+                 "allowedRoutes": {"namespaces": {"from": "Selector", "selector": {"matchLabels": {"edge-access": "true"}}}}}]}}),
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "checkout", "namespace": "shop"},
+               "spec": {"ports": [{"name": "http", "port": 8080}]}}),
+        json!({"apiVersion": format!("{gw}/v1"), "kind": "HTTPRoute", "metadata": {"name": "checkout", "namespace": "shop"},
+               "spec": {"parentRefs": [{"name": "edge", "namespace": "infra", "sectionName": "https"}],
+                        "rules": [{"name": "pay", "backendRefs": [{"name": "checkout", "port": 8080}]}]}}),
+        json!({"apiVersion": format!("{gw}/v1"), "kind": "HTTPRoute", "metadata": {"name": "orders", "namespace": "shop"},
+               "spec": {"parentRefs": [{"name": "egde", "namespace": "infra"}],
+                        "rules": [{"backendRefs": [{"name": "checkout", "port": 8080}]}]}}),
+        json!({"apiVersion": format!("{eg}/v1alpha1"), "kind": "BackendTrafficPolicy",
+               "metadata": {"name": "edge-defaults", "namespace": "infra", "generation": 1, "creationTimestamp": "2025-01-02T00:00:00Z"},
+               "spec": {"targetRefs": [{"group": gw, "kind": "Gateway", "name": "edge"}], "timeout": {"http": {"requestTimeout": "15s"}}},
+               "status": accepted(edge.clone(), 1)}),
+        json!({"apiVersion": format!("{eg}/v1alpha1"), "kind": "BackendTrafficPolicy",
+               "metadata": {"name": "edge-timeouts", "namespace": "infra", "generation": 1, "creationTimestamp": "2025-02-01T00:00:00Z"},
+               "spec": {"targetRefs": [{"group": gw, "kind": "Gateway", "name": "edge"}], "timeout": {"http": {"requestTimeout": "5s"}}},
+               "status": accepted(edge.clone(), 1)}),
+        json!({"apiVersion": format!("{eg}/v1alpha1"), "kind": "SecurityPolicy",
+               "metadata": {"name": "checkout-cors", "namespace": "shop", "generation": 3, "creationTimestamp": "2025-03-01T00:00:00Z"},
+               "spec": {"targetRefs": [{"group": gw, "kind": "HTTPRoute", "name": "checkout", "sectionName": "pay"}],
+                        "cors": {"allowOrigins": ["https://shop.example"]}},
+               "status": {"ancestors": [{"ancestorRef": edge, "controllerName": controller,
+                 "conditions": [{"type": "Accepted", "status": "False", "reason": "Invalid",
+                   "message": "the CORS origin is malformed", "observedGeneration": 2}]}]}}),
+    ]
 }

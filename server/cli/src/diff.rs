@@ -100,6 +100,9 @@ pub struct StatusSummary {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct StatusChange {
     policy: String,
+    /// Defined only in the live cluster (on the side after, else the side before).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    cluster: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     before: Option<StatusSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -108,9 +111,14 @@ pub struct StatusChange {
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
 pub struct Finding {
-    file: String,
-    /// 1-based.
-    line: u32,
+    /// `null` for a finding on an object of the live cluster, which `object` names.
+    file: Option<String>,
+    /// 1-based; absent with `file`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    /// The live cluster's object the finding is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    object: Option<String>,
     severity: String,
     code: String,
     message: String,
@@ -175,9 +183,12 @@ fn compare(base: &Side, head: &Side) -> Report {
     for key in sb.keys().chain(sh.keys()).collect::<BTreeSet<_>>() {
         let (b, h) = (sb.get(key).map(summary), sh.get(key).map(summary));
         if b != h {
-            status.push(StatusChange { policy: key.clone(), before: b, after: h });
+            let cluster = sh.get(key).or(sb.get(key)).is_some_and(|p| p.file.is_none());
+            status.push(StatusChange { policy: key.clone(), cluster, before: b, after: h });
         }
     }
+    // What the change breaks in the live cluster comes first: its own policies that lose.
+    status.sort_by_key(|s| !(s.cluster && loses(s)));
     // Every target some policy affects on either side.
     let targets: BTreeSet<String> = sb.values().chain(sh.values()).flat_map(|p| p.affects.iter().cloned()).collect();
     let mut effective = Vec::new();
@@ -192,8 +203,10 @@ fn compare(base: &Side, head: &Side) -> Report {
         }
     }
     let (db, dh) = (findings(&base.snap), findings(&head.snap));
-    // Lines move with edits: a finding is the same when file, code and message are.
-    let same = |a: &Finding, b: &Finding| a.file == b.file && a.code == b.code && a.message == b.message;
+    // Lines move with edits: a finding is the same when file (or object), code and message are.
+    let same = |a: &Finding, b: &Finding| {
+        a.file == b.file && a.object == b.object && a.code == b.code && a.message == b.message
+    };
     let introduced = dh.iter().filter(|h| !db.iter().any(|b| same(b, h))).cloned().collect();
     let fixed = db.iter().filter(|b| !dh.iter().any(|h| same(b, h))).cloned().collect();
     Report { base: base.label.clone(), head: head.label.clone(), effective, status, introduced, fixed }
@@ -211,10 +224,34 @@ fn statuses(snap: &Snapshot) -> BTreeMap<String, PolicyStatusReport> {
         .policies
         .into_iter()
         .map(|p| {
-            let key = if count[&p.policy] > 1 { format!("{} ({})", p.policy, p.file) } else { p.policy.clone() };
+            let key = match &p.file {
+                Some(f) if count[&p.policy] > 1 => format!("{} ({f})", p.policy),
+                None if count[&p.policy] > 1 => format!("{} (cluster)", p.policy),
+                _ => p.policy.clone(),
+            };
             (key, p)
         })
         .collect()
+}
+
+/// How much of a policy is in effect, worst first: not there, not accepted, overridden,
+/// partially enforced, enforced.
+fn rank(s: &Option<StatusSummary>) -> u8 {
+    match s {
+        None => 0,
+        Some(s) if !s.accepted => 1,
+        Some(s) => match s.enforcement.as_deref() {
+            Some("Overridden") => 2,
+            Some("PartiallyEnforced") => 3,
+            _ => 4,
+        },
+    }
+}
+
+/// A policy the change leaves with less in effect (or none of it, or affecting fewer targets).
+fn loses(s: &StatusChange) -> bool {
+    let (b, a) = (rank(&s.before), rank(&s.after));
+    a < b || (a == b && s.after.as_ref().map(|x| x.affects) < s.before.as_ref().map(|x| x.affects))
 }
 
 fn summary(p: &PolicyStatusReport) -> StatusSummary {
@@ -256,10 +293,13 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
     let mut out = Vec::new();
     for (file, diags) in snap.diagnostics() {
         let Some(f) = snap.source(file) else { continue };
+        // A finding on a live cluster's object is named by the object (`check` does the same).
+        let object = crate::check::cluster_object(snap, file);
         for d in diags {
             out.push(Finding {
-                file: file.to_string(),
-                line: f.position(d.span.start, PositionEncoding::Utf16).line + 1,
+                file: object.is_none().then(|| file.to_string()),
+                line: object.is_none().then(|| f.position(d.span.start, PositionEncoding::Utf16).line + 1),
+                object: object.clone(),
                 severity: d.severity.as_str().to_owned(),
                 code: d.code.as_str().to_owned(),
                 message: d.message.clone(),
@@ -277,19 +317,18 @@ fn value(v: &Value) -> String {
     }
 }
 
-fn held(h: &Option<Held>) -> String {
+/// `value (policy)`, the policy named short under its kind's heading (as `explain` does).
+fn held(h: &Option<Held>, kind: &str, code: bool) -> String {
     match h {
-        Some(h) => format!("{} ({})", value(&h.value), h.policy),
+        Some(h) if code => format!("`{}` ({})", value(&h.value).replace('`', "'"), short(kind, &h.policy)),
+        Some(h) => format!("{} ({})", value(&h.value), short(kind, &h.policy)),
         None => "(unset)".to_owned(),
     }
 }
 
-/// The same in Markdown: the value as code.
-fn held_md(h: &Option<Held>) -> String {
-    match h {
-        Some(h) => format!("`{}` ({})", value(&h.value).replace('`', "'"), h.policy),
-        None => "(unset)".to_owned(),
-    }
+/// `ns/name` for `Kind.group/ns/name` under the heading of `Kind.group`.
+fn short<'a>(kind: &str, policy: &'a str) -> &'a str {
+    policy.strip_prefix(kind).and_then(|r| r.strip_prefix('/')).unwrap_or(policy)
 }
 
 fn status_text(s: &Option<StatusSummary>) -> String {
@@ -297,6 +336,15 @@ fn status_text(s: &Option<StatusSummary>) -> String {
         None => "(absent)".into(),
         Some(s) if !s.accepted => format!("not accepted: {}", s.reason),
         Some(s) => format!("{}, affects {}", s.enforcement.as_deref().unwrap_or("Accepted"), s.affects),
+    }
+}
+
+fn finding_at(f: &Finding) -> String {
+    match (&f.file, f.line, &f.object) {
+        (Some(file), Some(line), _) => format!("{file}:{line}"),
+        (Some(file), None, _) => file.clone(),
+        (None, _, Some(object)) => format!("cluster: {object}"),
+        (None, _, None) => "cluster".to_owned(),
     }
 }
 
@@ -312,28 +360,93 @@ fn headline(r: &Report) -> String {
     )
 }
 
+/// The changed fields of one target and kind, grouped by the paths they change on: paths with
+/// the same changes share a group, so one field changing alike on two paths reads once, and
+/// changing differently reads under each path.
+struct PathGroup<'a> {
+    paths: Vec<&'a [String]>,
+    changes: Vec<&'a FieldChange>,
+}
+
+/// `(target, kind) → groups`, in the report's order.
+fn grouped(r: &Report) -> Vec<(&str, &str, Vec<PathGroup<'_>>)> {
+    let mut out: Vec<(&str, &str, Vec<PathGroup<'_>>)> = Vec::new();
+    let mut i = 0;
+    while i < r.effective.len() {
+        let (target, kind) = (r.effective[i].target.as_str(), r.effective[i].kind.as_str());
+        let mut by_path: Vec<(&[String], Vec<&FieldChange>)> = Vec::new();
+        while i < r.effective.len() && r.effective[i].target == target && r.effective[i].kind == kind {
+            let c = &r.effective[i];
+            match by_path.iter_mut().find(|(p, _)| *p == c.path.as_slice()) {
+                Some((_, v)) => v.push(c),
+                None => by_path.push((c.path.as_slice(), vec![c])),
+            }
+            i += 1;
+        }
+        let same = |a: &[&FieldChange], b: &[&FieldChange]| {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| x.field == y.field && x.before == y.before && x.after == y.after)
+        };
+        let mut groups: Vec<PathGroup<'_>> = Vec::new();
+        for (path, changes) in by_path {
+            match groups.iter_mut().find(|g| same(&g.changes, &changes)) {
+                Some(g) => g.paths.push(path),
+                None => groups.push(PathGroup { paths: vec![path], changes }),
+            }
+        }
+        out.push((target, kind, groups));
+    }
+    out
+}
+
+/// A path from its root, without the target it ends at (the heading names it).
+fn via(path: &[String]) -> String {
+    path[..path.len().saturating_sub(1)].join(" › ")
+}
+
 fn human(r: &Report) -> String {
     let mut out = format!("{} → {}: {}\n", r.base, r.head, headline(r));
     let mut last = "";
-    for c in &r.effective {
-        if c.target != last {
-            let _ = writeln!(out, "\n{}", c.target);
-            last = &c.target;
+    for (target, kind, groups) in grouped(r) {
+        if target != last {
+            let _ = writeln!(out, "\n{target}");
+            last = target;
         }
-        let field = c.field.trim_start_matches('/').replace('/', ".");
-        let _ = writeln!(out, "  {} {field}: {} → {}", c.kind, held(&c.before), held(&c.after));
+        let _ = writeln!(out, "  {kind}");
+        let several = groups.len() > 1;
+        for g in &groups {
+            let mut indent = "    ";
+            if several {
+                let more = match g.paths.len() {
+                    1 => String::new(),
+                    n => format!(" (and {} more paths alike)", n - 1),
+                };
+                let _ = writeln!(out, "    via {}{more}", via(g.paths[0]));
+                indent = "      ";
+            }
+            for c in &g.changes {
+                let field = c.field.trim_start_matches('/').replace('/', ".");
+                let _ = writeln!(
+                    out,
+                    "{indent}{field}: {} → {}",
+                    held(&c.before, kind, false),
+                    held(&c.after, kind, false)
+                );
+            }
+        }
     }
     if !r.status.is_empty() {
         let _ = writeln!(out, "\npolicy status");
         for s in &r.status {
-            let _ = writeln!(out, "  {}: {} → {}", s.policy, status_text(&s.before), status_text(&s.after));
+            let from = if s.cluster { " (cluster)" } else { "" };
+            let _ = writeln!(out, "  {}{from}: {} → {}", s.policy, status_text(&s.before), status_text(&s.after));
         }
     }
     for (title, list) in [("introduced", &r.introduced), ("fixed", &r.fixed)] {
         if !list.is_empty() {
             let _ = writeln!(out, "\n{title}");
             for f in list {
-                let _ = writeln!(out, "  {}:{}: {}[{}]: {}", f.file, f.line, f.severity, f.code, f.message);
+                let _ = writeln!(out, "  {}: {}[{}]: {}", finding_at(f), f.severity, f.code, f.message);
             }
         }
     }
@@ -348,37 +461,37 @@ fn markdown(r: &Report) -> String {
         out.push_str(
             "\n#### Effective policies\n\n| target | policy kind | field | before | after |\n|---|---|---|---|---|\n",
         );
-        for c in &r.effective {
-            let field = c.field.trim_start_matches('/').replace('/', ".");
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | `{field}` | {} | {} |",
-                c.target,
-                c.kind,
-                cell(&held_md(&c.before)),
-                cell(&held_md(&c.after))
-            );
+        for (target, kind, groups) in grouped(r) {
+            let several = groups.len() > 1;
+            for g in &groups {
+                // Where one target's paths change differently, each row says which path.
+                let on = if several { format!(" via `{}`", via(g.paths[0])) } else { String::new() };
+                for c in &g.changes {
+                    let field = c.field.trim_start_matches('/').replace('/', ".");
+                    let _ = writeln!(
+                        out,
+                        "| `{target}` | {kind} | `{field}`{} | {} | {} |",
+                        cell(&on),
+                        cell(&held(&c.before, kind, true)),
+                        cell(&held(&c.after, kind, true))
+                    );
+                }
+            }
         }
     }
     if !r.status.is_empty() {
         out.push_str("\n#### Policy status\n\n| policy | before | after |\n|---|---|---|\n");
         for s in &r.status {
-            let _ = writeln!(out, "| `{}` | {} | {} |", s.policy, status_text(&s.before), status_text(&s.after));
+            let from = if s.cluster { " (cluster)" } else { "" };
+            let _ = writeln!(out, "| `{}`{from} | {} | {} |", s.policy, status_text(&s.before), status_text(&s.after));
         }
     }
     for (title, mark, list) in [("Introduced", "➕", &r.introduced), ("Fixed", "✔", &r.fixed)] {
         if !list.is_empty() {
             let _ = writeln!(out, "\n#### {title}\n");
             for f in list {
-                let _ = writeln!(
-                    out,
-                    "- {mark} **{}** `{}` `{}:{}`: {}",
-                    f.severity,
-                    f.code,
-                    f.file,
-                    f.line,
-                    cell(&f.message)
-                );
+                let _ =
+                    writeln!(out, "- {mark} **{}** `{}` `{}`: {}", f.severity, f.code, finding_at(f), cell(&f.message));
             }
         }
     }

@@ -9,6 +9,7 @@ use std::time::Instant;
 use policylens_core::analysis::explain_text::{Paint, render};
 use policylens_core::effective::{Explanation, explain};
 use policylens_core::topology::{NodeId, PathLimit, TargetError};
+use policylens_core::workspace::Origin;
 use serde_json::Value;
 
 use crate::style::Style;
@@ -33,13 +34,13 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
     let mut nodes = instance_nodes(world, node);
     // `explain PATH` explains the definitions under PATH when the target has some there.
     if let Some(only) = &loaded.report_only
-        && nodes.iter().any(|(file, _)| only.contains(file))
+        && nodes.iter().any(|(file, _)| file.as_ref().is_some_and(|f| only.contains(f)))
     {
-        nodes.retain(|(file, _)| only.contains(file));
+        nodes.retain(|(file, _)| file.as_ref().is_some_and(|f| only.contains(f)));
     }
     if let Some(f) = &args.file {
         let want = crate::load::shown(f);
-        nodes.retain(|(file, _)| *file == want);
+        nodes.retain(|(file, _)| file.as_ref() == Some(&want));
         if nodes.is_empty() {
             eprintln!("policylens: `{}` is not defined in {want}", args.target);
             return Ok(ExitCode::from(2));
@@ -49,18 +50,18 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
     let index = snap.effective();
     let index_ms = index_start.elapsed().as_secs_f64() * 1000.0;
     let start = Instant::now();
-    let explained: Vec<(String, Explanation)> =
+    let explained: Vec<(Option<String>, Explanation)> =
         nodes.into_iter().map(|(file, n)| (file, explain(world, index, n, PathLimit::default()))).collect();
     let explain_ms = start.elapsed().as_secs_f64() * 1000.0;
     let several = explained.len() > 1;
     let text = match args.format {
         ReportFormat::Json => {
-            let with_file = |(file, ex): &(String, Explanation)| -> Result<Value, String> {
+            let with_file = |(file, ex): &(Option<String>, Explanation)| -> Result<Value, String> {
                 let mut v = serde_json::to_value(ex).map_err(|e| e.to_string())?;
                 if let Value::Object(m) = &mut v
                     && several
                 {
-                    m.insert("file".into(), Value::String(file.clone()));
+                    m.insert("file".into(), file.clone().map_or(Value::Null, Value::String));
                 }
                 Ok(v)
             };
@@ -78,7 +79,8 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
             let mut out = String::new();
             for (file, ex) in &explained {
                 if several {
-                    let _ = writeln!(out, "{}", st.dim(&format!("── defined in {file} ──")));
+                    let at = file.as_deref().unwrap_or("the cluster");
+                    let _ = writeln!(out, "{}", st.dim(&format!("── defined in {at} ──")));
                 }
                 out.push_str(&render(ex, &st));
                 if several {
@@ -96,10 +98,11 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode, String> {
 }
 
 /// The node of every definition of the target's object (the same section of each), labelled
-/// by file; virtual and namespace targets have one, unlabelled.
-fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Vec<(String, NodeId)> {
+/// by file; virtual and namespace targets have one, unlabelled, and so has an object only the
+/// live cluster holds (a file's copy replaces the cluster's, so it is never one of several).
+fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Vec<(Option<String>, NodeId)> {
     let t = &world.topology;
-    let Some(obj) = t.node_object(node) else { return vec![(String::new(), node)] };
+    let Some(obj) = t.node_object(node) else { return vec![(None, node)] };
     let section = t.node_key(world, node).section;
     world
         .instances(obj)
@@ -109,7 +112,8 @@ fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Ve
                 Some(s) => t.section_node(world, o, s)?,
                 None => t.object_node(o),
             };
-            Some((world.file_of(o).path.to_string(), n))
+            let file = world.file_of(o);
+            Some(((file.origin != Origin::Cluster).then(|| file.path.to_string()), n))
         })
         .collect()
 }

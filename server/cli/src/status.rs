@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use policylens_core::effective::{Enforcement, Reason, StatusReport};
+use policylens_core::effective::{Enforcement, PolicyStatusReport, Reason, StatusReport};
 
 use crate::style::Style;
 use crate::{ReportFormat, StatusArgs, load};
@@ -17,9 +17,10 @@ pub fn run(args: StatusArgs) -> Result<ExitCode, String> {
     let start = Instant::now();
     let index = snap.effective();
     let mut report = index.report(world);
-    // `status PATH` analyses PATH's workspace and lists the policies under PATH.
+    // `status PATH` analyses PATH's workspace and lists the policies under PATH, and every
+    // policy of the live cluster (`--cluster`; a file's policy replaces the cluster's own).
     if let Some(only) = &loaded.report_only {
-        report.policies.retain(|p| only.contains(&p.file));
+        report.policies.retain(|p| p.file.as_ref().is_none_or(|f| only.contains(f)));
     }
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     let text = match args.format {
@@ -61,7 +62,11 @@ fn render(r: &StatusReport, st: Style) -> String {
                 None => "-",
             };
             let affects = if p.accepted.status { p.affects.len().to_string() } else { String::new() };
-            let at = format!("{}:{}", p.file, p.range.start.line + 1);
+            let at = match (&p.file, &p.range) {
+                (Some(f), Some(r)) => format!("{f}:{}", r.start.line + 1),
+                (Some(f), None) => f.clone(),
+                (None, _) => "cluster".to_owned(),
+            };
             [p.policy.clone(), at, accepted, enforcement.to_owned(), affects]
         })
         .collect();
@@ -104,10 +109,11 @@ fn render(r: &StatusReport, st: Style) -> String {
         if !p.superseded_by.is_empty() {
             let _ = writeln!(out, "    superseded by: {}", p.superseded_by.join(", "));
         }
+        for line in reported_lines(p) {
+            let _ = writeln!(out, "    {line}");
+        }
     }
-    let count = |f: &dyn Fn(&policylens_core::effective::PolicyStatusReport) -> bool| {
-        r.policies.iter().filter(|p| f(p)).count()
-    };
+    let count = |f: &dyn Fn(&PolicyStatusReport) -> bool| r.policies.iter().filter(|p| f(p)).count();
     let _ = writeln!(
         out,
         "\n{}: {} enforced, {} partially enforced, {} overridden, {}{} not accepted",
@@ -122,8 +128,43 @@ fn render(r: &StatusReport, st: Style) -> String {
         },
         count(&|p| !p.accepted.status),
     );
+    let (disagree, stale) = (count(&|p| p.agrees == Some(false)), count(&|p| p.reported.iter().any(|a| a.stale)));
+    if disagree + stale > 0 {
+        let _ = writeln!(
+            out,
+            "live cluster: {} whose controllers report another Accepted, {} whose reported status is stale",
+            if disagree == 1 { "1 policy".to_owned() } else { format!("{disagree} policies") },
+            stale
+        );
+    }
     if r.truncated {
         let _ = writeln!(out, "(some targets had more paths than the path limit; their status counts the first ones)");
+    }
+    out
+}
+
+/// What the live cluster's controllers say of a policy, when it is worth a line: a stale
+/// status (written for an older spec, not compared) or one that disagrees with the computed.
+fn reported_lines(p: &PolicyStatusReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in &p.reported {
+        let Some(c) = a.conditions.iter().find(|c| c.type_ == "Accepted") else { continue };
+        let said =
+            if c.status == "True" { "Accepted".to_owned() } else { format!("Accepted={} ({})", c.status, c.reason) };
+        if a.stale {
+            let seen = c.observed_generation.map_or(String::new(), |g| format!(" (generation {g})"));
+            let now = p
+                .cluster
+                .as_ref()
+                .and_then(|s| s.generation)
+                .map_or(String::new(), |g| format!("; the spec is at generation {g}"));
+            out.push(format!(
+                "stale: controller `{}` says {said} for `{}` of an older spec{seen}{now}",
+                a.controller, a.ancestor
+            ));
+        } else if (c.status == "True") != p.accepted.status {
+            out.push(format!("disagrees: controller `{}` says {said} for `{}`", a.controller, a.ancestor));
+        }
     }
     out
 }

@@ -72,6 +72,7 @@ codes! {
     InvalidSelector = "invalid-selector", Error;
     SelectorMatchesNothing = "selector-matches-nothing", Warning;
     StatusDisagrees = "status-disagrees", Warning;
+    StaleStatus = "stale-status", Information;
     TooManyProblems = "too-many-problems", Warning;
 }
 
@@ -111,6 +112,7 @@ impl Code {
             Code::InvalidSelector => "A label selector with a bad operator or values.",
             Code::SelectorMatchesNothing => "A targetSelectors entry selects no object.",
             Code::StatusDisagrees => "The controller's reported Accepted differs from the computed one (--cluster).",
+            Code::StaleStatus => "The controller's reported status predates the policy's last spec change (--cluster).",
             Code::TooManyProblems => "A file has more problems than are listed; this one counts the rest.",
         }
     }
@@ -203,6 +205,7 @@ impl Code {
                 | Code::AffectsNothing
                 | Code::UnsupportedByController
                 | Code::StatusDisagrees
+                | Code::StaleStatus
         )
     }
 }

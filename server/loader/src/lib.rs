@@ -33,6 +33,8 @@ pub struct Request {
     /// A PATH with no YAML is fine (an editor opened on an empty folder); the CLI says it is a
     /// usage error.
     pub allow_empty: bool,
+    /// Said after "no YAML files found here" (what else the user may have meant).
+    pub empty_hint: Option<String>,
 }
 
 /// A loaded workspace.
@@ -119,7 +121,7 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
             files.extend(found);
         }
         if !req.allow_empty && !files.iter().any(|f| f.starts_with(d)) {
-            return Err(format!("{}: no YAML files (*.yaml, *.yml) found here", shown(d)));
+            return Err(no_yaml(&shown(d), req));
         }
     }
     // Pipes and devices (`/dev/stdin`, process substitution) can be read once only: their
@@ -136,7 +138,7 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         files.retain(|f| !same_file(f, cp));
     }
     if files.is_empty() && streams.is_empty() && req.stdin.is_none() && !req.allow_empty {
-        return Err(format!("{}: no YAML files (*.yaml, *.yml) found here", shown(roots.first().unwrap_or(&cwd))));
+        return Err(no_yaml(&shown(roots.first().unwrap_or(&cwd)), req));
     }
 
     for f in &streams {
@@ -218,6 +220,11 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         s
     });
     Ok(Loaded { workspace: ws, config_path, roots, report_only, disk, warnings })
+}
+
+fn no_yaml(shown: &str, req: &Request) -> String {
+    let hint = req.empty_hint.as_deref().map_or(String::new(), |h| format!(" ({h})"));
+    format!("{shown}: no YAML files (*.yaml, *.yml) found here{hint}")
 }
 
 /// Reads and parses files from disk in parallel into `ws`, as files of `origin`: (path as

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 use policylens_cluster::Change;
 use policylens_core::workspace::Origin;
 use tokio::sync::mpsc;
+use tower_lsp_server::ls_types::Registration;
 
 use crate::state::Shared;
 
@@ -48,6 +49,27 @@ pub fn follow(
                 }
             }
             shared.changed();
+        }
+    });
+}
+
+/// Asks the client, once, to fetch `policylens-cluster:` documents from the server
+/// (`workspace/textDocumentContent`, LSP 3.18): go-to-definition on an object only the
+/// cluster holds opens it read-only. A client without the request declines (logged); the
+/// locations still name the object.
+pub fn register_documents(shared: &Arc<Shared>) {
+    if shared.cluster_docs_registered.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let client = shared.client.clone();
+    tokio::spawn(async move {
+        let registration = Registration {
+            id: "policylens/clusterDocuments".into(),
+            method: "workspace/textDocumentContent".into(),
+            register_options: Some(serde_json::json!({"schemes": [crate::cluster_doc::SCHEME]})),
+        };
+        if let Err(e) = client.register_capability(vec![registration]).await {
+            tracing::info!(target: "policylens", "the client cannot show cluster objects as documents: {e}");
         }
     });
 }

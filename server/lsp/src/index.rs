@@ -275,6 +275,7 @@ pub async fn reindex(shared: Arc<Shared>) {
             }
             if let Some((opts, snap)) = built.watch_from {
                 crate::cluster::follow(&shared, generation, &opts, &snap);
+                crate::cluster::register_documents(&shared);
             }
             if cluster_failed {
                 retry_later(&shared, generation);

@@ -17,6 +17,11 @@
 //!   `policylens/graph {format, focus}` answer what the CLI prints; `policylens/serverStatus`
 //!   says what the server reads and how it stands. Code lenses carry the command
 //!   `policylens.showReferences` with `[uri, position, locations]`.
+//! - the live cluster (setting `cluster.enabled`): its objects are read-only virtual
+//!   documents `policylens-cluster:/CONTEXT/NAMESPACE/Kind.group/NAME.yaml` (definitions,
+//!   references and workspace symbols point there); their YAML answers
+//!   `workspace/textDocumentContent` (LSP 3.18), registered with the client once the cluster
+//!   is read. Findings on cluster objects are not published (`policylens check --cluster`).
 //! - initializationOptions: the settings, and `hoverActions: true` (hovers end in `command:`
 //!   links to `policylens.explain`, `policylens.showTopology`, `policylens.findReferences`),
 //!   `statusNotifications: true` (`policylens/serverStatus` notifications as it changes).
@@ -25,6 +30,7 @@
 //!   former `POLICYLENS_TEST_INDEX_DELAY_MS` stretches indexing (to test what answers while it runs).
 
 mod cluster;
+mod cluster_doc;
 mod config;
 mod disk;
 mod documents;

@@ -36,7 +36,8 @@ pub fn service() -> (LspService<Backend>, ClientSocket) {
         .custom_method("policylens/explain", Backend::explain)
         .custom_method("policylens/status", Backend::status)
         .custom_method("policylens/graph", Backend::graph)
-        .custom_method("policylens/serverStatus", Backend::server_status);
+        .custom_method("policylens/serverStatus", Backend::server_status)
+        .custom_method("workspace/textDocumentContent", Backend::text_document_content);
     let env_on = |k: &str| std::env::var(k).is_ok_and(|v| v == "1");
     if env_on("POLICYLENS_TEST") || env_on("POLICYLENS_TEST_PANIC") {
         b = b.custom_method("policylens/debugPanic", Backend::debug_panic);
@@ -278,6 +279,13 @@ impl Backend {
         // Params are optional: `{}` or nothing means dot.
         let params: custom::GraphParams = params.and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
         run("policylens/graph", move || custom::graph(&view, params)).await
+    }
+
+    /// The text of a `policylens-cluster:` virtual document: the live cluster's object as
+    /// YAML (LSP 3.18 `workspace/textDocumentContent`).
+    async fn text_document_content(&self, params: custom::ContentParams) -> Result<Value> {
+        let view = self.shared.world_view_for(None).await;
+        run("workspace/textDocumentContent", move || custom::text_document_content(&view, params)).await
     }
 
     /// What the server reads and how it stands, for status surfaces (VS Code's status item,

@@ -468,6 +468,9 @@ pub struct Shared {
     pub cluster_generation: std::sync::atomic::AtomicU64,
     /// Failed cluster reads in a row (the retry backs off with them).
     pub cluster_retries: std::sync::atomic::AtomicU32,
+    /// `workspace/textDocumentContent` for `policylens-cluster:` was registered with the
+    /// client (once, after the first cluster read).
+    pub cluster_docs_registered: AtomicBool,
 }
 
 impl Shared {
@@ -487,6 +490,7 @@ impl Shared {
             cluster_watch: Mutex::new(None),
             cluster_generation: std::sync::atomic::AtomicU64::new(0),
             cluster_retries: std::sync::atomic::AtomicU32::new(0),
+            cluster_docs_registered: AtomicBool::new(false),
         }
     }
 

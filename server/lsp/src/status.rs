@@ -31,7 +31,8 @@ pub fn gather(shared: &Shared) -> Value {
         counts.insert(sev.into(), Value::from(0));
     }
     if let Some(base) = shared.base() {
-        for d in base.snap.diagnostics().values().flatten() {
+        let files = base.snap.diagnostics().iter().filter(|(p, _)| !crate::cluster_doc::is_cluster_path(p));
+        for d in files.flat_map(|(_, ds)| ds) {
             let key = d.severity.as_str();
             let n = counts.get(key).and_then(Value::as_u64).unwrap_or(0);
             counts.insert(key.into(), Value::from(n + 1));

@@ -28,6 +28,9 @@ pub fn uri(view: &View, path: &str) -> Option<Uri> {
     if let Some(o) = view.open.get(path) {
         return Some(o.uri.clone());
     }
+    if crate::cluster_doc::is_cluster_path(path) {
+        return crate::cluster_doc::uri(path);
+    }
     Uri::from_file_path(path)
 }
 
@@ -41,7 +44,23 @@ pub fn range(file: &SourceFile, span: Span, enc: PositionEncoding) -> Range {
 }
 
 pub fn location(view: &View, path: &str, span: Span) -> Option<Location> {
+    location_in(view, path, span, &mut HashMap::new())
+}
+
+/// [`location`], with the YAML of cluster objects rendered once per call site (`rendered`):
+/// a workspace symbol list names many of one object's sections.
+pub fn location_in(
+    view: &View,
+    path: &str,
+    span: Span,
+    rendered: &mut HashMap<String, crate::cluster_doc::Rendered>,
+) -> Option<Location> {
     let file = view.snap.source(path)?;
+    // A cluster object's place in the YAML its virtual document shows.
+    if crate::cluster_doc::is_cluster_path(path) {
+        let shown = rendered.entry(path.to_owned()).or_insert_with(|| crate::cluster_doc::render(file.text()));
+        return Some(Location::new(crate::cluster_doc::uri(path)?, shown.range(span, view.enc())));
+    }
     Some(Location::new(uri(view, path)?, range(file, span, view.enc())))
 }
 
@@ -238,8 +257,16 @@ pub fn document_symbol(view: &View, file: &SourceFile, s: core::Symbol) -> Docum
 
 /// Symbols flattened, children named with their parent as container.
 #[allow(deprecated)] // `deprecated` is a required field of the LSP structs
-pub fn symbol_information(view: &View, s: core::Symbol, container: Option<&str>, out: &mut Vec<SymbolInformation>) {
-    let Some(loc) = location(view, &s.file, s.selection_span) else { return };
+pub fn symbol_information(
+    view: &View,
+    s: core::Symbol,
+    container: Option<&str>,
+    rendered: &mut HashMap<String, crate::cluster_doc::Rendered>,
+    out: &mut Vec<SymbolInformation>,
+) {
+    let Some(loc) = location_in(view, &s.file, s.selection_span, rendered) else { return };
+    // Objects only the live cluster holds say so where flat symbols have room for it.
+    let container = container.or(crate::cluster_doc::is_cluster_path(&s.file).then_some("live cluster"));
     let name = if s.name.is_empty() { "(unnamed)".to_owned() } else { s.name };
     out.push(SymbolInformation {
         name: name.clone(),
@@ -250,7 +277,7 @@ pub fn symbol_information(view: &View, s: core::Symbol, container: Option<&str>,
         container_name: container.map(str::to_owned),
     });
     for c in s.children {
-        symbol_information(view, c, Some(&name), out);
+        symbol_information(view, c, Some(&name), rendered, out);
     }
 }
 
@@ -275,7 +302,8 @@ pub fn code_lens(view: &View, file: &SourceFile, path: &str, l: core::CodeLens) 
 /// know are dropped.
 pub fn workspace_edit(view: &View, edits: &[core::FileEdit]) -> WorkspaceEdit {
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
-    for e in edits {
+    // The live cluster is read-only: an edit never reaches its objects.
+    for e in edits.iter().filter(|e| !crate::cluster_doc::is_cluster_path(&e.file)) {
         let (Some(file), Some(u)) = (view.snap.source(&e.file), uri(view, &e.file)) else { continue };
         changes
             .entry(u)

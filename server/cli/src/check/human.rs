@@ -20,8 +20,31 @@ pub fn render(
     let mut out = String::new();
     let shown =
         diags.iter().map(|d| (*d, None)).chain(suppressed.iter().map(|s| (&s.diagnostic, Some(&s.justification))));
+    // A related location: `file:line:col`, or the cluster object.
+    let at = |file: &str, span: policylens_core::syntax::Span| match super::cluster_object(snap, file) {
+        Some(object) => format!("cluster: {object}"),
+        None => snap
+            .source(file)
+            .map(|f| f.position(span.start, PositionEncoding::Utf32))
+            .map_or(file.to_owned(), |p| format!("{file}:{}:{}", p.line + 1, p.character + 1)),
+    };
     for (d, justification) in shown {
         let sev = d.severity.as_str();
+        // A live cluster's object has no lines to show: it is named.
+        if let Some(object) = super::cluster_object(snap, &d.file) {
+            let _ = writeln!(
+                out,
+                "{}: {}: {}",
+                st.bold(&format!("cluster: {object}")),
+                st.severity(sev, &format!("{sev}[{}]", d.code.as_str())),
+                st.bold(&d.message)
+            );
+            for r in &d.related {
+                let _ = writeln!(out, "  {} {}: {}", st.dim("= note:"), at(&r.file, r.span), r.message);
+            }
+            out.push('\n');
+            continue;
+        }
         let Some(f) = snap.source(&d.file) else { continue };
         let start = f.position(d.span.start, PositionEncoding::Utf32);
         let end = f.position(d.span.end, PositionEncoding::Utf32);
@@ -55,9 +78,7 @@ pub fn render(
             );
         }
         for r in &d.related {
-            let pos = snap.source(&r.file).map(|rf| rf.position(r.span.start, PositionEncoding::Utf32));
-            let at = pos.map_or(r.file.to_string(), |p| format!("{}:{}:{}", r.file, p.line + 1, p.character + 1));
-            let _ = writeln!(out, "  {} {at}: {}", st.dim("= note:"), r.message);
+            let _ = writeln!(out, "  {} {}: {}", st.dim("= note:"), at(&r.file, r.span), r.message);
         }
         out.push('\n');
     }
@@ -77,14 +98,19 @@ pub fn render(
         let n = summary.skipped_templates;
         suppressed_note += &format!(", {} not read around their template actions", plural(n, "template document"));
     }
+    let policies = plural(summary.policies, "policy").replace("policys", "policies");
+    let objects = plural(summary.objects, "object");
+    let documents = plural(summary.documents, "document");
+    // What was read: files, the live cluster, or both.
+    let read = match (summary.files, summary.cluster_objects) {
+        (_, 0) => format!("{} ({documents}, {objects}, {policies})", plural(summary.files, "file")),
+        (0, _) => format!("the cluster ({objects}, {policies})"),
+        (f, _) => format!("{} and the cluster ({documents}, {objects}, {policies})", plural(f, "file")),
+    };
     let _ = writeln!(
         out,
-        "{}{suppressed_note} in {} ({}, {}, {}) in {:.0} ms",
+        "{}{suppressed_note} in {read} in {:.0} ms",
         if e > 0 { st.severity("error", &head) } else { st.bold(&head) },
-        plural(summary.files, "file"),
-        plural(summary.documents, "document"),
-        plural(summary.objects, "object"),
-        plural(summary.policies, "policy").replace("policys", "policies"),
         summary.elapsed_ms
     );
     out

@@ -22,6 +22,9 @@ pub struct CheckReport {
 #[serde(rename_all = "camelCase")]
 pub struct SummaryJson {
     pub files: usize,
+    /// Objects read from the live cluster (`--cluster`); present when not 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cluster_objects: usize,
     pub documents: usize,
     pub objects: usize,
     pub policies: usize,
@@ -40,14 +43,19 @@ fn is_zero(n: &usize) -> bool {
 
 #[derive(Serialize, JsonSchema)]
 pub struct DiagnosticJson {
-    pub file: String,
-    pub range: Range,
+    /// The file, relative to the current directory; `null` for a finding on an object of
+    /// the live cluster (`--cluster`), which `object` names.
+    pub file: Option<String>,
+    /// In `file`; absent with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
     /// `error`, `warning`, `information` or `hint`.
     pub severity: String,
     /// A code of docs/diagnostics.md.
     pub code: String,
     pub message: String,
-    /// The reference (`Kind/namespace/name`) of the object the diagnostic is about.
+    /// The reference (`Kind/namespace/name`) of the object the diagnostic is about (for a
+    /// finding on the live cluster, the object it is on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -56,8 +64,12 @@ pub struct DiagnosticJson {
 
 #[derive(Serialize, JsonSchema)]
 pub struct RelatedJson {
-    pub file: String,
-    pub range: Range,
+    /// `null` for an object of the live cluster, which `object` then names.
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
     pub message: String,
 }
 
@@ -84,6 +96,7 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic], suppressed: &[&Suppressed]
         diagnostics: diags.iter().map(|d| diagnostic(snap, d)).collect(),
         summary: SummaryJson {
             files: summary.files,
+            cluster_objects: summary.cluster_objects,
             documents: summary.documents,
             objects: summary.objects,
             policies: summary.policies,
@@ -105,20 +118,25 @@ pub fn render(snap: &Snapshot, diags: &[&Diagnostic], suppressed: &[&Suppressed]
 }
 
 fn diagnostic(snap: &Snapshot, d: &Diagnostic) -> DiagnosticJson {
+    let cluster = super::cluster_object(snap, &d.file);
     DiagnosticJson {
-        file: d.file.to_string(),
-        range: range(snap, &d.file, d.span),
+        file: cluster.is_none().then(|| d.file.to_string()),
+        range: cluster.is_none().then(|| range(snap, &d.file, d.span)),
         severity: d.severity.as_str().to_owned(),
         code: d.code.as_str().to_owned(),
         message: d.message.clone(),
-        object: d.object.clone(),
+        object: cluster.or_else(|| d.object.clone()),
         related: d
             .related
             .iter()
-            .map(|r| RelatedJson {
-                file: r.file.to_string(),
-                range: range(snap, &r.file, r.span),
-                message: r.message.clone(),
+            .map(|r| {
+                let cluster = super::cluster_object(snap, &r.file);
+                RelatedJson {
+                    file: cluster.is_none().then(|| r.file.to_string()),
+                    range: cluster.is_none().then(|| range(snap, &r.file, r.span)),
+                    object: cluster,
+                    message: r.message.clone(),
+                }
             })
             .collect(),
     }

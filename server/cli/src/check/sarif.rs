@@ -20,10 +20,47 @@ fn region(snap: &Snapshot, file: &str, span: Span) -> Value {
 }
 
 fn location(snap: &Snapshot, file: &str, span: Span) -> Value {
+    if let Some(object) = super::cluster_object(snap, file) {
+        return cluster_location(file, &object);
+    }
     json!({"physicalLocation": {
         "artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"},
         "region": region(snap, file, span),
     }})
+}
+
+/// An object of the live cluster: a logical location naming it. GitHub code scanning rejects
+/// a whole upload when a result's location has no `physicalLocation.artifactLocation`
+/// ("locationFromSarifResult: expected artifact location"), and absolute URIs of another
+/// scheme than the checkout's; a relative path outside the repository is shown without a
+/// preview. So the object also gets a relative path of its own under `policylens-cluster/`
+/// (context, namespace or `_`, kind, name), and no region.
+fn cluster_location(file: &str, object: &str) -> Value {
+    // `cluster://CONTEXT/NAMESPACE/KIND/NAME`: a context name may hold `/`, the rest cannot.
+    let rest = file.strip_prefix("cluster://").unwrap_or(file);
+    let mut parts: Vec<&str> = rest.rsplitn(4, '/').collect();
+    parts.reverse();
+    let uri: Vec<String> =
+        std::iter::once("policylens-cluster".to_owned()).chain(parts.into_iter().map(encode)).collect();
+    let name = object.rsplit('/').next().unwrap_or(object);
+    json!({
+        "physicalLocation": {"artifactLocation": {"uri": uri.join("/"), "uriBaseId": "%SRCROOT%"}},
+        "logicalLocations": [{"name": name, "fullyQualifiedName": object, "kind": "resource"}],
+    })
+}
+
+/// A URI path segment: anything but unreserved characters percent-encoded (kubeconfig
+/// context names hold `:`, `@` and `/`).
+fn encode(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for b in segment.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 fn level(s: Severity) -> &'static str {

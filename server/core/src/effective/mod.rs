@@ -29,8 +29,9 @@ pub use explain::explain;
 pub use provenance::{Supplier, field_label};
 pub use spec::UnknownStrategy;
 pub use status::{
-    AcceptedReport, Enforcement, IgnoredReport, Lost, PolicyStatus, PolicyStatusReport, Reason, ReportedConditionJson,
-    ReportedStatus, StatusReport, accepted_report, agrees, broken_backend_outcome, supplier_label,
+    AcceptedReport, ClusterSource, Enforcement, IgnoredReport, Lost, PolicyStatus, PolicyStatusReport, Reason,
+    ReportedConditionJson, ReportedStatus, StatusReport, accepted_report, agrees, broken_backend_outcome,
+    supplier_label,
 };
 
 use std::collections::HashMap;
@@ -331,8 +332,8 @@ impl EffectiveIndex {
         status::report(world, &self.statuses, &self.ignored, self.truncated, false)
     }
 
-    /// [`EffectiveIndex::report`] with the policies of context directories and the live
-    /// cluster too: `diff` compares worlds where the cluster's policies are the subject.
+    /// [`EffectiveIndex::report`] (the files' policies and the live cluster's) with the
+    /// policies of context directories too: `diff` compares whole worlds.
     pub fn report_every(&self, world: &Linked) -> StatusReport {
         status::report(world, &self.statuses, &self.ignored, self.truncated, true)
     }

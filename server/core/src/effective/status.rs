@@ -46,7 +46,7 @@ pub struct PolicyStatus {
     pub reached: usize,
     /// Where it lost None-strategy conflicts: the contested target and the winner.
     pub conflicts: Vec<(NodeId, ObjId)>,
-    /// What it lost where it was applied, sorted, at most [`MAX_LOST`].
+    /// What it lost where it was applied, sorted, at most [`MAX_LOST`]: the first ones.
     pub lost: Vec<Lost>,
     /// Effective targets where it lost something while applied (all of them, unlike `lost`).
     pub lost_targets: usize,
@@ -177,11 +177,19 @@ impl Agg {
             // Nothing kept there: the whole spec is lost, whatever the leaves were.
             let whole: [Arc<str>; 1] = [Arc::from("")];
             let lost = if o.kept == 0 { &whole[..] } else { &o.lost[..] };
+            // The MAX_LOST first in order, not the first to arrive: contexts arrive in an order
+            // that follows hash maps (seeded anew in every process), and messages name the
+            // first few losses (`check` on
+            // the same files printed other targets each time, and `check --cluster PATH`,
+            // which compares with the cluster alone, saw a change where there was none).
+            let through = sig.last().copied().unwrap_or(target);
             for p in lost {
-                if self.lost.len() < MAX_LOST {
-                    let through = sig.last().copied().unwrap_or(target);
-                    insert_sorted(&mut self.lost, Lost { target, through, pointer: p.clone() });
+                let l = Lost { target, through, pointer: p.clone() };
+                if self.lost.len() == MAX_LOST && self.lost.last().is_some_and(|last| *last <= l) {
+                    continue;
                 }
+                insert_sorted(&mut self.lost, l);
+                self.lost.truncate(MAX_LOST);
             }
         }
     }
@@ -255,10 +263,15 @@ pub struct StatusReport {
 #[serde(rename_all = "camelCase")]
 pub struct PolicyStatusReport {
     pub policy: String,
-    /// Where this instance is defined (a policy may be defined in several files).
-    pub file: String,
-    /// Its `metadata.name` value: 0-based line, UTF-16 character.
-    pub range: crate::syntax::Range,
+    /// The file this instance is defined in (a policy may be defined in several files);
+    /// `null` for a policy only the live cluster holds (see `cluster`).
+    pub file: Option<String>,
+    /// Its `metadata.name` value in `file`: 0-based line, UTF-16 character.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<crate::syntax::Range>,
+    /// For a policy only the live cluster holds: the version read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterSource>,
     pub accepted: AcceptedReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enforcement: Option<Enforcement>,
@@ -271,7 +284,7 @@ pub struct PolicyStatusReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reported: Vec<ReportedStatus>,
     /// Whether the controllers' `Accepted` agrees with the computed one; absent when no
-    /// controller reported one.
+    /// controller reported one for the spec as it is (a stale status is not compared).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agrees: Option<bool>,
 }
@@ -284,11 +297,27 @@ pub struct IgnoredReport {
     pub message: String,
 }
 
+/// Where a policy only the live cluster holds comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterSource {
+    /// `metadata.resourceVersion` of the object as read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// `metadata.generation`: the version of its spec.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ReportedStatus {
     pub ancestor: String,
     pub controller: String,
     pub conditions: Vec<ReportedConditionJson>,
+    /// The controller wrote its `Accepted` condition before the spec's last change
+    /// (`observedGeneration` below `metadata.generation`): not compared with the computed one.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
@@ -299,13 +328,16 @@ pub struct ReportedConditionJson {
     pub reason: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub message: String,
+    #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
 }
 
 /// Whether the controllers' `Accepted` conditions agree with the computed acceptance: the
 /// policy counts as reported accepted when every `Accepted` condition is `True`. `None`
-/// when no controller wrote one.
-pub fn agrees(reported: &[crate::model::ReportedAncestor], accepted: bool) -> Option<bool> {
-    let said: Vec<bool> = reported.iter().filter_map(|a| a.accepted()).collect();
+/// when no controller wrote one for generation `generation` of the spec (stale conditions
+/// are not compared: they judged an older spec).
+pub fn agrees(reported: &[crate::model::ReportedAncestor], generation: Option<i64>, accepted: bool) -> Option<bool> {
+    let said: Vec<bool> = reported.iter().filter_map(|a| a.fresh_accepted(generation)).collect();
     (!said.is_empty()).then(|| said.iter().all(|&a| a) == accepted)
 }
 
@@ -415,15 +447,25 @@ pub(super) fn report(
     let mut policies: Vec<PolicyStatusReport> = world
         .policies
         .iter()
-        // Context and cluster objects take part but are not reported on (but in `diff`).
-        .filter(|&&pid| every_origin || world.file_of(pid).origin == crate::source::Origin::Workspace)
+        // Context files take part but are not reported on (but in `diff`); the live cluster's
+        // policies are listed beside the files'.
+        .filter(|&&pid| every_origin || world.file_of(pid).origin != crate::source::Origin::Context)
         .filter_map(|&pid| {
             let s = statuses.get(&pid)?;
             let file = world.file_of(pid);
+            let from_cluster = file.origin == crate::source::Origin::Cluster;
             let name = world.object(pid).name.span;
             let enc = crate::syntax::PositionEncoding::Utf16;
-            let range =
-                crate::syntax::Range { start: file.position(name.start, enc), end: file.position(name.end, enc) };
+            let range = (!from_cluster).then(|| crate::syntax::Range {
+                start: file.position(name.start, enc),
+                end: file.position(name.end, enc),
+            });
+            let server = world.server_meta(pid);
+            let generation = server.and_then(|m| m.generation);
+            let cluster = from_cluster.then(|| ClusterSource {
+                resource_version: server.and_then(|m| m.resource_version.as_ref()).map(|v| v.to_string()),
+                generation,
+            });
             let mut superseded_by: Vec<String> = s.superseded_by.iter().map(|&o| supplier_label(world, o)).collect();
             superseded_by.sort();
             superseded_by.dedup();
@@ -443,21 +485,24 @@ pub(super) fn report(
                             status: c.status.to_string(),
                             reason: c.reason.to_string(),
                             message: c.message.to_string(),
+                            observed_generation: c.observed_generation,
                         })
                         .collect(),
+                    stale: a.accepted_condition().is_some_and(|c| c.is_stale(generation)),
                 })
                 .collect();
             Some(PolicyStatusReport {
                 policy: world.key(pid).to_string(),
-                file: file.path.to_string(),
+                file: (!from_cluster).then(|| file.path.to_string()),
                 range,
+                cluster,
                 accepted: accepted_report(world, pid, s),
                 enforcement: s.enforcement,
                 superseded_by,
                 affects,
                 ignored: ignored.get(&pid).map(|i| IgnoredReport { reason: i.reason(), message: i.words(world, pid) }),
                 reported,
-                agrees: agrees(reported_by, s.accepted),
+                agrees: agrees(reported_by, generation, s.accepted),
             })
         })
         .collect();
@@ -498,4 +543,37 @@ fn broken_backend_words(world: &Linked, pid: ObjId, b: &crate::topology::SpecBac
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The losses kept are the first ones in order, whatever order the contexts come in (it
+    /// follows hash maps), so that a message naming the first few is the same in every run.
+    #[test]
+    fn the_losses_kept_are_the_first_whatever_the_order() {
+        let outcome = Outcome {
+            policy: ObjId(0),
+            level: 0,
+            contributed: 2,
+            kept: 1,
+            fate: Fate::Applied,
+            by: vec![Supplier::Policy(ObjId(1))],
+            rules: Vec::new(),
+            lost: vec![Arc::from("/timeout")],
+        };
+        let lost = |targets: &mut dyn Iterator<Item = u32>| {
+            let mut agg = Agg::default();
+            for t in targets {
+                agg.add(NodeId(t), &[NodeId(t)], &outcome);
+            }
+            let st = finish(None, agg, None, false);
+            (st.lost.iter().map(|l| l.target.0).collect::<Vec<_>>(), st.lost_targets)
+        };
+        let n = MAX_LOST as u32 * 2;
+        let first: Vec<u32> = (0..MAX_LOST as u32).collect();
+        assert_eq!(lost(&mut (0..n)), (first.clone(), n as usize));
+        assert_eq!(lost(&mut (0..n).rev()), (first, n as usize));
+    }
 }

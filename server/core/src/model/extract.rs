@@ -106,13 +106,13 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
             let mut policy = policy::policy_fields(spec(), by_filter);
             policy.istio_opt_out =
                 root.at(&["metadata", "annotations", ISTIO_OPT_OUT]).and_then(Node::as_str) == Some("true");
-            let reported = if policy.has_ref_fields() {
+            let (reported, server) = if policy.has_ref_fields() {
                 let own_ns = root.at(&["metadata", "namespace"]).and_then(Node::as_str);
-                policy::reported(root.get("status"), own_ns)
+                (policy::reported(root.get("status"), own_ns), policy::server_meta(root.get("metadata")))
             } else {
-                None
+                (None, None)
             };
-            Body::Other(Box::new(Other { policy, reported }))
+            Body::Other(Box::new(Other { policy, reported, server }))
         }
     }
 }

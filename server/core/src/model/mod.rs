@@ -306,6 +306,18 @@ pub struct Other {
     /// `status.ancestors` as a controller wrote them, read for objects with reference
     /// fields (policies): a live cluster's objects carry them.
     pub reported: Option<Box<[ReportedAncestor]>>,
+    /// What the API server set in `metadata` (read, like `reported`, for objects with
+    /// reference fields): a live cluster's policies carry it.
+    pub server: Option<Box<ServerMeta>>,
+}
+
+/// `metadata` fields only the API server writes.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ServerMeta {
+    /// `metadata.generation`: bumped by every change of the spec.
+    pub generation: Option<i64>,
+    /// `metadata.resourceVersion`: which version of the object was read.
+    pub resource_version: Option<Str>,
 }
 
 /// One entry of a policy's `status.ancestors` (GEP-713 `PolicyAncestorStatus`).
@@ -325,12 +337,32 @@ pub struct ReportedCondition {
     pub status: Str,
     pub reason: Str,
     pub message: Str,
+    /// The `metadata.generation` the controller had read when it wrote the condition.
+    pub observed_generation: Option<i64>,
+}
+
+impl ReportedCondition {
+    /// Written before the spec's last change: the controller had not seen generation
+    /// `generation` yet.
+    pub fn is_stale(&self, generation: Option<i64>) -> bool {
+        matches!((self.observed_generation, generation), (Some(seen), Some(now)) if seen < now)
+    }
 }
 
 impl ReportedAncestor {
     /// The `Accepted` condition's status, when the controller wrote one.
     pub fn accepted(&self) -> Option<bool> {
-        self.conditions.iter().find(|c| c.type_ == "Accepted").map(|c| c.status == "True")
+        self.accepted_condition().map(|c| c.status == "True")
+    }
+
+    pub fn accepted_condition(&self) -> Option<&ReportedCondition> {
+        self.conditions.iter().find(|c| c.type_ == "Accepted")
+    }
+
+    /// [`ReportedAncestor::accepted`] unless the condition is stale for `generation`: a
+    /// status written before the spec changed says nothing about the spec as it is.
+    pub fn fresh_accepted(&self, generation: Option<i64>) -> Option<bool> {
+        self.accepted_condition().filter(|c| !c.is_stale(generation)).map(|c| c.status == "True")
     }
 }
 

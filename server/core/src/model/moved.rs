@@ -63,7 +63,7 @@ impl Object {
                 ports.shift(by);
             }
             Body::Other(other) => {
-                let Other { policy, reported: _ } = &mut **other;
+                let Other { policy, reported: _, server: _ } = &mut **other;
                 policy.shift(by);
             }
         }

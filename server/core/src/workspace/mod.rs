@@ -115,6 +115,14 @@ impl Workspace {
         self.files.contains_key(path)
     }
 
+    /// The files of one origin only (the live cluster's alone, to tell what the files laid
+    /// over it change), under the same config; the files are shared, not parsed again.
+    pub fn only(&self, origin: Origin) -> Workspace {
+        let files =
+            self.files.iter().filter(|(_, f)| f.origin == origin).map(|(p, f)| (p.clone(), f.clone())).collect();
+        Workspace { files: Arc::new(files), config: self.config.clone(), cached: None }
+    }
+
     /// Sets the workspace config from the text of a `.policylens.yaml`.
     pub fn set_config(&mut self, path: Option<&str>, text: &str) {
         let (mut config, errors) = load_config(text);

@@ -452,9 +452,21 @@ impl World {
     /// comes from the cluster, else that of the cluster instance it replaces). Statuses
     /// written in workspace files are not a controller's report.
     pub fn reported(&self, id: ObjId) -> Option<&[crate::model::ReportedAncestor]> {
+        self.live_other(id)?.reported.as_deref()
+    }
+
+    /// The API server's `metadata` (generation, resourceVersion) of the live cluster's object
+    /// that [`World::reported`] reads: its generation tells a stale status from a fresh one.
+    pub fn server_meta(&self, id: ObjId) -> Option<&crate::model::ServerMeta> {
+        self.live_other(id)?.server.as_deref()
+    }
+
+    /// The live cluster's copy of a policy: itself when it comes from the cluster, else the
+    /// cluster instance it replaces.
+    fn live_other(&self, id: ObjId) -> Option<&crate::model::Other> {
         let o = if self.file_of(id).origin == Origin::Cluster { self.object(id) } else { self.cluster_instance(id)? };
         match &o.body {
-            Body::Other(other) => other.reported.as_deref(),
+            Body::Other(other) => Some(other),
             _ => None,
         }
     }
@@ -890,10 +902,17 @@ fn replaced_by_better_origin(
     default_namespace: &Arc<str>,
 ) -> HashMap<u32, u32> {
     let mut out = HashMap::new();
-    if files.iter().all(|f| f.origin == Origin::Workspace) {
+    // Nothing is replaced where every file has one origin (files alone, or the live cluster
+    // alone, which `check --cluster PATH` analyses beside the files).
+    let Some(worst) = files.iter().map(|f| f.origin).max() else { return out };
+    if files.iter().all(|f| f.origin == worst) {
         return out;
     }
     type Identity = (u32, GroupKind, Option<Str>, Str);
+    let name = |inst: &Instance| -> Str {
+        let o = &files[inst.fi as usize].objects[inst.oi as usize];
+        inst.transform.as_deref().and_then(|t| t.name(&o.name.value)).unwrap_or_else(|| o.name.value.clone())
+    };
     let identity = |inst: &Instance| -> Option<Identity> {
         let o = &files[inst.fi as usize].objects[inst.oi as usize];
         if o.templated {
@@ -903,13 +922,14 @@ fn replaced_by_better_origin(
         let t = inst.transform.as_deref();
         let ns =
             (!cluster_scoped.contains(&gk)).then(|| Str::from(instance_namespace(o, t).unwrap_or(default_namespace)));
-        let name = t.and_then(|t| t.name(&o.name.value)).unwrap_or_else(|| o.name.value.clone());
-        Some((inst.unit, gk, ns, name))
+        Some((inst.unit, gk, ns, name(inst)))
     };
     let origin = |inst: &Instance| files[inst.fi as usize].origin;
-    // The first instance of the best origin per identity.
+    // The first instance of the best origin per identity, among the better origins: an
+    // instance of the worst origin never replaces another. Those are the many (10k objects
+    // of a cluster under a few files), so only theirs named like a better one are keyed.
     let mut best: HashMap<Identity, (Origin, u32)> = HashMap::new();
-    for (i, inst) in insts.iter().enumerate() {
+    for (i, inst) in insts.iter().enumerate().filter(|(_, inst)| origin(inst) != worst) {
         let Some(key) = identity(inst) else { continue };
         let here = (origin(inst), i as u32);
         let e = best.entry(key).or_insert(here);
@@ -917,8 +937,10 @@ fn replaced_by_better_origin(
             *e = here;
         }
     }
+    let names: HashSet<Str> = best.keys().map(|k| k.3.clone()).collect();
     for (i, inst) in insts.iter().enumerate().filter(|(_, inst)| origin(inst) != Origin::Workspace) {
-        if let Some(key) = identity(inst)
+        if (origin(inst) != worst || names.contains(&name(inst)))
+            && let Some(key) = identity(inst)
             && let Some(&(b, winner)) = best.get(&key)
             && b < origin(inst)
         {

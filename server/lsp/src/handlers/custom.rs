@@ -1,5 +1,5 @@
 //! Custom requests: `policylens/explain`, `policylens/status`, `policylens/graph` return the
-//! CLI's JSON. Tests only: `policylens/debugPanic` panics inside a handler,
+//! CLI's JSON; `workspace/textDocumentContent` the YAML of a live cluster's object. Tests only: `policylens/debugPanic` panics inside a handler,
 //! `policylens/debugDocument` returns a document's text as the analysis sees it.
 
 use serde::Deserialize;
@@ -125,4 +125,19 @@ pub fn debug_document(view: &View, params: DocumentParams) -> Result<Value> {
 /// Enabled only with `POLICYLENS_TEST_PANIC=1`: lets tests check invariant 7 end to end.
 pub fn debug_panic() -> Result<Value> {
     panic!("policylens/debugPanic: deliberate panic (POLICYLENS_TEST_PANIC=1)")
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ContentParams {
+    pub uri: tower_lsp_server::ls_types::Uri,
+}
+
+/// `workspace/textDocumentContent`: a live cluster object's YAML, `{text}`; an error for a
+/// URI that names no object the cluster holds (any more).
+pub fn text_document_content(view: &View, params: ContentParams) -> Result<Value> {
+    let file = crate::cluster_doc::path(&params.uri).and_then(|p| view.snap.source(&p).map(|f| f.text().to_owned()));
+    match file {
+        Some(json) => Ok(serde_json::json!({"text": crate::cluster_doc::render(&json).text})),
+        None => Err(super::failed(format!("policylens: {} is not an object of the live cluster", params.uri.as_str()))),
+    }
 }

@@ -19,6 +19,10 @@ pub fn rename(view: &View, params: RenameParams) -> Result<Option<WorkspaceEdit>
         return Err(failed("policylens does not know this file"));
     };
     match analysis::rename(&view.snap, &path, offset, &params.new_name) {
+        // Renaming what the live cluster declares would leave the files pointing at nothing.
+        Ok(edits) if edits.iter().any(|e| crate::cluster_doc::is_cluster_path(&e.file)) => {
+            Err(failed("it is declared in the live cluster, which policylens only reads: rename it there"))
+        }
         Ok(edits) => Ok(Some(to_proto::workspace_edit(view, &edits))),
         Err(msg) => Err(failed(msg)),
     }

@@ -150,9 +150,11 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     let mut seen = std::collections::HashSet::new();
     out.retain(|d| seen.insert((d.file.clone(), d.span, d.code, d.message.clone())));
     let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
-    // Context and cluster files take part in the world but are never reported on.
+    // Context files take part in the world but are never reported on. Findings on the live
+    // cluster's objects are kept: the CLI reports them by object (which of them, with files
+    // laid over the cluster, is its choice); the language server publishes none of them.
     let reported =
-        |d: &Diagnostic| snapshot.file(&d.file).is_none_or(|f| f.origin == crate::workspace::Origin::Workspace);
+        |d: &Diagnostic| snapshot.file(&d.file).is_none_or(|f| f.origin != crate::workspace::Origin::Context);
     for d in out.into_iter().filter(reported) {
         by_file.entry(d.file.clone()).or_default().push(d);
     }

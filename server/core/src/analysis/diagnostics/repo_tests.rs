@@ -628,10 +628,12 @@ policy.yaml "kind: HTTPRoute\n    namespaces: {from: All}\n    matchLabels: {tea
 /// policy without a `creationTimestamp`, as files do: applying it keeps the cluster object's
 /// age, so it still wins over the younger rival that exists only in the cluster. The
 /// controller's status in the cluster, written while an older version lost, says Conflicted:
-/// that disagreement is reported on the file.
+/// that disagreement is reported on the file. The rival only the cluster holds is reported
+/// too (by object, where the CLI shows it): it loses, while its controller says Accepted.
 #[test]
 fn live_cluster_ages_and_reported_status() {
-    let policy = |name: &str, created: &str, status: &str| {
+    // `name` and `target` may carry `$0` marks: where a finding on the cluster's copy lands.
+    let policy = |name: &str, target: &str, created: &str, status: &str| {
         format!(
             r#"apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: BackendTrafficPolicy
@@ -641,7 +643,7 @@ metadata:
   creationTimestamp: "{created}"
 spec:
   targetRefs:
-  - {{group: gateway.networking.k8s.io, kind: Gateway, name: edge}}
+  - {{group: gateway.networking.k8s.io, kind: Gateway, name: {target}}}
   timeout: {{http: {{requestTimeout: 5s}}}}
 status:
   ancestors:
@@ -688,12 +690,14 @@ spec:
   - {{group: gateway.networking.k8s.io, kind: Gateway, name: edge}}
   timeout: {{http: {{requestTimeout: 9s}}}}
 "#,
-        policy("team-timeouts", "2025-01-02T00:00:00Z", "False"),
-        policy("platform-timeouts", "2025-03-01T00:00:00Z", "True"),
+        policy("team-timeouts", "edge", "2025-01-02T00:00:00Z", "False"),
+        policy("$0platform-timeouts$0", "$0edge$0", "2025-03-01T00:00:00Z", "True"),
     );
     check(
         &fixture,
-        "team/policy.yaml \"team-timeouts\" warning[status-disagrees] the controller `gateway.envoyproxy.io/gatewayclass-controller` reports Accepted=False (Conflicted: Conflicts with team-timeouts.) for `Gateway/infra/edge`, but these files give Accepted: the cluster holds objects or versions the files do not show, or the controller reads this kind differently",
+        "cluster://fake/gateway.envoyproxy.io/BackendTrafficPolicy/infra/platform-timeouts.json \"platform-timeouts\" warning[status-disagrees] the controller `gateway.envoyproxy.io/gatewayclass-controller` reports Accepted=True (Accepted: Policy has been accepted.) for `Gateway/infra/edge`, but the cluster's objects give Accepted=False (Conflicted: lost to BackendTrafficPolicy.gateway.envoyproxy.io/infra/team-timeouts on Gateway/infra/edge)
+cluster://fake/gateway.envoyproxy.io/BackendTrafficPolicy/infra/platform-timeouts.json \"edge\" warning[conflicted] `BackendTrafficPolicy.gateway.envoyproxy.io/infra/platform-timeouts` conflicts with `BackendTrafficPolicy.gateway.envoyproxy.io/infra/team-timeouts` on `Gateway/infra/edge`: `BackendTrafficPolicy.gateway.envoyproxy.io/infra/team-timeouts` is older, so this policy is not applied there
+team/policy.yaml \"team-timeouts\" warning[status-disagrees] the controller `gateway.envoyproxy.io/gatewayclass-controller` reports Accepted=False (Conflicted: Conflicts with team-timeouts.) for `Gateway/infra/edge`, but these files give Accepted: the cluster holds objects or versions the files do not show, or the controller reads this kind differently",
     );
     let mut f = crate::analysis::fixture::parse(&fixture);
     let snap = f.workspace.snapshot();
@@ -702,6 +706,20 @@ spec:
     assert_eq!(
         json,
         serde_json::json!([{
+            // Only the cluster holds it (no file, no resourceVersion in this fixture).
+            "policy": "BackendTrafficPolicy.gateway.envoyproxy.io/infra/platform-timeouts",
+            "file": null,
+            "cluster": {},
+            "accepted": {"status": false, "reason": "Conflicted", "message": "lost to BackendTrafficPolicy.gateway.envoyproxy.io/infra/team-timeouts on Gateway/infra/edge"},
+            "supersededBy": ["BackendTrafficPolicy.gateway.envoyproxy.io/infra/team-timeouts"],
+            "affects": [],
+            "reported": [{
+                "ancestor": "Gateway/infra/edge",
+                "controller": "gateway.envoyproxy.io/gatewayclass-controller",
+                "conditions": [{"type": "Accepted", "status": "True", "reason": "Accepted", "message": "Policy has been accepted."}]
+            }],
+            "agrees": false
+        }, {
             "policy": "BackendTrafficPolicy.gateway.envoyproxy.io/infra/team-timeouts",
             "file": "team/policy.yaml",
             "range": {"start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 21}},
@@ -718,7 +736,7 @@ spec:
         }])
     );
     // Hover on the policy shows both.
-    let at = f.marks.first().map_or(0, |m| m.1);
+    let at = f.marks.iter().find(|m| m.0 == "team/policy.yaml").map_or(0, |m| m.1);
     let hover = crate::analysis::hover(&snap, "team/policy.yaml", at).map(|h| h.markdown).unwrap_or_default();
     assert!(
         hover.contains("Live cluster:\n- controller `gateway.envoyproxy.io/gatewayclass-controller` says Accepted=False (Conflicted) for `Gateway/infra/edge` · computed: Accepted (**disagrees**)"),

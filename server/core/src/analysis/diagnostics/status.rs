@@ -24,6 +24,9 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
         if let Some(d) = disagrees(world, pid, file, st) {
             out.push(d.object(world, pid));
         }
+        if let Some(d) = stale(world, pid, file) {
+            out.push(d.object(world, pid));
+        }
         if !st.accepted && st.reason != Reason::Conflicted {
             // Invalid and TargetNotFound have their own reference diagnostics.
             continue;
@@ -137,23 +140,53 @@ fn still_in_effect(st: &PolicyStatus) -> String {
 /// computed one.
 fn disagrees(world: &Linked, pid: ObjId, file: &Arc<str>, st: &PolicyStatus) -> Option<Diagnostic> {
     let reported = world.reported(pid)?;
-    if crate::effective::agrees(reported, st.accepted) != Some(false) {
+    let generation = world.server_meta(pid).and_then(|m| m.generation);
+    if crate::effective::agrees(reported, generation, st.accepted) != Some(false) {
         return None;
     }
     let (a, c) = reported.iter().find_map(|a| {
-        a.conditions.iter().find(|c| c.type_ == "Accepted" && (c.status == "True") != st.accepted).map(|c| (a, c))
+        a.accepted_condition()
+            .filter(|c| !c.is_stale(generation) && (c.status == "True") != st.accepted)
+            .map(|c| (a, c))
     })?;
     let mut said = format!("Accepted={} ({}", c.status, c.reason);
     if !c.message.is_empty() {
         said.push_str(&format!(": {}", c.message));
     }
     said.push(')');
-    let computed = if st.accepted { "Accepted".to_owned() } else { format!("Accepted=False ({:?})", st.reason) };
-    let message = format!(
-        "the controller `{}` reports {said} for `{}`, but these files give {computed}: the cluster holds objects or versions the files do not show, or the controller reads this kind differently",
-        a.controller, a.ancestor
-    );
+    let computed = match crate::effective::accepted_report(world, pid, st).message {
+        _ if st.accepted => "Accepted".to_owned(),
+        Some(why) => format!("Accepted=False ({:?}: {why})", st.reason),
+        None => format!("Accepted=False ({:?})", st.reason),
+    };
+    let message = if world.file_of(pid).origin == crate::source::Origin::Cluster {
+        format!(
+            "the controller `{}` reports {said} for `{}`, but the cluster's objects give {computed}",
+            a.controller, a.ancestor
+        )
+    } else {
+        format!(
+            "the controller `{}` reports {said} for `{}`, but these files give {computed}: the cluster holds objects or versions the files do not show, or the controller reads this kind differently",
+            a.controller, a.ancestor
+        )
+    };
     Some(Diagnostic::new(file, world.object(pid).name.span, Code::StatusDisagrees, message))
+}
+
+/// `stale-status`: a controller's `Accepted` in the live cluster was written for an older
+/// spec (`observedGeneration` below `metadata.generation`): it is shown, never compared.
+fn stale(world: &Linked, pid: ObjId, file: &Arc<str>) -> Option<Diagnostic> {
+    let generation = world.server_meta(pid)?.generation?;
+    let (a, c) = world
+        .reported(pid)?
+        .iter()
+        .find_map(|a| a.accepted_condition().filter(|c| c.is_stale(Some(generation))).map(|c| (a, c)))?;
+    let seen = c.observed_generation.unwrap_or_default();
+    let message = format!(
+        "the controller `{}` wrote its status for `{}` (Accepted={}) when the policy was at generation {seen}; the cluster holds generation {generation}, which it has not reported on yet, so its status is not compared with the computed one",
+        a.controller, a.ancestor, c.status
+    );
+    Some(Diagnostic::new(file, world.object(pid).name.span, Code::StaleStatus, message))
 }
 
 /// At most this many superseding objects are named in a message or given as related

@@ -103,9 +103,12 @@ pub struct GraphPolicy {
     pub key: String,
     pub kind: String,
     pub group: String,
-    pub file: String,
-    /// 0-based line of its `metadata.name`.
-    pub line: u32,
+    /// Absent for a policy only the live cluster holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// 0-based line of its `metadata.name` in `file`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
     pub accepted: AcceptedReport,
     /// Absent when not accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -155,7 +158,7 @@ pub fn build(world: &Linked, index: &EffectiveIndex, focus: Option<NodeId>) -> G
         .filter_map(|pid| {
             let s = index.status(pid)?;
             let obj = world.object(pid);
-            let (file, line) = place(world, pid, obj.name.span);
+            let (file, line) = place(world, pid, obj.name.span).unzip();
             let key = world.key(pid).to_string();
             let accepted = accepted_report(world, pid, s);
             let state = match (accepted.reason, s.enforcement) {
@@ -167,7 +170,10 @@ pub fn build(world: &Linked, index: &EffectiveIndex, focus: Option<NodeId>) -> G
                 _ => PolicyState::NotAccepted,
             };
             Some(GraphPolicy {
-                id: if duplicated.contains(&key) { format!("{key}@{file}") } else { key.clone() },
+                id: match &file {
+                    Some(f) if duplicated.contains(&key) => format!("{key}@{f}"),
+                    _ => key.clone(),
+                },
                 key,
                 kind: obj.kind().to_owned(),
                 group: obj.group().to_owned(),
@@ -267,7 +273,9 @@ fn node_ids(world: &Linked, nodes: &[NodeId]) -> HashMap<NodeId, String> {
         .zip(keys)
         .map(|(&n, key)| {
             let id = match (duplicated.contains(&key), t.node_object(n)) {
-                (true, Some(o)) => format!("{key}@{}", world.file_of(o).path),
+                (true, Some(o)) if world.file_of(o).origin != crate::source::Origin::Cluster => {
+                    format!("{key}@{}", world.file_of(o).path)
+                }
                 _ => key,
             };
             (n, id)
@@ -294,10 +302,7 @@ fn graph_node(world: &Linked, n: NodeId, id: String) -> GraphNode {
         }
         DagNode::Virtual(_) => (NodeType::Virtual, None),
     };
-    let (file, line) = match at.map(|(o, span)| place(world, o, span)) {
-        Some((f, l)) => (Some(f), Some(l)),
-        None => (None, None),
-    };
+    let (file, line) = at.and_then(|(o, span)| place(world, o, span)).unzip();
     GraphNode {
         id,
         key: key.to_string(),
@@ -309,10 +314,12 @@ fn graph_node(world: &Linked, n: NodeId, id: String) -> GraphNode {
     }
 }
 
-/// The file of object `o` and the 0-based line of `span` in it.
-fn place(world: &Linked, o: ObjId, span: Span) -> (String, u32) {
+/// The file of object `o` and the 0-based line of `span` in it; `None` for an object only the
+/// live cluster holds (it has no file to open).
+fn place(world: &Linked, o: ObjId, span: Span) -> Option<(String, u32)> {
     let file = world.file_of(o);
-    (file.path.to_string(), file.position(span.start, PositionEncoding::Utf16).line)
+    (file.origin != crate::source::Origin::Cluster)
+        .then(|| (file.path.to_string(), file.position(span.start, PositionEncoding::Utf16).line))
 }
 
 #[cfg(test)]

@@ -157,13 +157,15 @@ fn summary(g: &Graph) -> String {
         out.push_str(&format!("edge {} -> {}\n", e.from, e.to));
     }
     for p in &g.policies {
+        let at = match (&p.file, p.line) {
+            (Some(f), Some(l)) => format!("{f}:{l}"),
+            _ => "cluster".to_owned(),
+        };
         out.push_str(&format!(
-            "policy {} {:?} {:?} {}:{} -> [{}]\n",
+            "policy {} {:?} {:?} {at} -> [{}]\n",
             p.id,
             p.state,
             p.accepted.reason,
-            p.file,
-            p.line,
             p.targets.join(", ")
         ));
     }

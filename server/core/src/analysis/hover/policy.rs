@@ -32,7 +32,7 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, pid: ObjId) -> S
         None => "**Status unknown**".to_owned(),
     });
     if let (Some(reported), Some(s)) = (world.reported(pid), status) {
-        parts.push(reported_lines(reported, s));
+        parts.push(reported_lines(reported, world.server_meta(pid).and_then(|m| m.generation), s));
     }
 
     // Why refs point at nothing (TargetNotFound, Invalid).
@@ -136,14 +136,24 @@ pub(super) fn short_name(world: &crate::topology::Linked, id: ObjId) -> String {
 
 /// What the controllers wrote in the live cluster, beside the computed status: `controller
 /// says Accepted=False (Conflicted) for Gateway/infra/edge · computed: Accepted`.
-fn reported_lines(reported: &[crate::model::ReportedAncestor], s: &crate::effective::PolicyStatus) -> String {
+/// A status written for an older generation of the spec is shown as stale, never as a
+/// disagreement.
+fn reported_lines(
+    reported: &[crate::model::ReportedAncestor],
+    generation: Option<i64>,
+    s: &crate::effective::PolicyStatus,
+) -> String {
     let computed = if s.accepted { "Accepted".to_owned() } else { format!("Accepted=False ({})", reason(s.reason)) };
     let mut lines = Vec::new();
     for a in reported {
-        let Some(c) = a.conditions.iter().find(|c| c.type_ == "Accepted") else { continue };
+        let Some(c) = a.accepted_condition() else { continue };
         let said =
             if c.status == "True" { "Accepted".to_owned() } else { format!("Accepted={} ({})", c.status, c.reason) };
-        let verdict = if (c.status == "True") == s.accepted { "agrees" } else { "**disagrees**" };
+        let verdict = match (c.is_stale(generation), c.observed_generation, generation) {
+            (true, Some(seen), Some(now)) => format!("**stale**: written for generation {seen}, the spec is at {now}"),
+            _ if (c.status == "True") == s.accepted => "agrees".to_owned(),
+            _ => "**disagrees**".to_owned(),
+        };
         lines.push(format!(
             "- controller `{}` says {said} for `{}` · computed: {computed} ({verdict})",
             a.controller, a.ancestor

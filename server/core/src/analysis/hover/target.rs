@@ -2,6 +2,8 @@
 //! policy kind reaching it and, per path from a root of the hierarchy, the effective policy as
 //! YAML with each leaf's winning policy and strategy, and the policies that lost.
 
+use std::collections::HashSet;
+
 use crate::analysis::refs::{Target, section_indices};
 use crate::analysis::summary::{section_detail, target_summary};
 use crate::analysis::yaml;
@@ -24,6 +26,8 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, t: Target) -> St
     };
     let ex = explain(world, effective, node, PathLimit(PATH_LIMIT));
     let mut truncated = ex.truncated;
+    let cluster = cluster_policies(world);
+    let kind_section = |k: &KindExplanation| kind_section(k, &cluster);
     for k in &ex.policies {
         parts.push(kind_section(k));
     }
@@ -54,13 +58,28 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, t: Target) -> St
     parts.join("\n\n")
 }
 
-/// One policy kind: its policies, then each distinct result with the paths that give it.
-fn kind_section(k: &KindExplanation) -> String {
+/// The references of the policies only the live cluster holds (none without `--cluster`):
+/// the hover says where a policy that is in no file comes from.
+fn cluster_policies(world: &Linked) -> HashSet<String> {
+    world
+        .policies
+        .iter()
+        .filter(|&&p| world.file_of(p).origin == crate::source::Origin::Cluster)
+        .map(|&p| world.key(p).to_string())
+        .collect()
+}
+
+/// One policy kind: its policies (those only the cluster holds marked so), then each distinct
+/// result with the paths that give it.
+fn kind_section(k: &KindExplanation, cluster: &HashSet<String>) -> String {
     let short = |label: &str| k.short(label).to_owned();
-    let mut all: Vec<String> = k.contexts.iter().flat_map(|c| c.policies.iter().map(|p| short(p))).collect();
-    all.sort();
+    let mut all: Vec<&str> = k.contexts.iter().flat_map(|c| c.policies.iter().map(String::as_str)).collect();
+    all.sort_by_key(|p| short(p));
     all.dedup();
-    let listed: Vec<String> = all.iter().map(|p| format!("`{p}`")).collect();
+    let listed: Vec<String> = all
+        .iter()
+        .map(|p| if cluster.contains(*p) { format!("`{}` (cluster)", short(p)) } else { format!("`{}`", short(p)) })
+        .collect();
     let mut out = format!("**{}** · {}", k.kind, listed.join(", "));
 
     // Paths with the same result are shown once.

@@ -3,7 +3,8 @@
 
 use super::read::{self, CollectExact};
 use crate::model::{
-    PolicyFields, REF_FIELDS, RefList, ReportedAncestor, ReportedCondition, SelectorList, Str, TargetSelector,
+    PolicyFields, REF_FIELDS, RefList, ReportedAncestor, ReportedCondition, SelectorList, ServerMeta, Str,
+    TargetSelector,
 };
 use crate::syntax::{Node, NodeKind, PackedNode};
 
@@ -103,6 +104,7 @@ pub(super) fn reported(status: Option<&Node>, own_ns: Option<&str>) -> Option<Bo
                         status: f("status"),
                         reason: f("reason"),
                         message: f("message"),
+                        observed_generation: c.get("observedGeneration").and_then(Node::as_i64),
                     }
                 })
                 .collect();
@@ -114,4 +116,12 @@ pub(super) fn reported(status: Option<&Node>, own_ns: Option<&str>) -> Option<Bo
         })
         .collect();
     (!ancestors.is_empty()).then(|| ancestors.into_boxed_slice())
+}
+
+/// `metadata.generation` and `metadata.resourceVersion`; `None` when neither is written (files
+/// rarely carry them).
+pub(super) fn server_meta(meta: Option<&Node>) -> Option<Box<ServerMeta>> {
+    let generation = meta.and_then(|m| m.get("generation")).and_then(Node::as_i64);
+    let resource_version = read::str_at(meta, "resourceVersion").map(Str::from);
+    (generation.is_some() || resource_version.is_some()).then(|| Box::new(ServerMeta { generation, resource_version }))
 }
