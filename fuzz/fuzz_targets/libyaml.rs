@@ -1,4 +1,4 @@
-//! One text → libyaml's verdict beside policylens's (DESIGN §4.1): where libyaml's loader loads
+//! One text → libyaml's verdict beside policylens's (docs/semantics.md §4.1): where libyaml's loader loads
 //! the text, policylens reads the same documents with the same scalar values; where it rejects
 //! it, policylens reports a YAML error (template files excepted); and the fast reader gives
 //! exactly the trees and spans libyaml's events give. The comparison is

@@ -1,4 +1,4 @@
-//! The parser against libyaml (DESIGN §4.1): generated manifests and thousands of mutations of
+//! The parser against libyaml (docs/semantics.md §4.1): generated manifests and thousands of mutations of
 //! them, each loaded by libyaml's own loader and parsed by policylens. Where libyaml loads a
 //! text, policylens reads the same documents with the same scalar values; where libyaml
 //! rejects it, policylens reports `yaml-syntax`. `oracle/mod.rs` holds the comparison.

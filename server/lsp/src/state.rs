@@ -552,7 +552,7 @@ impl Shared {
 
     /// Waits until the roots as they are now have been indexed. Before that, a request that
     /// reads the world would answer from the open documents alone: "no policy reaches it",
-    /// no definition (docs/DESIGN §7: no answer is wrong while indexing).
+    /// no definition (ARCHITECTURE.md: no answer is wrong while indexing).
     pub async fn ready(&self) {
         let mut indexed = self.indexed.subscribe();
         let wanted = self.lock().roots_epoch.max(1);

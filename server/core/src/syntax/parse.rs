@@ -339,7 +339,7 @@ fn parse_document(
     let mut best = parse_piece(piece_text, base, placeholders, scratch);
     // A template document broken on a template line, or after a line whose structure the
     // templating hides (`{{- if }}`, `key:{{ … | nindent 4 }}`), cannot be read around its
-    // actions: it is skipped and counted, not reported (DESIGN §4.1).
+    // actions: it is skipped and counted, not reported (docs/semantics.md §4.1).
     if templated && let Some((at, _)) = &best.error {
         let at = *at;
         let hidden =

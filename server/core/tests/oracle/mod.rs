@@ -1,4 +1,4 @@
-//! libyaml as the oracle of the parser (DESIGN §4.1: a file libyaml loads is never a
+//! libyaml as the oracle of the parser (docs/semantics.md §4.1: a file libyaml loads is never a
 //! `yaml-syntax` error, a file it rejects is one). Kubernetes reads manifests with go-yaml, a
 //! port of libyaml.
 //!

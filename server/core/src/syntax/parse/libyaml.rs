@@ -1,6 +1,6 @@
 //! libyaml's event parser (`unsafe-libyaml`, libyaml 0.2.5 transpiled to Rust), behind a safe
 //! interface. Kubernetes reads manifests with go-yaml, a port of libyaml: parsing with libyaml
-//! itself accepts and rejects exactly what the cluster does (DESIGN §4.1).
+//! itself accepts and rejects exactly what the cluster does (docs/semantics.md §4.1).
 //!
 //! Every `unsafe` block of the crate is here. The parser reads the input in place (it must
 //! outlive the parser, hence the borrow) and each event is handed out only while it is alive.

@@ -510,7 +510,7 @@ fn helm_templates() {
     assert!(!f.documents[0].skipped);
 }
 
-/// Template directives never make a YAML error (DESIGN §4.1): a directive at column 0 inside
+/// Template directives never make a YAML error (docs/semantics.md §4.1): a directive at column 0 inside
 /// a block scalar, an action right after a key's `:` writing the value's block, `define` and
 /// `range` blocks around documents. Shapes of public Helm charts, written anew.
 #[test]
