@@ -41,6 +41,50 @@ pub(super) fn show(snap: &Snapshot, file: &str, span: Span) -> String {
     format!("{file}:{line} {:?}", src.slice(span))
 }
 
+/// `check`'s findings on every file, a line each (`"covered text" severity[code] message`),
+/// with their related locations below when `related`: the first part of an every-surface test.
+pub(super) fn render_check(snap: &Snapshot, related: bool, got: &mut String) {
+    use std::fmt::Write as _;
+    let text = |file: &str, span: Span| snap.source(file).map(|s| s.slice(span).to_owned()).unwrap_or_default();
+    for (file, diags) in snap.diagnostics() {
+        for d in diags {
+            let _ =
+                writeln!(got, "{:?} {}[{}] {}", text(file, d.span), d.severity.as_str(), d.code.as_str(), d.message);
+            for r in d.related.iter().filter(|_| related) {
+                let _ = writeln!(got, "  related {:?}: {}", text(&r.file, r.span), r.message);
+            }
+        }
+    }
+}
+
+/// For each policy declared in `file`, the paragraphs of its hover (on its name) that `keep`
+/// selects, joined by ` | `.
+pub(super) fn render_policy_hovers(snap: &Snapshot, file: &str, keep: impl Fn(&str) -> bool, got: &mut String) {
+    use std::fmt::Write as _;
+    let world = snap.world();
+    for id in crate::analysis::refs::objects_in(world, file) {
+        if world.policy_kind(id).is_none() {
+            continue;
+        }
+        let Some(h) = crate::analysis::hover(snap, file, world.object(id).name.span.start) else { continue };
+        let kept: Vec<&str> = h.markdown.split("\n\n").filter(|p| keep(p)).collect();
+        let _ = writeln!(got, "{}: {}", world.key(id), kept.join(" | "));
+    }
+}
+
+/// The code lens on each policy declared in `file`: `key: title`.
+pub(super) fn render_policy_lenses(snap: &Snapshot, file: &str, got: &mut String) {
+    use std::fmt::Write as _;
+    let world = snap.world();
+    let objects = crate::analysis::refs::objects_in(world, file);
+    for l in crate::analysis::code_lenses(snap, file) {
+        let id = objects.iter().copied().find(|&o| world.object(o).span.start == l.span.start);
+        if let Some(id) = id.filter(|&o| world.policy_kind(o).is_some()) {
+            let _ = writeln!(got, "{}: {}", world.key(id), l.title);
+        }
+    }
+}
+
 /// Compares rendered output, printing what was got in full on a mismatch.
 pub(super) fn assert_lines(got: &str, expect: &str) {
     let (g, e) = (got.trim(), expect.trim());

@@ -6,8 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{assert_lines, fixture};
-use crate::analysis::{code_lenses, hover};
+use super::{assert_lines, fixture, render_check, render_policy_hovers, render_policy_lenses};
 use crate::topology::PathLimit;
 
 const WORKSPACE: &str = include_str!("../../../../../fixtures/conformance/kuadrant-same-level-defaults/workspace.yaml");
@@ -21,12 +20,7 @@ fn same_level_defaults_every_surface_agrees() {
     let mut got = String::new();
 
     got.push_str("# check\n");
-    for (file, diags) in snap.diagnostics() {
-        for d in diags {
-            let text = snap.source(file).map(|s| s.slice(d.span).to_owned()).unwrap_or_default();
-            let _ = writeln!(got, "{text:?} {}[{}] {}", d.severity.as_str(), d.code.as_str(), d.message);
-        }
-    }
+    render_check(snap, false, &mut got);
 
     got.push_str("# status\n");
     for p in snap.effective().report(world).policies {
@@ -54,29 +48,15 @@ fn same_level_defaults_every_surface_agrees() {
     }
 
     got.push_str("# hover\n");
-    for id in crate::analysis::refs::objects_in(world, "workspace.yaml") {
-        if world.policy_kind(id).is_none() {
-            continue;
-        }
-        let at = world.object(id).name.span.start;
-        let Some(h) = hover(snap, "workspace.yaml", at) else { continue };
-        let lines: Vec<&str> = h
-            .markdown
-            .split("\n\n")
-            .filter(|p| p.starts_with("Accepted") || p.starts_with("**Accepted") || p.contains("by `"))
-            .collect();
-        let _ = writeln!(got, "{}: {}", world.key(id), lines.join(" | "));
-    }
+    render_policy_hovers(
+        snap,
+        "workspace.yaml",
+        |p| p.starts_with("Accepted") || p.starts_with("**Accepted") || p.contains("by `"),
+        &mut got,
+    );
 
     got.push_str("# lens\n");
-    for l in code_lenses(snap, "workspace.yaml") {
-        let id = crate::analysis::refs::objects_in(world, "workspace.yaml")
-            .into_iter()
-            .find(|&o| world.object(o).span.start == l.span.start);
-        if let Some(id) = id.filter(|&o| world.policy_kind(o).is_some()) {
-            let _ = writeln!(got, "{}: {}", world.key(id), l.title);
-        }
-    }
+    render_policy_lenses(snap, "workspace.yaml", &mut got);
     assert_lines(&got, EXPECTED);
 }
 
