@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::{Value, json};
 
@@ -35,7 +35,7 @@ struct Watches {
 pub struct FakeApi {
     pub addr: String,
     requests: Arc<Mutex<Vec<(String, String)>>>,
-    routes: Arc<Mutex<Routes>>,
+    routes: Arc<RwLock<Routes>>,
     stalls: Arc<Mutex<HashMap<String, Vec<u64>>>>,
 }
 
@@ -67,7 +67,7 @@ impl FakeApi {
     ) -> FakeApi {
         let addr = format!("http://{}", listener.local_addr().unwrap());
         let requests: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
-        let routes = Arc::new(Mutex::new(routes));
+        let routes = Arc::new(RwLock::new(routes));
         let flaky: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(flaky.iter().map(|s| s.to_string()).collect()));
         let scripts = scripts.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
         let watches = Arc::new(Mutex::new(Watches { scripts, hold }));
@@ -98,7 +98,7 @@ impl FakeApi {
 
     /// Changes what a path answers from now on (a list after a change in the cluster).
     pub fn set_route(&self, path: &str, status: u16, body: Value) {
-        self.routes.lock().unwrap().insert(path.to_owned(), (status, body));
+        self.routes.write().unwrap().insert(path.to_owned(), (status, body));
     }
 }
 
@@ -121,7 +121,7 @@ fn write_events(out: &mut TcpStream, events: &[Value], hold_ms: u64) {
 /// HTTP/1.1 with keep-alive: requests without bodies (the client only reads).
 fn serve(
     stream: TcpStream,
-    routes: &Mutex<Routes>,
+    routes: &RwLock<Routes>,
     log: &Mutex<Vec<(String, String)>>,
     flaky: &Mutex<Vec<String>>,
     watches: &Mutex<Watches>,
@@ -180,11 +180,15 @@ fn serve(
             )),
             _ => None,
         };
+        let watch = target.contains("watch=true") || target.contains("watch=1");
+        // A plain get or list is written out straight from its route; everything else
+        // answers `value`.
+        let mut written = None;
         let not_found = || (404, status_body(404, "NotFound", "the server could not find the requested resource"));
         let (status, value) = if fail_once {
             (500, status_body(500, "InternalError", "etcdserver: request timed out"))
         } else if let Some((ns, all, name)) = &one {
-            let listed = routes.lock().unwrap().get(all).cloned();
+            let listed = routes.read().unwrap().get(all).cloned();
             let found = listed.as_ref().and_then(|(_, v)| {
                 let items = v["items"].as_array()?;
                 let o = items
@@ -198,7 +202,7 @@ fn serve(
             });
             found.map_or_else(not_found, |o| (200, o))
         } else if let Some((ns, all)) = &scoped {
-            match routes.lock().unwrap().get(all).cloned() {
+            match routes.read().unwrap().get(all).cloned() {
                 Some((200, mut v)) => {
                     let items: Vec<Value> = v["items"].as_array().cloned().unwrap_or_default();
                     v["items"] = json!(
@@ -209,10 +213,20 @@ fn serve(
                 Some(other) => other,
                 None => not_found(),
             }
+        } else if watch {
+            routes.read().unwrap().get(&path).cloned().unwrap_or_else(not_found)
         } else {
-            routes.lock().unwrap().get(&path).cloned().unwrap_or_else(not_found)
+            // A plain get or list, written out from the route in place (concurrent requests
+            // share the read lock): copying a list of 10k objects first was most of its cost.
+            let text = routes.read().unwrap().get(&path).map(|(status, v)| (*status, v.to_string()));
+            let (status, text) = text.unwrap_or_else(|| {
+                let (status, v) = not_found();
+                (status, v.to_string())
+            });
+            written = Some(text);
+            (status, Value::Null) // not read: `written` is the answer
         };
-        if target.contains("watch=true") || target.contains("watch=1") {
+        if watch {
             let (next, hold) = {
                 let mut w = watches.lock().unwrap();
                 let next = w.scripts.get_mut(&path).and_then(|q| q.pop_front());
@@ -251,7 +265,7 @@ fn serve(
         if let Some(ms) = stall {
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
-        let text = value.to_string();
+        let text = written.unwrap_or_else(|| value.to_string());
         let reason = match status {
             200 => "OK",
             403 => "Forbidden",

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::discovery::{ApiResource, Discovery, verbs};
+use kube::discovery::{ApiGroup, ApiResource, Discovery, verbs};
 use kube::{Client, Config};
 use policylens_core::catalog::Catalog;
 use policylens_core::model::GroupKind;
@@ -121,14 +121,14 @@ async fn read_async(opts: &Options) -> Result<Snapshot, String> {
     config.read_timeout = Some(opts.request_timeout.unwrap_or(Duration::from_secs(30)));
     let server = config.cluster_url.to_string();
     let client = Client::try_from(config).map_err(|e| format!("{server}: {e}"))?;
-    let discovery =
-        Discovery::new(client.clone()).run().await.map_err(|e| format!("cannot reach the cluster at {server}: {e}"))?;
+    let discovered = discover(&client).await.map_err(|e| format!("cannot reach the cluster at {server}: {e}"))?;
     let mut snap = Snapshot { server, context, ..Default::default() };
 
     // Every kind at its most stable served version: not only the group's preferred version's
     // kinds (many clusters serve ReferenceGrant only at v1beta1 beside a v1 group).
-    let mut served: Vec<ApiResource> = discovery
-        .groups()
+    let mut served: Vec<ApiResource> = discovered
+        .iter()
+        .flat_map(Discovery::groups)
         .flat_map(|g| g.resources_by_stability())
         .filter(|(ar, caps)| caps.supports_operation(verbs::LIST) && ar.kind != "Secret")
         .map(|(ar, _)| ar)
@@ -182,6 +182,15 @@ async fn read_async(opts: &Options) -> Result<Snapshot, String> {
         }
     }
     Ok(snap)
+}
+
+/// Discovery of every API group at once, the core group's too. `Discovery::run` asks group
+/// after group, a round trip each (30 and more on a real cluster); here each group is one
+/// discovery of its own (which asks for the group list again), all in flight together.
+async fn discover(client: &Client) -> kube::Result<Vec<Discovery>> {
+    let groups = client.list_api_groups().await?.groups;
+    let names = groups.iter().map(|g| g.name.as_str()).chain([ApiGroup::CORE_GROUP]);
+    futures_util::future::try_join_all(names.map(|g| Discovery::new(client.clone()).filter(&[g]).run())).await
 }
 
 /// Lists every object of one resource (all namespaces) with the list's resourceVersion,
