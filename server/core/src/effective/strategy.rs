@@ -311,10 +311,12 @@ fn well_formed(items: &[Value], keys: &[String]) -> bool {
 
 fn same_keys(item: &PVal, m: &Map<String, Value>, keys: &[String]) -> bool {
     let PVal::Map(entries) = item else { return false };
-    keys.iter().all(|k| {
-        let mine = entries.iter().find(|(ek, _)| &**ek == k.as_str()).map(|(_, v)| v);
-        matches!((mine, m.get(k)), (Some(PVal::Leaf(a, _)), Some(b)) if **a == *b)
-    })
+    // No keys: every item is its own (`SchemaNode::list_keys`).
+    !keys.is_empty()
+        && keys.iter().all(|k| {
+            let mine = entries.iter().find(|(ek, _)| &**ek == k.as_str()).map(|(_, v)| v);
+            matches!((mine, m.get(k)), (Some(PVal::Leaf(a, _)), Some(b)) if **a == *b)
+        })
 }
 
 /// A value as a tree whose leaves all come from `src`; `None` for null. Nulls inside mappings
