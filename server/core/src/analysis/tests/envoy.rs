@@ -189,9 +189,9 @@ SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: affects 2 routes, 2 ru
 
 const MERGE_TYPES_EXPECTED: &str = r#"
 # check
-"edge-limits" information[partially-overridden] `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits` is superseded in part by `BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits`, `BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits`: on `HTTPRoute/shop/checkout`, `rateLimit.type`; on `HTTPRoute/shop/search`, its whole spec; it is still in effect on 1 of the 2 effective targets it reaches
+"edge-limits" information[partially-overridden] `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits` is superseded in part by `BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits`: on `HTTPRoute/shop/search`, its whole spec; it is still in effect on 1 of the 2 effective targets it reaches
 # status
-BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits Accepted Some(PartiallyEnforced) by=["BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits", "BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits"]
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits Accepted Some(PartiallyEnforced) by=["BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits"]
 BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits Accepted Some(Enforced) by=[]
 BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits Accepted Some(Enforced) by=[]
 SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors Accepted Some(Enforced) by=[]
@@ -208,7 +208,6 @@ HTTPRoute/shop/checkout BackendTrafficPolicy.gateway.envoyproxy.io:
   /rateLimit/global/rules/2/clientSelectors = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits
   /rateLimit/global/rules/2/limit/requests = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits
   /rateLimit/global/rules/2/limit/unit = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits
-  lost BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits PartiallyOverridden by ["BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits"] because ["patched"]
 HTTPRoute/shop/checkout SecurityPolicy.gateway.envoyproxy.io:
   /cors/allowOrigins = SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors
   /cors/allowMethods = SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors
@@ -222,7 +221,6 @@ HTTPRoute/shop/search SecurityPolicy.gateway.envoyproxy.io:
   /cors/allowOrigins = SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors
   /cors/allowMethods = SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors
 # hover on the routes
-HTTPRoute/shop/checkout: Lost: `infra/edge-limits` (PartiallyOverridden) to `shop/checkout-limits` — patched
 HTTPRoute/shop/search: Lost: `infra/edge-limits` (Overridden) to `shop/search-limits` — patched
 # hover on the policies
 BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/checkout`:
@@ -232,7 +230,6 @@ BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits: **Accepted** · Pa
 - `rateLimit.global.rules.2.clientSelectors: [{"headers":[{"name":"x-tenant","type":"Distinct"}]}]` · wins (AtomicDefaults)
 - `rateLimit.global.rules.2.limit.requests: 50` · wins (AtomicDefaults)
 - `rateLimit.global.rules.2.limit.unit: "Minute"` · wins (AtomicDefaults)
-- PartiallyOverridden by `shop/checkout-limits` (patched)
 On `HTTPRoute/shop/search`:
 - Overridden by `shop/search-limits` (patched)
 SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors: **Accepted** · Enforced
