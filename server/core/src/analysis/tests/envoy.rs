@@ -81,7 +81,7 @@ fn render_route_hovers(snap: &Snapshot, targets: &[&str], got: &mut String) {
 
 #[test]
 fn envoy_gateway_merge_types_every_surface_agrees() {
-    let got = surfaces(RATE_LIMITS, &["HTTPRoute/shop/checkout", "HTTPRoute/shop/search"]);
+    let got = surfaces(RATE_LIMITS, &["HTTPRoute/shop/cart", "HTTPRoute/shop/search"]);
     assert_lines(&got, MERGE_TYPES_EXPECTED);
 }
 
@@ -89,25 +89,25 @@ fn envoy_gateway_merge_types_every_surface_agrees() {
 fn envoy_gateway_route_fields_every_surface_agrees() {
     let got = surfaces(
         ROUTE_FIELDS,
-        &["HTTPRoute/shop/checkout", "HTTPRoute/shop/widgets", "HTTPRoute/shop/mixed", "HTTPRoute/shop/mixed#fast"],
+        &["HTTPRoute/shop/cart", "HTTPRoute/shop/widgets", "HTTPRoute/shop/mixed", "HTTPRoute/shop/mixed#fast"],
     );
     assert_lines(&got, ROUTE_FIELDS_EXPECTED);
 }
 
 const ROUTE_FIELDS_EXPECTED: &str = r#"
 # check
-"edge-traffic" information[partially-overridden] `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic` is superseded in part by `HTTPRoute/shop/checkout (its own value)`, `HTTPRoute/shop/mixed (its own value)`: on `HTTPRoute/shop/checkout`, `retry.numRetries`, `retry.retryOn.httpStatusCodes`, `retry.retryOn.triggers`, `timeout.http.requestTimeout`; on `HTTPRoute/shop/mixed#fast`, `timeout.http.requestTimeout`; it is still in effect on each of the 4 effective targets it reaches
+"edge-traffic" information[partially-overridden] `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic` is superseded in part by `HTTPRoute/shop/cart (its own value)`, `HTTPRoute/shop/mixed (its own value)`: on `HTTPRoute/shop/cart`, `retry.numRetries`, `retry.retryOn.httpStatusCodes`, `retry.retryOn.triggers`, `timeout.http.requestTimeout`; on `HTTPRoute/shop/mixed#fast`, `timeout.http.requestTimeout`; it is still in effect on each of the 4 effective targets it reaches
 "edge-security" information[partially-overridden] `SecurityPolicy.gateway.envoyproxy.io/infra/edge-security` is superseded in part by `HTTPRoute/shop/widgets (its own value)`: on `HTTPRoute/shop/widgets`, `cors.allowCredentials`, `cors.allowMethods`, `cors.allowOrigins`; it is still in effect on each of the 4 effective targets it reaches
 # status
-BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic Accepted Some(PartiallyEnforced) by=["HTTPRoute/shop/checkout", "HTTPRoute/shop/mixed"]
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic Accepted Some(PartiallyEnforced) by=["HTTPRoute/shop/cart", "HTTPRoute/shop/mixed"]
 SecurityPolicy.gateway.envoyproxy.io/infra/edge-security Accepted Some(PartiallyEnforced) by=["HTTPRoute/shop/widgets"]
 # explain
-HTTPRoute/shop/checkout BackendTrafficPolicy.gateway.envoyproxy.io:
-  /timeout/http/requestTimeout = HTTPRoute/shop/checkout
+HTTPRoute/shop/cart BackendTrafficPolicy.gateway.envoyproxy.io:
+  /timeout/http/requestTimeout = HTTPRoute/shop/cart
   /timeout/http/connectionIdleTimeout = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic
-  /retry = HTTPRoute/shop/checkout
-  lost BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic PartiallyOverridden by ["HTTPRoute/shop/checkout"] because ["target-value"]
-HTTPRoute/shop/checkout SecurityPolicy.gateway.envoyproxy.io:
+  /retry = HTTPRoute/shop/cart
+  lost BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic PartiallyOverridden by ["HTTPRoute/shop/cart"] because ["target-value"]
+HTTPRoute/shop/cart SecurityPolicy.gateway.envoyproxy.io:
   /cors/allowOrigins = SecurityPolicy.gateway.envoyproxy.io/infra/edge-security
   /cors/allowMethods = SecurityPolicy.gateway.envoyproxy.io/infra/edge-security
   /cors/allowCredentials = SecurityPolicy.gateway.envoyproxy.io/infra/edge-security
@@ -146,15 +146,15 @@ HTTPRoute/shop/mixed#fast SecurityPolicy.gateway.envoyproxy.io:
   /cors/allowCredentials = SecurityPolicy.gateway.envoyproxy.io/infra/edge-security
   /authorization/defaultAction = SecurityPolicy.gateway.envoyproxy.io/infra/edge-security
 # hover on the routes
-HTTPRoute/shop/checkout: requestTimeout: 5s  # HTTPRoute/shop/checkout (own value)
-HTTPRoute/shop/checkout: retry: {attempts: 2, codes: [502]}  # HTTPRoute/shop/checkout (own value)
-HTTPRoute/shop/checkout: Lost: `infra/edge-traffic` (PartiallyOverridden) to `HTTPRoute/shop/checkout` — target-value
+HTTPRoute/shop/cart: requestTimeout: 5s  # HTTPRoute/shop/cart (own value)
+HTTPRoute/shop/cart: retry: {attempts: 2, codes: [502]}  # HTTPRoute/shop/cart (own value)
+HTTPRoute/shop/cart: Lost: `infra/edge-traffic` (PartiallyOverridden) to `HTTPRoute/shop/cart` — target-value
 HTTPRoute/shop/widgets: cors: {allowOrigins: ["https://widgets.example.com"]}  # HTTPRoute/shop/widgets (own value)
 HTTPRoute/shop/widgets: Lost: `infra/edge-security` (PartiallyOverridden) to `HTTPRoute/shop/widgets` — target-value
 # hover on the policies
-BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/checkout`:
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/cart`:
 - `timeout.http.connectionIdleTimeout: "60s"` · wins (AtomicDefaults)
-- PartiallyOverridden by `HTTPRoute/shop/checkout` (target-value)
+- PartiallyOverridden by `HTTPRoute/shop/cart` (target-value)
 On `HTTPRoute/shop/widgets`:
 - `timeout.http.requestTimeout: "30s"` · wins (AtomicDefaults)
 - `timeout.http.connectionIdleTimeout: "60s"` · wins (AtomicDefaults)
@@ -168,7 +168,7 @@ On `HTTPRoute/shop/mixed#fast`:
 - `retry.retryOn.httpStatusCodes: [503]` · wins (AtomicDefaults)
 - PartiallyOverridden by `HTTPRoute/shop/mixed` (target-value)
 … and up to 1 more objects below
-SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/checkout`:
+SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/cart`:
 - `cors.allowOrigins: ["https://shop.example.com"]` · wins (AtomicDefaults)
 - `cors.allowMethods: ["GET","POST"]` · wins (AtomicDefaults)
 - `cors.allowCredentials: true` · wins (AtomicDefaults)
@@ -192,27 +192,27 @@ const MERGE_TYPES_EXPECTED: &str = r#"
 "edge-limits" information[partially-overridden] `BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits` is superseded in part by `BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits`: on `HTTPRoute/shop/search`, its whole spec; it is still in effect on 1 of the 2 effective targets it reaches
 # status
 BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits Accepted Some(PartiallyEnforced) by=["BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits"]
-BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits Accepted Some(Enforced) by=[]
+BackendTrafficPolicy.gateway.envoyproxy.io/shop/cart-limits Accepted Some(Enforced) by=[]
 BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits Accepted Some(Enforced) by=[]
 SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors Accepted Some(Enforced) by=[]
-SecurityPolicy.gateway.envoyproxy.io/shop/checkout-authz Accepted Some(Enforced) by=[]
+SecurityPolicy.gateway.envoyproxy.io/shop/cart-authz Accepted Some(Enforced) by=[]
 # explain
-HTTPRoute/shop/checkout BackendTrafficPolicy.gateway.envoyproxy.io:
-  /rateLimit/type = BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits
-  /rateLimit/global/rules/0/clientSelectors = BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits
-  /rateLimit/global/rules/0/limit/requests = BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits
-  /rateLimit/global/rules/0/limit/unit = BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits
+HTTPRoute/shop/cart BackendTrafficPolicy.gateway.envoyproxy.io:
+  /rateLimit/type = BackendTrafficPolicy.gateway.envoyproxy.io/shop/cart-limits
+  /rateLimit/global/rules/0/clientSelectors = BackendTrafficPolicy.gateway.envoyproxy.io/shop/cart-limits
+  /rateLimit/global/rules/0/limit/requests = BackendTrafficPolicy.gateway.envoyproxy.io/shop/cart-limits
+  /rateLimit/global/rules/0/limit/unit = BackendTrafficPolicy.gateway.envoyproxy.io/shop/cart-limits
   /rateLimit/global/rules/1/limit/requests = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits
   /rateLimit/global/rules/1/limit/unit = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits
   /rateLimit/global/rules/1/shared = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits
   /rateLimit/global/rules/2/clientSelectors = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits
   /rateLimit/global/rules/2/limit/requests = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits
   /rateLimit/global/rules/2/limit/unit = BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits
-HTTPRoute/shop/checkout SecurityPolicy.gateway.envoyproxy.io:
+HTTPRoute/shop/cart SecurityPolicy.gateway.envoyproxy.io:
   /cors/allowOrigins = SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors
   /cors/allowMethods = SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors
-  /authorization/defaultAction = SecurityPolicy.gateway.envoyproxy.io/shop/checkout-authz
-  /authorization/rules = SecurityPolicy.gateway.envoyproxy.io/shop/checkout-authz
+  /authorization/defaultAction = SecurityPolicy.gateway.envoyproxy.io/shop/cart-authz
+  /authorization/rules = SecurityPolicy.gateway.envoyproxy.io/shop/cart-authz
 HTTPRoute/shop/search BackendTrafficPolicy.gateway.envoyproxy.io:
   /rateLimit/type = BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits
   /rateLimit/global/rules = BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits
@@ -223,7 +223,7 @@ HTTPRoute/shop/search SecurityPolicy.gateway.envoyproxy.io:
 # hover on the routes
 HTTPRoute/shop/search: Lost: `infra/edge-limits` (Overridden) to `shop/search-limits` — patched
 # hover on the policies
-BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/checkout`:
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/cart`:
 - `rateLimit.global.rules.1.limit.requests: 1000` · wins (AtomicDefaults)
 - `rateLimit.global.rules.1.limit.unit: "Hour"` · wins (AtomicDefaults)
 - `rateLimit.global.rules.1.shared: true` · wins (AtomicDefaults)
@@ -233,13 +233,13 @@ BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits: **Accepted** · Pa
 On `HTTPRoute/shop/search`:
 - Overridden by `shop/search-limits` (patched)
 SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors: **Accepted** · Enforced
-BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits: **Accepted** · Enforced
+BackendTrafficPolicy.gateway.envoyproxy.io/shop/cart-limits: **Accepted** · Enforced
 BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits: **Accepted** · Enforced
-SecurityPolicy.gateway.envoyproxy.io/shop/checkout-authz: **Accepted** · Enforced
+SecurityPolicy.gateway.envoyproxy.io/shop/cart-authz: **Accepted** · Enforced
 # lens
 BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits: affects 1 route · partly superseded
 SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors: affects 2 routes
-BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-limits: affects 1 route
+BackendTrafficPolicy.gateway.envoyproxy.io/shop/cart-limits: affects 1 route
 BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits: affects 1 route
-SecurityPolicy.gateway.envoyproxy.io/shop/checkout-authz: affects 1 route
+SecurityPolicy.gateway.envoyproxy.io/shop/cart-authz: affects 1 route
 "#;
