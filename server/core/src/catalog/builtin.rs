@@ -1,4 +1,4 @@
-//! The built-in table of real policy kinds (reference/policy-kinds.md §2).
+//! The built-in table of real policy kinds (docs/kinds.md is generated from it).
 //!
 //! Each project starts from a template ([`Tpl`]) that holds what its kinds share (ref fields,
 //! default group, merge semantics); each kind then adds its class, targets and the few things
@@ -216,6 +216,12 @@ impl B {
             .collect();
         self
     }
+    /// Fields of the target that beat the policy's: `(policy field, target field)` JSON
+    /// pointers, the target's value replacing the policy's whole.
+    fn shadows(mut self, pairs: &[(&str, &str)]) -> B {
+        self.0.shadows = pairs.iter().map(|(f, t)| ((*f).to_owned(), (*t).to_owned())).collect();
+        self
+    }
     fn done(self) -> PolicyKind {
         self.0
     }
@@ -283,6 +289,16 @@ fn envoy_gateway(v: &mut Vec<PolicyKind>) {
         )
         .strategies(&merge)
         .effective(ROUTES_ALL)
+        // A route rule's own `timeouts.request` and `retry` (GEP-1742, GEP-1731) beat the
+        // policy's: Envoy Gateway keeps them on the IR route apart from the policy's traffic
+        // features and reads them first (d32f2829 `internal/gatewayapi/route.go`
+        // processRouteTimeout/processRouteRetry, `internal/xds/translator/route.go`
+        // getEffectiveRequestTimeout, `internal/ir/xds.go` GetRetry; its retry task page: the
+        // route's retry wins whole).
+        .shadows(&[
+            ("/timeout/http/requestTimeout", "/spec/rules/*/timeouts/request"),
+            ("/retry", "/spec/rules/*/retry"),
+        ])
         .done(),
     );
     // Listener settings: sectionName listener > ListenerSet > Gateway; no mergeType.
@@ -303,6 +319,9 @@ fn envoy_gateway(v: &mut Vec<PolicyKind>) {
                  extAuth.http.backendRefs[] oidc.provider.backendRefs[] \
                  jwt.providers[].remoteJWKS.backendRefs[]",
             )
+            // A rule's CORS filter beats the policy's `cors` whole (d32f2829
+            // `internal/xds/translator/cors.go`: "take precedence over ... the SecurityPolicy").
+            .shadows(&[("/cors", "/spec/rules/*/filters/*/cors")])
             .done(),
     );
     v.push(

@@ -156,7 +156,7 @@ impl Fold {
             f.locked_at = inp.level;
         }
         if let Fate::Discarded(by, rule) = fate {
-            f.events.push(Displaced { victim: origin, by, pointer: "".into(), rule });
+            f.events.push(Displaced { victim: origin, by, pointer: "".into(), rule, same_value: false });
         }
         if let Fate::Conflicted(w) = fate {
             f.events.push(Displaced {
@@ -164,6 +164,7 @@ impl Fold {
                 by: Supplier::Policy(w),
                 pointer: "".into(),
                 rule: MergeRule::Conflict,
+                same_value: false,
             });
         }
         f.participants.push(Participant { policy: inp.policy, level: inp.level, fate });
@@ -336,7 +337,7 @@ fn apply(
             let events = &mut f.events;
             prune(&mut f.tree, &strong, &mut |p, s| {
                 if s.origin != by {
-                    events.push(Displaced { victim: s.origin, by, pointer: p.into(), rule });
+                    events.push(Displaced { victim: s.origin, by, pointer: p.into(), rule, same_value: false });
                 }
             });
             // Policies that contributed nothing are replaced too.
@@ -345,9 +346,15 @@ fn apply(
                     && p.policy != inp.policy
                     && !f.tree.any_src(&|s| s.origin == Supplier::Policy(p.policy))
                 {
-                    let already = f.any_event(&|e| e.victim == Supplier::Policy(p.policy));
+                    let already = f.any_event(&|e| e.victim == Supplier::Policy(p.policy) && !e.same_value);
                     if !already {
-                        f.events.push(Displaced { victim: Supplier::Policy(p.policy), by, pointer: "".into(), rule });
+                        f.events.push(Displaced {
+                            victim: Supplier::Policy(p.policy),
+                            by,
+                            pointer: "".into(),
+                            rule,
+                            same_value: false,
+                        });
                     }
                 }
             }
@@ -434,6 +441,25 @@ pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> 
     for (i, e) in events.iter().enumerate() {
         let Supplier::Policy(victim) = e.victim else { continue };
         let Some(o) = out.iter_mut().find(|o| o.policy == victim) else { continue };
+        let mut e = e.clone();
+        if e.same_value {
+            // Credited while the equal value stands and the victim keeps something else there
+            // (an equal `type` alone does not put a policy in effect); else a loss like any.
+            let later = (i + 1..events.len()).find(|&j| {
+                !events[j].same_value && events[j].victim == e.by && overlap(&events[j].pointer, &e.pointer)
+            });
+            match later {
+                None if o.kept > 0 => {
+                    o.kept = (o.kept + 1).min(o.contributed);
+                    continue;
+                }
+                None => {}
+                Some(j) => {
+                    e.by = last_displacer(&events, j);
+                    e.rule = events[j].rule;
+                }
+            }
+        }
         let now: Vec<Supplier> = if e.pointer.is_empty() {
             Vec::new()
         } else {
@@ -520,6 +546,31 @@ mod tests {
     const AO: Strategy = Strategy::AtomicOverrides;
     const PD: Strategy = Strategy::PatchDefaults;
     const PO: Strategy = Strategy::PatchOverrides;
+
+    #[test]
+    fn effective_fold_the_same_value_patched_again_is_not_a_loss() {
+        // A patch setting what the established policy set changes nothing it wanted, as long
+        // as something else of it stands; alone, or displaced later, the equal value is lost.
+        let (_, r) = kind(Semantics::Gep713, PolicyClass::Inherited);
+        let gw = spec(1, &r, vec![(json!({"type": "Global", "rules": [1]}), PD, false)]);
+        let rt = spec(2, &r, vec![(json!({"type": "Global", "extra": 1}), PD, false)]);
+        let (v, outs) = run(&r, &[(0, 1, &gw), (1, 2, &rt)]);
+        assert_eq!(v, json!({"type": "Global", "rules": [1], "extra": 1}));
+        assert_eq!(fate(&outs, 1), (Fate::Applied, true, true), "the Gateway's is kept whole");
+
+        let gw = spec(1, &r, vec![(json!({"type": "Global", "rules": [1]}), PD, false)]);
+        let rt = spec(2, &r, vec![(json!({"type": "Global", "rules": [2]}), PD, false)]);
+        let (_, outs) = run(&r, &[(0, 1, &gw), (1, 2, &rt)]);
+        assert_eq!(fate(&outs, 1), (Fate::Applied, false, false), "an equal `type` alone is not in effect");
+
+        let rule = spec(3, &r, vec![(json!({"type": "Local"}), PD, false)]);
+        let gw = spec(1, &r, vec![(json!({"type": "Global", "rules": [1]}), PD, false)]);
+        let rt = spec(2, &r, vec![(json!({"type": "Global"}), PD, false)]);
+        let (v, outs) = run(&r, &[(0, 1, &gw), (1, 2, &rt), (2, 3, &rule)]);
+        assert_eq!(v, json!({"type": "Local", "rules": [1]}));
+        let gw_out = outs.iter().find(|o| o.policy == ObjId(1)).map(|o| (o.kept, o.by.clone()));
+        assert_eq!(gw_out, Some((1, vec![Supplier::Policy(ObjId(3))])), "lost with the equal value, to its displacer");
+    }
 
     #[test]
     fn effective_fold_override_survives_two_levels_of_defaults() {

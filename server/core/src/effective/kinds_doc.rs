@@ -13,7 +13,7 @@ use crate::catalog::{Catalog, Controllers, DEFAULT_MAX_REFS, PolicyClass, Semant
 fn verified_by(group: &str, kind: &str) -> &'static str {
     match (group, kind) {
         ("gateway.envoyproxy.io", "BackendTrafficPolicy") => {
-            "`fixtures/demo`, `fixtures/conformance/envoy-gateway-route-over-gateway`, `repo_tests::envoy_gateway_rejects_the_younger_of_two_policies_on_one_target`"
+            "`fixtures/demo`, `fixtures/conformance/envoy-gateway-route-over-gateway`, `fixtures/conformance/envoy-gateway-strategic-merge-lists`, `fixtures/conformance/envoy-gateway-merge-rate-limits`, `fixtures/conformance/envoy-gateway-route-fields`, `repo_tests::envoy_gateway_rejects_the_younger_of_two_policies_on_one_target`"
         }
         ("gateway.envoyproxy.io", "ClientTrafficPolicy") => {
             "`fixtures/demo` (mistake 3), `repo_tests::an_overlay_copy_takes_part_where_it_is_nearer_and_the_policies_do_not_compete`"
@@ -29,7 +29,7 @@ fn verified_by(group: &str, kind: &str) -> &'static str {
             "`fixtures/conformance/gloo-kgateway-extensionref`, `fixtures/conformance/kgateway-route-delegation`"
         }
         ("gateway.envoyproxy.io", "SecurityPolicy") => {
-            "`spec_ref_tests::backends_in_a_policy_spec_resolve_like_route_backend_refs`, `navigation::definition_and_references_of_backends_in_a_policy_spec`"
+            "`fixtures/conformance/envoy-gateway-merge-rate-limits`, `fixtures/conformance/envoy-gateway-route-fields`, `spec_ref_tests::backends_in_a_policy_spec_resolve_like_route_backend_refs`, `navigation::definition_and_references_of_backends_in_a_policy_spec`"
         }
         ("gateway.envoyproxy.io", "EnvoyExtensionPolicy") => {
             "`spec_ref_tests::backends_in_a_policy_spec_resolve_like_route_backend_refs`, `rename::rename_a_service_edits_the_backends_in_a_policy_spec`"
@@ -74,7 +74,9 @@ pub fn kinds_markdown() -> String {
          controller policylens does not know is assumed to implement every kind.\n\
          - **refs**: the reference fields, and the most `targetRefs` items where the project's CRD sets a limit;\n  \
          *backends* the paths inside the spec whose references are resolved like a route's backendRefs\n  \
-         (`docs/semantics.md` §4.8; `[]`: every item of a list).\n\n\
+         (`docs/semantics.md` §4.8; `[]`: every item of a list); *the target's own* the target's fields\n  \
+         whose value, where the target sets it, replaces the policy's (JSON pointers, `*`: the route's rules\n  \
+         alike, or the rule the path goes through; `docs/semantics.md` §5 step 9).\n\n\
          | kind | project | class | targets | same target | strategies | controllers | refs | verified by |\n\
          |---|---|---|---|---|---|---|---|---|\n",
     );
@@ -113,6 +115,10 @@ pub fn kinds_markdown() -> String {
         if !k.spec_refs.is_empty() {
             let paths: Vec<String> = k.spec_refs.iter().map(|r| format!("`{}`", r.path)).collect();
             refs.push(format!("*backends*: {}", paths.join(", ")));
+        }
+        if !k.shadows.is_empty() {
+            let pairs: Vec<String> = k.shadows.iter().map(|(f, t)| format!("`{t}` over `{f}`")).collect();
+            refs.push(format!("*the target's own*: {}", pairs.join(", ")));
         }
         let _ = writeln!(
             out,

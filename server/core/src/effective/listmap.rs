@@ -18,7 +18,8 @@ pub struct SchemaNode {
     /// `additionalProperties`: the schema of every other key.
     any_key: Option<Box<SchemaNode>>,
     items: Option<Box<SchemaNode>>,
-    /// Keys of a list-map.
+    /// Keys of a list-map. No keys: a list whose items are all distinct, kept from every
+    /// policy (only built in: a CRD's list-map always names its keys).
     pub list_keys: Option<Vec<String>>,
     /// Kubernetes strategic merge patch order for this list: the patch's items first, in its
     /// order, then the base's items it does not name (GEP-2649's listMapType appends instead).
@@ -81,6 +82,16 @@ impl SchemaNode {
         root
     }
 
+    /// This schema with the mapping at `path` (below the spec proper) replaced whole.
+    pub fn with_atomic(mut self, path: &[String]) -> SchemaNode {
+        let mut n = &mut self;
+        for p in path {
+            n = n.children.entry(p.clone()).or_default();
+        }
+        n.atomic_map = true;
+        self
+    }
+
     /// Builds a node marking the mapping at `path` atomic, for unit tests.
     #[cfg(test)]
     pub fn with_atomic_map(path: &[&str]) -> SchemaNode {
@@ -130,10 +141,17 @@ pub fn schema_indexes(world: &World) -> HashMap<GroupKind, SchemaNode> {
 /// `ext_auth_types.go` contextExtensions keyed by `name`; merged in `internal/utils/merge.go`).
 fn strategic_merge_keys() -> HashMap<GroupKind, SchemaNode> {
     const EG: &str = "gateway.envoyproxy.io";
+    // An empty key: the items are never the same across policies. Rate-limit rules are merged
+    // on the IR, where each is named `<policy namespace>/<policy name>/rule/<index>` (`ir.
+    // GlobalRateLimit`/`LocalRateLimit` `patchMergeKey:"name"`; `internal/gatewayapi/
+    // backendtrafficpolicy.go` `translateBackendTrafficPolicyForRouteWithMerge`), so a route's
+    // StrategicMerge keeps the Gateway's rules beside its own (its e2e `RateLimitGlobalMergeTest`).
     let lists: &[(&str, &[&str], &str)] = &[
         ("BackendTrafficPolicy", &["compression"], "type"),
         ("BackendTrafficPolicy", &["compressor"], "type"),
         ("BackendTrafficPolicy", &["httpUpgrade"], "type"),
+        ("BackendTrafficPolicy", &["rateLimit", "global", "rules"], ""),
+        ("BackendTrafficPolicy", &["rateLimit", "local", "rules"], ""),
         ("SecurityPolicy", &["extAuth", "contextExtensions"], "name"),
     ];
     let mut out: HashMap<GroupKind, SchemaNode> = HashMap::new();
@@ -142,7 +160,7 @@ fn strategic_merge_keys() -> HashMap<GroupKind, SchemaNode> {
         for p in *path {
             n = n.children.entry((*p).to_owned()).or_default();
         }
-        n.list_keys = Some(vec![(*key).to_owned()]);
+        n.list_keys = Some(if key.is_empty() { Vec::new() } else { vec![(*key).to_owned()] });
         n.patch_first = true;
     }
     out

@@ -60,34 +60,55 @@ pub fn target_values(world: &Linked, kind: &PolicyKind, target: NodeId, json: &m
     }
     let Some(obj) = json.get(world, o) else { return Vec::new() };
     let mut out = Vec::new();
+    let at = match rule {
+        Some(i) => RuleScope::One(i),
+        None => RuleScope::Every,
+    };
     for (field, target_field) in &kind.shadows {
         let segs: Vec<String> = target_field.split('/').skip(1).map(unescape).collect();
-        if let Some(v) = resolve(&obj, &segs, rule) {
+        if let Some(v) = resolve(&obj, &segs, at) {
             out.push((field.clone(), v.clone()));
         }
     }
     out
 }
 
+/// Which items the first `*` of a target field (a route's rules) stands for.
+#[derive(Clone, Copy, Debug)]
+enum RuleScope {
+    /// The rule the path goes through.
+    One(usize),
+    /// The whole route: the value is the route's only when every rule sets it alike (a rule
+    /// that does not leaves the policy's value in effect there).
+    Every,
+    /// Past the first `*`: the first item that sets it (a rule's filters).
+    Any,
+}
+
 fn unescape(s: &str) -> String {
     s.replace("~1", "/").replace("~0", "~")
 }
 
-/// Follows a pointer; `*` takes every item (the rule the path goes through, when known) and
-/// the first set value wins. Unset: absent, null, `""`, `[]`, `{}` (Go zero values).
-fn resolve<'v>(v: &'v Value, segs: &[String], prefer: Option<usize>) -> Option<&'v Value> {
+/// Follows a pointer; the first `*` stands for the route's rules as `at` says, any later one
+/// takes the first item that sets the value. Unset: absent, null, `""`, `[]`, `{}` (Go zero
+/// values).
+fn resolve<'v>(v: &'v Value, segs: &[String], at: RuleScope) -> Option<&'v Value> {
     let Some((seg, rest)) = segs.split_first() else {
         return (!is_unset(v)).then_some(v);
     };
     match v {
-        Value::Array(items) if seg == "*" => match prefer.and_then(|i| items.get(i)) {
-            Some(item) => resolve(item, rest, None),
-            None => items.iter().find_map(|it| resolve(it, rest, None)),
+        Value::Array(items) if seg == "*" => match at {
+            RuleScope::One(i) => items.get(i).and_then(|item| resolve(item, rest, RuleScope::Any)),
+            RuleScope::Every => {
+                let first = resolve(items.first()?, rest, RuleScope::Any)?;
+                items[1..].iter().all(|it| resolve(it, rest, RuleScope::Any) == Some(first)).then_some(first)
+            }
+            RuleScope::Any => items.iter().find_map(|it| resolve(it, rest, RuleScope::Any)),
         },
         Value::Array(items) => {
-            seg.parse::<usize>().ok().and_then(|i| items.get(i)).and_then(|it| resolve(it, rest, prefer))
+            seg.parse::<usize>().ok().and_then(|i| items.get(i)).and_then(|it| resolve(it, rest, at))
         }
-        Value::Object(m) => m.get(seg).and_then(|c| resolve(c, rest, prefer)),
+        Value::Object(m) => m.get(seg).and_then(|c| resolve(c, rest, at)),
         _ => None,
     }
 }
@@ -115,12 +136,16 @@ pub fn apply(
         return;
     }
     for (field, value) in values {
+        let path: Vec<String> = field.split('/').skip(1).map(unescape).collect();
         let mut patch = value.clone();
-        for seg in field.split('/').skip(1).collect::<Vec<_>>().into_iter().rev() {
+        for seg in path.iter().rev() {
             let mut m = Map::new();
-            m.insert(unescape(seg), patch);
+            m.insert(seg.clone(), patch);
             patch = Value::Object(m);
         }
+        // The target's value replaces the policy's whole, a mapping included (a route's
+        // `retry` or CORS filter is not merged field by field into the policy's).
+        let whole = schema.cloned().unwrap_or_default().with_atomic(&path);
         Patch {
             src: Src { origin: Supplier::Target(target_obj), strategy: Strategy::PatchDefaults, strong: false },
             guard: &|s: &Src| s.strong,
@@ -129,7 +154,7 @@ pub fn apply(
             units: rules.units,
             events: &mut fold.events,
         }
-        .apply(&mut fold.tree, &patch, schema);
+        .apply(&mut fold.tree, &patch, Some(&whole));
     }
 }
 
@@ -147,9 +172,20 @@ mod tests {
     fn effective_shadow_resolve() {
         let v = json!({"spec": {"retryOn": ["500"], "rules": [{"retry": {"codes": []}}, {"retry": {"codes": [503]}}]}});
         let segs = |p: &str| p.split('/').skip(1).map(str::to_owned).collect::<Vec<_>>();
-        assert_eq!(resolve(&v, &segs("/spec/retryOn"), None), Some(&json!(["500"])));
-        assert_eq!(resolve(&v, &segs("/spec/rules/*/retry/codes"), None), Some(&json!([503])));
-        assert_eq!(resolve(&v, &segs("/spec/rules/*/retry/codes"), Some(0)), None);
-        assert_eq!(resolve(&json!({"spec": {"retryOn": []}}), &segs("/spec/retryOn"), None), None);
+        assert_eq!(resolve(&v, &segs("/spec/retryOn"), RuleScope::Every), Some(&json!(["500"])));
+        // The rules disagree: no one value for the whole route; each rule has its own.
+        assert_eq!(resolve(&v, &segs("/spec/rules/*/retry/codes"), RuleScope::Every), None);
+        assert_eq!(resolve(&v, &segs("/spec/rules/*/retry/codes"), RuleScope::One(1)), Some(&json!([503])));
+        assert_eq!(resolve(&v, &segs("/spec/rules/*/retry/codes"), RuleScope::One(0)), None);
+        assert_eq!(resolve(&json!({"spec": {"retryOn": []}}), &segs("/spec/retryOn"), RuleScope::Every), None);
+        let cors = json!({"spec": {"rules": [
+            {"filters": [{"type": "RequestHeaderModifier"}, {"type": "CORS", "cors": {"allowOrigins": ["a"]}}]},
+            {"filters": [{"type": "CORS", "cors": {"allowOrigins": ["a"]}}]}
+        ]}});
+        assert_eq!(
+            resolve(&cors, &segs("/spec/rules/*/filters/*/cors"), RuleScope::Every),
+            Some(&json!({"allowOrigins": ["a"]})),
+            "any filter of a rule; every rule alike"
+        );
     }
 }

@@ -129,9 +129,11 @@ pub fn extract(
     let has_defaults = parts.iter().any(|p| !p.strong);
     let strategy = parts.first().map_or(implicit_defaults, |p| p.strategy);
     let locks = !has_defaults && parts.iter().any(|p| p.strategy == Strategy::AtomicOverrides);
-    let leaves = own_tree(policy, &parts, rules, schema).leaf_count();
     let json_merge =
         kind.semantics == Semantics::EnvoyGateway && spec.get(field).and_then(Node::as_str) == Some("JSONMerge");
+    // Counted as the fold will apply it: a JSONMerge patch replaces lists whole, so a keyed
+    // list is one leaf, not one per item field (else it never keeps all it contributed).
+    let leaves = own_tree(policy, &parts, rules, schema.filter(|_| !json_merge)).leaf_count();
     PolicySpec { parts, strategy, locks, unknown_strategy: unknown, leaves, json_merge }
 }
 

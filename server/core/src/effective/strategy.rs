@@ -86,6 +86,9 @@ pub struct Displaced {
     /// Where, in the tree at the time (empty: the whole policy).
     pub pointer: Arc<str>,
     pub rule: MergeRule,
+    /// Not a loss yet: the displacer set the same value. The victim is credited with the leaf
+    /// while the value stands (`fold::outcomes`).
+    pub same_value: bool,
 }
 
 /// One merge patch application.
@@ -204,7 +207,20 @@ impl Patch<'_> {
                     self.blocked(old, ptr);
                 } else {
                     let old = std::mem::replace(&mut entries[i].1, new);
-                    self.displace(&old, ptr);
+                    match (&old, &entries[i].1) {
+                        // The same value set again changes nothing of what the established
+                        // supplier wanted (a route's `type: Global` beside the Gateway's).
+                        (PVal::Leaf(a, s), PVal::Leaf(b, _)) if a == b && s.origin != self.src.origin => {
+                            self.events.push(Displaced {
+                                victim: s.origin,
+                                by: self.src.origin,
+                                pointer: Arc::from(ptr.as_str()),
+                                rule: self.rule,
+                                same_value: true,
+                            });
+                        }
+                        _ => self.displace(&old, ptr),
+                    }
                 }
             }
         }
@@ -280,7 +296,7 @@ impl Patch<'_> {
         let events = &mut *self.events;
         old.for_each_leaf(&mut p, &mut |lp, _, s| {
             if s.origin != by {
-                events.push(Displaced { victim: s.origin, by, pointer: lp.into(), rule });
+                events.push(Displaced { victim: s.origin, by, pointer: lp.into(), rule, same_value: false });
             }
         });
     }
@@ -295,7 +311,7 @@ impl Patch<'_> {
             }
         });
         for by in owners.into_iter().filter(|o| *o != victim) {
-            self.events.push(Displaced { victim, by, pointer: ptr.into(), rule: self.blocked_rule });
+            self.events.push(Displaced { victim, by, pointer: ptr.into(), rule: self.blocked_rule, same_value: false });
         }
     }
 }
@@ -311,10 +327,12 @@ fn well_formed(items: &[Value], keys: &[String]) -> bool {
 
 fn same_keys(item: &PVal, m: &Map<String, Value>, keys: &[String]) -> bool {
     let PVal::Map(entries) = item else { return false };
-    keys.iter().all(|k| {
-        let mine = entries.iter().find(|(ek, _)| &**ek == k.as_str()).map(|(_, v)| v);
-        matches!((mine, m.get(k)), (Some(PVal::Leaf(a, _)), Some(b)) if **a == *b)
-    })
+    // No keys: every item is its own (`SchemaNode::list_keys`).
+    !keys.is_empty()
+        && keys.iter().all(|k| {
+            let mine = entries.iter().find(|(ek, _)| &**ek == k.as_str()).map(|(_, v)| v);
+            matches!((mine, m.get(k)), (Some(PVal::Leaf(a, _)), Some(b)) if **a == *b)
+        })
 }
 
 /// A value as a tree whose leaves all come from `src`; `None` for null. Nulls inside mappings
@@ -559,7 +577,8 @@ mod tests {
                 victim: Supplier::Policy(ObjId(1)),
                 by: Supplier::Policy(ObjId(2)),
                 pointer: "/colors/light".into(),
-                rule: MergeRule::Patched
+                rule: MergeRule::Patched,
+                same_value: false
             }]
         );
     }

@@ -101,8 +101,12 @@ fn kind_section(k: &KindExplanation, cluster: &HashSet<String>) -> String {
         }
         let note = |pointer: &str| {
             c.provenance.iter().find(|p| p.field == pointer).map(|p| {
-                let who = if p.from_target { format!("{} (own value)", p.policy) } else { short(&p.policy) };
-                format!("{who} · {}", p.strategy.as_str())
+                // A target's own value has no merge strategy of its own to show.
+                if p.from_target {
+                    format!("{} (own value)", p.policy)
+                } else {
+                    format!("{} · {}", short(&p.policy), p.strategy.as_str())
+                }
             })
         };
         out.push_str(&format!("\n```yaml\n{}```", yaml::render(&c.effective, &note)));

@@ -5,6 +5,7 @@
 mod actions;
 mod completion;
 mod controllers;
+mod envoy;
 mod hover;
 mod lens;
 mod navigation;
