@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use policylens_core::analysis::diagnostics::{Code, Diagnostic, Severity, Suppressed};
 use policylens_core::model::ObjectKey;
-use policylens_core::workspace::{Origin, Snapshot};
+use policylens_core::workspace::{Origin, Snapshot, Workspace};
 
 use crate::{CheckArgs, CheckFormat, FailOn, load};
 
@@ -32,23 +32,40 @@ pub struct Summary {
     pub elapsed_ms: f64,
 }
 
+/// Cores from which the cluster alone is analysed beside the what-if rather than after it.
+const SPARE_CORES_FOR_THE_CLUSTER_ALONE: usize = 4;
+
+/// The analysis of the cluster alone, started or not yet.
+enum Alone {
+    Running(std::thread::JoinHandle<(HashSet<(Arc<str>, Code, String)>, f64)>),
+    Waiting(Workspace),
+}
+
 pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let start = Instant::now();
     let mut loaded = load::load(&args.common)?;
     // With files laid over the cluster, a finding on a cluster object is the files' doing only
-    // when the cluster alone does not have it (the what-if). The cluster alone is analysed on a
-    // thread of its own while the world with the files is: the analysis runs on one core, and
-    // waiting for the two one after the other made `check --cluster PATH` 1.3x slower.
-    let cluster_alone = loaded.cluster_alone.take().map(|mut ws| {
-        std::thread::spawn(move || {
-            let start = Instant::now();
-            let snap = ws.snapshot();
-            let findings = cluster_findings(&snap);
-            // Freeing a world of 10k objects takes a tenth of analysing it, and the process
-            // ends once the report is written: its memory goes with it.
-            std::mem::forget((snap, ws));
-            (findings, start.elapsed().as_secs_f64() * 1000.0)
-        })
+    // when the cluster alone does not have it (the what-if). Where cores are plenty, the cluster
+    // alone is analysed on a thread of its own while the world with the files is (waiting for
+    // the two one after the other made `check --cluster PATH` 1.3x slower). On a machine of two
+    // or three cores (CI runners) that thread takes the core the files' analysis needs, and
+    // most what-ifs find nothing on cluster objects: there it runs only once one is found.
+    let analyse_alone = |mut ws: Workspace| {
+        let start = Instant::now();
+        let snap = ws.snapshot();
+        let findings = cluster_findings(&snap);
+        // Freeing a world of 10k objects takes a tenth of analysing it, and the process ends
+        // once the report is written: its memory goes with it.
+        std::mem::forget((snap, ws));
+        (findings, start.elapsed().as_secs_f64() * 1000.0)
+    };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let cluster_alone = loaded.cluster_alone.take().map(|ws| {
+        if cores >= SPARE_CORES_FOR_THE_CLUSTER_ALONE {
+            Alone::Running(std::thread::spawn(move || analyse_alone(ws)))
+        } else {
+            Alone::Waiting(ws)
+        }
     });
     let snap = &loaded.snapshot;
     let load_ms = loaded.load_ms;
@@ -82,8 +99,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let any_on_cluster = snap.diagnostics().keys().any(|f| from_cluster(f));
     let mut cluster_alone_ms = None;
     let before: Option<HashSet<(Arc<str>, Code, String)>> = match cluster_alone.filter(|_| any_on_cluster) {
-        Some(thread) => {
-            let (findings, ms) = thread.join().map_err(|_| "the analysis of the cluster alone failed".to_owned())?;
+        Some(alone) => {
+            let (findings, ms) = match alone {
+                Alone::Running(thread) => {
+                    thread.join().map_err(|_| "the analysis of the cluster alone failed".to_owned())?
+                }
+                Alone::Waiting(ws) => analyse_alone(ws),
+            };
             cluster_alone_ms = Some(ms);
             summary.elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
             Some(findings)

@@ -262,10 +262,17 @@ impl EffectiveIndex {
                 let truncated = contexts::visit(&folder, &mut scratch, &ns_objects, limit, &mut |target, ctxs| {
                     stats.targets += 1;
                     stats.contexts += ctxs.len();
-                    let values = shadow::target_values(world, &plan.kind, target, &mut json);
+                    // The target's own values matter to status only where a policy sets what
+                    // they would replace: reading the target again is skipped everywhere else.
+                    let meets = |f: &str, c: &contexts::SigFold| !c.folded.fold.tree.owners_at(f).is_empty();
+                    let wanted = plan.kind.shadows.iter().any(|(f, _)| ctxs.iter().any(|c| meets(f, c)));
+                    let values =
+                        if wanted { shadow::target_values(world, &plan.kind, target, &mut json) } else { Vec::new() };
                     for ctx in ctxs {
                         let shadowed;
-                        let outs: &[Outcome] = if values.is_empty() {
+                        // A target's own value that meets no policy leaf changes no policy's
+                        // outcome: the context's shared outcomes hold.
+                        let outs: &[Outcome] = if !values.iter().any(|(f, _)| meets(f, ctx)) {
                             folder.outcomes(&ctx.folded, &ctx.sig)
                         } else {
                             let mut f2 = ctx.folded.fold.clone();

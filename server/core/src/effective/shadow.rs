@@ -13,6 +13,7 @@ use super::provenance::{Src, Supplier};
 use super::semantics::Rules;
 use super::strategy::{MergeRule, Patch};
 use crate::catalog::{PolicyKind, Strategy};
+use crate::model::{Body, RuleFields};
 use crate::syntax::{Node, ParsedFile, parse_file};
 use crate::topology::Linked;
 use crate::topology::{DagNode, NodeId};
@@ -22,15 +23,30 @@ use crate::world::ObjId;
 /// reasons about).
 #[derive(Default)]
 pub struct ObjectJson {
+    texts: HashMap<Arc<str>, Option<Arc<str>>>,
     files: HashMap<Arc<str>, ParsedFile>,
 }
 
 impl ObjectJson {
-    pub fn get(&mut self, world: &Linked, o: ObjId) -> Option<Value> {
+    /// The object as JSON when its text mentions every word of one of `needles`: most targets set none of the
+    /// fields a kind shadows, and reading every route of a big workspace again cost more than
+    /// the rest of the effective analysis.
+    pub fn get(&mut self, world: &Linked, o: ObjId, needles: &[Vec<String>]) -> Option<Value> {
         let file = world.file_of(o);
+        let text = self.texts.entry(file.path.clone()).or_insert_with(|| file.load_text()).clone()?;
         let obj = world.object(o);
-        let parsed =
-            self.files.entry(file.path.clone()).or_insert_with(|| parse_file(&file.load_text().unwrap_or_default()));
+        let (start, end) = (obj.span.start as usize, obj.span.end as usize);
+        let slice = text.get(start..end)?;
+        if !needles.iter().any(|all| all.iter().all(|n| slice.contains(n.as_str()))) {
+            return None;
+        }
+        if start == 0 || text.as_bytes().get(start - 1) == Some(&b'\n') {
+            // A document's root: its text alone is the object.
+            let parsed = parse_file(slice);
+            return parsed.documents.first()?.root.as_ref().map(Node::to_json);
+        }
+        // An item of a `kind: List`, indented in its file.
+        let parsed = self.files.entry(file.path.clone()).or_insert_with(|| parse_file(&text));
         let root = parsed.documents.get(obj.doc as usize)?.root.as_ref()?;
         find_span(root, obj.span).map(Node::to_json)
     }
@@ -58,7 +74,14 @@ pub fn target_values(world: &Linked, kind: &PolicyKind, target: NodeId, json: &m
     if declared && !kind.is_effective_target(&world.object(o).group_kind()) {
         return Vec::new();
     }
-    let Some(obj) = json.get(world, o) else { return Vec::new() };
+    if !may_set(world, o, rule, &kind.shadows) {
+        return Vec::new();
+    }
+    // An object whose text lacks a named segment of every target field sets none of them.
+    let named =
+        |t: &String| t.split('/').skip(2).filter(|seg| *seg != "*" && !seg.is_empty()).map(str::to_owned).collect();
+    let needles: Vec<Vec<String>> = kind.shadows.iter().map(|(_, t)| named(t)).collect();
+    let Some(obj) = json.get(world, o, &needles) else { return Vec::new() };
     let mut out = Vec::new();
     let at = match rule {
         Some(i) => RuleScope::One(i),
@@ -71,6 +94,24 @@ pub fn target_values(world: &Linked, kind: &PolicyKind, target: NodeId, json: &m
         }
     }
     out
+}
+
+/// Whether the target may set one of the shadowed fields, from the model alone: a route whose
+/// rules (the one the path goes through, or any) set none of the rule fields named is skipped
+/// without reading its text again. Anything the model does not track may.
+fn may_set(world: &Linked, o: ObjId, rule: Option<usize>, shadows: &[(String, String)]) -> bool {
+    let Body::Route(route) = &world.object(o).body else { return true };
+    let mut wanted = RuleFields::default();
+    for (_, target_field) in shadows {
+        match target_field.strip_prefix("/spec/rules/*/").and_then(|rest| RuleFields::bit(rest.split('/').next()?)) {
+            Some(bit) => wanted = wanted.with(bit),
+            None => return true,
+        }
+    }
+    match rule {
+        Some(i) => route.rules.get(i).is_some_and(|r| r.fields.has(wanted)),
+        None => route.rules.iter().any(|r| r.fields.has(wanted)),
+    }
 }
 
 /// Which items the first `*` of a target field (a route's rules) stands for.

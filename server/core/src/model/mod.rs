@@ -197,7 +197,41 @@ pub struct Rule {
     /// The `extensionRef` of each `filters[]` item of `type: ExtensionRef` (a local object
     /// reference: group, kind, name), in order.
     pub extension_refs: Box<[ExtensionRef]>,
+    /// Which of the rule's fields that policies may defer to it sets (`RuleFields::of`):
+    /// whether a kind's shadowed target field can be set here, without reading the text again.
+    pub fields: RuleFields,
     pub span: Span,
+}
+
+/// A rule's own fields a policy kind may defer to (`timeouts`, `retry`, `filters`), as bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuleFields(u8);
+
+impl RuleFields {
+    const NAMES: [&'static str; 3] = ["timeouts", "retry", "filters"];
+
+    /// The bit of a rule field, `None` for a field not tracked (then the text must be read).
+    pub fn bit(key: &str) -> Option<RuleFields> {
+        Self::NAMES.iter().position(|n| *n == key).map(|i| RuleFields(1 << i))
+    }
+
+    pub fn read(rule: &crate::syntax::Node) -> RuleFields {
+        let mut bits = 0;
+        for (i, n) in Self::NAMES.iter().enumerate() {
+            if rule.get(n).is_some_and(|v| !v.is_null()) {
+                bits |= 1 << i;
+            }
+        }
+        RuleFields(bits)
+    }
+
+    pub fn has(self, other: RuleFields) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    pub fn with(self, other: RuleFields) -> RuleFields {
+        RuleFields(self.0 | other.0)
+    }
 }
 
 /// A reference field as written. Absent fields are `None`; `group: ""`, `group:` (null) and

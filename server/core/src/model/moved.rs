@@ -147,7 +147,7 @@ impl Shift for FromNamespaces {
 
 impl Shift for Rule {
     fn shift(&mut self, by: i64) {
-        let Rule { name, backend_refs, extension_refs, span } = self;
+        let Rule { name, backend_refs, extension_refs, fields: _, span } = self;
         name.shift(by);
         backend_refs.shift(by);
         extension_refs.shift(by);

@@ -1,7 +1,7 @@
 //! HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute.
 
 use super::read;
-use crate::model::{Route, RouteKind, Rule};
+use crate::model::{Route, RouteKind, Rule, RuleFields};
 use crate::syntax::Node;
 
 pub(super) fn route(kind: RouteKind, spec: Option<&Node>) -> Route {
@@ -24,6 +24,7 @@ pub(super) fn route(kind: RouteKind, spec: Option<&Node>) -> Route {
                     .filter_map(|f| f.get("extensionRef").filter(|e| e.as_mapping().is_some()))
                     .map(read::ref_fields)
                     .collect(),
+                fields: RuleFields::read(r),
                 span: r.span,
             })
             .collect(),
