@@ -59,7 +59,8 @@ fn is_target(world: &Linked, id: ObjId) -> bool {
 /// what it targets, so one attached above does not count.
 fn reaching(world: &Linked, id: ObjId) -> Vec<ObjId> {
     let t = &world.topology;
-    let node = t.object_node(id);
+    // The route a controller generates from the object, when it does (it has no file).
+    let node = super::refs::Target::object(id).node(world).unwrap_or(t.object_node(id));
     let mut own: Vec<NodeId> = vec![node];
     own.extend(
         section_indices(world, id)
@@ -81,8 +82,8 @@ fn reaching(world: &Linked, id: ObjId) -> Vec<ObjId> {
         }
     }
     // The Namespace levels of the object and of every object above it.
-    let mut namespaces = BTreeSet::new();
-    for n in std::iter::once(node).chain(above.iter().copied()) {
+    let mut namespaces: BTreeSet<String> = world.namespace_of(id).map(str::to_owned).into_iter().collect();
+    for n in above.iter().copied() {
         if let Some(ns) = t.node_object(n).and_then(|o| world.namespace_of(o)) {
             namespaces.insert(ns.to_owned());
         }
@@ -139,6 +140,8 @@ fn policy_lens(snap: &Snapshot, pid: ObjId, at: Span) -> CodeLens {
                 _ => world.object(o).kind(),
             },
             DagNode::Namespace(_) => "namespace",
+            // A route a controller generates (Envoy AI Gateway's HTTPRoute).
+            DagNode::Virtual(_) if t.generated_from(n).is_some() => "route",
             DagNode::Virtual(_) => "virtual target",
         };
         match counts.iter_mut().find(|(k, _)| *k == noun) {
@@ -149,7 +152,7 @@ fn policy_lens(snap: &Snapshot, pid: ObjId, at: Span) -> CodeLens {
             DagNode::Section(o, i) => section_decl(world, o, i)
                 .map(|(_, name, _)| Location { file: world.file_of(o).path.clone(), span: name })
                 .unwrap_or_else(|| name_location(world, o)),
-            _ => match t.node_object(n) {
+            _ => match t.node_object(n).or_else(|| t.generated_from(n)) {
                 Some(o) => name_location(world, o),
                 None => continue,
             },

@@ -16,6 +16,10 @@ use crate::workspace::Snapshot;
 /// a section's name, or a reference's `name` / `sectionName` (inside quotes, when quoted).
 pub fn prepare_rename(snap: &Snapshot, file: &str, offset: u32) -> Option<(Span, String)> {
     let world = snap.world();
+    // A route its controller generates has no file: rename what it is generated from instead.
+    if super::refs::site_at(world, file, offset).is_some_and(|s| s.generated) {
+        return None;
+    }
     let (target, span) = target_at(world, file, offset)?;
     renameable(world, target)?;
     let text = snap.file(file)?.text();
@@ -68,6 +72,9 @@ enum Renamed {
 fn renameable(world: &Linked, t: Target) -> Option<Renamed> {
     let body = &world.object(t.obj).body;
     match (body, t.section) {
+        // An Envoy Gateway Backend's sections are its port numbers: nothing to rename.
+        (Body::Service(_), _) if world.object(t.obj).kind() == "Backend" => None,
+        (Body::Service(_), None) if world.object(t.obj).kind() == "ServiceEntry" => Some(Renamed::Object),
         (Body::Service(_), None) => Some(Renamed::Service),
         (Body::Service(_), Some(_)) => Some(Renamed::Port),
         (Body::Gateway(_) | Body::ListenerSet(_) | Body::Route(_), Some(_)) => Some(Renamed::Section),

@@ -222,6 +222,10 @@ impl B {
         self.0.shadows = pairs.iter().map(|(f, t)| ((*f).to_owned(), (*t).to_owned())).collect();
         self
     }
+    fn ref_type(mut self, t: super::RefType) -> B {
+        self.0.ref_type = t;
+        self
+    }
     fn done(self) -> PolicyKind {
         self.0
     }
@@ -553,7 +557,8 @@ fn gloo_and_kgateway(v: &mut Vec<PolicyKind>) {
         gloo.inherited("VirtualHostOption", listeners)
             .semantics(Semantics::Gloo)
             .strategies(&[Custom])
-            .effective("Gateway gateway.networking.x-k8s.io/XListenerSet")
+            // Gloo Edge: a VirtualService takes it in by `delegateOptions` (topology::extension_refs).
+            .effective("Gateway gateway.networking.x-k8s.io/XListenerSet gateway.solo.io/VirtualService")
             .done(),
     );
     v.push(gloo.direct("ListenerOption", listeners).done());
@@ -655,6 +660,7 @@ fn others(v: &mut Vec<PolicyKind>) {
             .stanza(Stanza::Singular)
             .strategies(&[AtomicDefaults, AtomicOverrides])
             .effective("Gateway")
+            .ref_type(super::RefType::Consul)
             .done(),
     );
 

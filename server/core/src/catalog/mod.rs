@@ -182,6 +182,18 @@ pub enum KindSource {
     Shape,
 }
 
+/// The Go type of a kind's target references.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RefType {
+    /// Gateway API's `LocalPolicyTargetReference` family (or a copy of it): its patterns.
+    #[default]
+    GatewayApi,
+    /// Consul's `PolicyTargetReference` (hashicorp/consul-k8s
+    /// `control-plane/api/v1alpha1/gatewaypolicy_types.go`): `group`, `kind`, `name` required,
+    /// every field at most 253 characters, no pattern but `sectionName`'s.
+    Consul,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicyKind {
     pub gk: GroupKind,
@@ -236,6 +248,8 @@ pub struct PolicyKind {
     /// are optional (`target_optional`) other than Istio's workload selector: said in hover
     /// and status instead of "no target".
     pub untargeted: Option<String>,
+    /// The type of its references, which decides how their fields are validated.
+    pub ref_type: RefType,
     /// The project that ships the kind, for hover text.
     pub project: String,
     pub source: KindSource,
@@ -288,6 +302,7 @@ impl PolicyKind {
             spec_refs: Vec::new(),
             controllers: Controllers::Any,
             untargeted: None,
+            ref_type: RefType::GatewayApi,
             source,
         }
     }

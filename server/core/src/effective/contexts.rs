@@ -281,6 +281,8 @@ fn rank(world: &Linked, n: NodeId) -> u8 {
         DagNode::Object(o) => of(o),
         DagNode::Section(o, _) => of(o) + 1,
         DagNode::Namespace(_) => 0,
+        // A route a controller generates (or a virtual route) sits at the route level.
+        DagNode::Virtual(k) if world.topology.virtual_key(k).gk.kind.ends_with("Route") => 4,
         DagNode::Virtual(_) => 6,
     }
 }

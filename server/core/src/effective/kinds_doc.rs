@@ -13,18 +13,22 @@ use crate::catalog::{Catalog, Controllers, DEFAULT_MAX_REFS, PolicyClass, Semant
 fn verified_by(group: &str, kind: &str) -> &'static str {
     match (group, kind) {
         ("gateway.envoyproxy.io", "BackendTrafficPolicy") => {
-            "`fixtures/demo`, `fixtures/conformance/envoy-gateway-route-over-gateway`, `fixtures/conformance/envoy-gateway-strategic-merge-lists`, `fixtures/conformance/envoy-gateway-merge-rate-limits`, `fixtures/conformance/envoy-gateway-route-fields`, `repo_tests::envoy_gateway_rejects_the_younger_of_two_policies_on_one_target`"
+            "`fixtures/demo`, `fixtures/conformance/envoy-gateway-route-over-gateway`, `fixtures/conformance/envoy-gateway-strategic-merge-lists`, `fixtures/conformance/envoy-gateway-merge-rate-limits`, `fixtures/conformance/envoy-gateway-route-fields`, `fixtures/conformance/envoy-ai-gateway-generated-route`, `repo_tests::envoy_gateway_rejects_the_younger_of_two_policies_on_one_target`"
         }
         ("gateway.envoyproxy.io", "ClientTrafficPolicy") => {
             "`fixtures/demo` (mistake 3), `repo_tests::an_overlay_copy_takes_part_where_it_is_nearer_and_the_policies_do_not_compete`"
         }
         ("gateway.networking.k8s.io", "BackendTLSPolicy") => {
-            "`fixtures/conformance/backendtlspolicy-conflicts-ports`, `repo_tests::backend_tls_policy_may_name_a_section_of_an_implementation_backend`, `repo_tests::istio_leaves_a_policy_annotated_for_another_controller_alone`"
+            "`fixtures/conformance/backendtlspolicy-conflicts-ports`, `fixtures/conformance/istio-serviceentry-ports`, `fixtures/conformance/envoy-gateway-backend-sections`, `repo_tests::backend_tls_policy_names_an_implementation_backend_port_as_its_section`, `repo_tests::istio_leaves_a_policy_annotated_for_another_controller_alone`"
         }
         ("kuadrant.io", "AuthPolicy" | "RateLimitPolicy") => {
             "`fixtures/conformance/kuadrant-merge-defaults-overrides`, `fixtures/demo`"
         }
         ("gateway.solo.io", "RouteOption") => "`fixtures/conformance/gloo-kgateway-extensionref`",
+        ("gateway.solo.io", "VirtualHostOption") => "`fixtures/conformance/gloo-edge-delegate-options`",
+        ("consul.hashicorp.com", "GatewayPolicy") => {
+            "`repo_tests::consul_gateway_policy_references_are_consuls_own_type`"
+        }
         ("gateway.kgateway.dev", "TrafficPolicy") => {
             "`fixtures/conformance/gloo-kgateway-extensionref`, `fixtures/conformance/kgateway-route-delegation`"
         }

@@ -376,12 +376,7 @@ fn why_not(world: &Linked, pid: ObjId, s: &PolicyStatus) -> Option<String> {
             }
             RefProblem::NotFound { key, .. } => format!("{key} does not exist"),
             RefProblem::SectionNotFound { target, section, .. } => {
-                let noun = match world.object(*target).kind() {
-                    "Gateway" | "ListenerSet" | "XListenerSet" => "listener",
-                    "Service" => "port",
-                    k if k.ends_with("Route") => "rule",
-                    _ => "section",
-                };
+                let noun = crate::model::section_noun(world.object(*target).kind());
                 format!("{} has no {noun} `{section}`", world.key(*target))
             }
         }

@@ -19,6 +19,10 @@ use crate::syntax::{Document, Node, ParsedFile};
 /// Experimental copies of Gateway API kinds (XListenerSet, older xRoutes) live here.
 const GATEWAY_X_GROUP: &str = "gateway.networking.x-k8s.io";
 const CRD_GROUP: &str = "apiextensions.k8s.io";
+const ISTIO_NETWORKING_GROUP: &str = "networking.istio.io";
+const ENVOY_GATEWAY_GROUP: &str = "gateway.envoyproxy.io";
+const AI_GATEWAY_GROUP: &str = "aigateway.envoyproxy.io";
+const GLOO_EDGE_GROUP: &str = "gateway.solo.io";
 
 /// Every Kubernetes object of a parsed file (documents and `kind: List` items).
 pub fn extract_objects(file: &ParsedFile) -> Vec<Object> {
@@ -96,13 +100,22 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
             Body::ListenerSet(Box::new(gateway::listener_set(spec())))
         }
         ("", "Service") => Body::Service(core_kinds::service(spec())),
+        // Backends whose ports are targetable sections, read as a Service's (docs/kinds.md).
+        (ISTIO_NETWORKING_GROUP, "ServiceEntry") => Body::Service(core_kinds::service_entry(spec())),
+        (ENVOY_GATEWAY_GROUP, "Backend") => Body::Service(core_kinds::envoy_gateway_backend(spec())),
+        // Envoy AI Gateway makes an HTTPRoute of each with its parentRefs and hostnames
+        // (`topology::generated`); its rules name AIServiceBackends, not Services.
+        (AI_GATEWAY_GROUP, "AIGatewayRoute") => Body::Route(Box::new(route::generating_route(spec()))),
         ("", "Namespace") => Body::Namespace,
         // ARCHITECTURE.md invariant 6: nothing below a Secret's metadata is read.
         ("", "Secret") => Body::Other(Box::default()),
         (GATEWAY_GROUP, "ReferenceGrant") => Body::ReferenceGrant(Box::new(core_kinds::reference_grant(spec()))),
         (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(Box::new(core_kinds::crd(spec(), labels))),
         _ => {
-            let by_filter = super::EXTENSION_REF_KINDS.contains(&(group, kind));
+            // Kinds attached from the other end (a route's ExtensionRef filter, a Gloo Edge
+            // VirtualService's `delegateOptions`) keep their spec without targetRefs.
+            let by_filter = super::EXTENSION_REF_KINDS.contains(&(group, kind))
+                || (group, kind) == (GLOO_EDGE_GROUP, "VirtualHostOption");
             let mut policy = policy::policy_fields(spec(), by_filter);
             policy.istio_opt_out =
                 root.at(&["metadata", "annotations", ISTIO_OPT_OUT]).and_then(Node::as_str) == Some("true");
@@ -112,7 +125,15 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
             } else {
                 (None, None)
             };
-            Body::Other(Box::new(Other { policy, reported, server }))
+            let delegate_options = match (group, kind) {
+                (GLOO_EDGE_GROUP, "VirtualService") => {
+                    read::mappings(root.at(&["spec", "virtualHost", "optionsConfigRefs", "delegateOptions"]))
+                        .map(read::ref_fields)
+                        .collect()
+                }
+                _ => Box::default(),
+            };
+            Body::Other(Box::new(Other { policy, reported, server, delegate_options }))
         }
     }
 }

@@ -343,6 +343,9 @@ pub struct Other {
     /// What the API server set in `metadata` (read, like `reported`, for objects with
     /// reference fields): a live cluster's policies carry it.
     pub server: Option<Box<ServerMeta>>,
+    /// A Gloo Edge VirtualService's `spec.virtualHost.optionsConfigRefs.delegateOptions[]`
+    /// (`name`, `namespace`): the VirtualHostOptions merged into its virtual host.
+    pub delegate_options: Box<[ExtensionRef]>,
 }
 
 /// `metadata` fields only the API server writes.
@@ -477,7 +480,8 @@ pub struct TargetSelector {
 pub fn section_noun(kind: &str) -> &'static str {
     match kind {
         "Gateway" | "ListenerSet" | "XListenerSet" => "listener",
-        "Service" => "port",
+        // Istio ServiceEntry and Envoy Gateway Backend ports are sections too.
+        "Service" | "ServiceEntry" | "Backend" => "port",
         k if k.ends_with("Route") => "rule",
         _ => "section",
     }

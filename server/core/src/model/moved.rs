@@ -63,8 +63,9 @@ impl Object {
                 ports.shift(by);
             }
             Body::Other(other) => {
-                let Other { policy, reported: _, server: _ } = &mut **other;
+                let Other { policy, reported: _, server: _, delegate_options } = &mut **other;
                 policy.shift(by);
+                delegate_options.shift(by);
             }
         }
         o

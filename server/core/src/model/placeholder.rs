@@ -76,6 +76,7 @@ impl Object {
                 if let Some(list) = &mut p.target_refs {
                     list.items.iter_mut().for_each(&mut f);
                 }
+                other.delegate_options.iter_mut().for_each(&mut f);
             }
             _ => {}
         }

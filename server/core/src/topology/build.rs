@@ -4,7 +4,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::adjacency::Adjacency;
-use super::{DagNode, NodeId, ParentResolution, Topology, attach, backends, extension_refs, spec_refs, targets};
+use super::{
+    DagNode, NodeId, ParentResolution, Topology, attach, backends, extension_refs, generated, spec_refs, targets,
+};
 use crate::catalog::SpecRefNamespaces;
 use crate::model::Body;
 use crate::world::{ObjId, World};
@@ -56,7 +58,15 @@ pub(super) fn build(world: &World) -> Topology {
         if let Body::Route(route) = &world.object(id).body {
             let parents: Vec<ParentResolution> =
                 route.parent_refs.iter().map(|p| attach::resolve_parent(world, &b.t, id, route, p)).collect();
-            let route_node = b.t.object_node(id);
+            // A route a controller generates from this object takes its place in the DAG.
+            let route_node = match generated::generated_route(world, id) {
+                Some(key) => {
+                    let n = b.t.ensure_virtual_node(key);
+                    b.t.generated.push((n, id));
+                    n
+                }
+                None => b.t.object_node(id),
+            };
             for p in &parents {
                 if let ParentResolution::Attached { nodes, .. } = p {
                     for &n in nodes {
@@ -111,7 +121,21 @@ pub(super) fn build(world: &World) -> Topology {
             }
         }
     }
+    for id in world.ids() {
+        if let Body::Other(o) = &world.object(id).body
+            && !o.delegate_options.is_empty()
+        {
+            let (first, node) = (b.t.extension_refs.len(), b.t.object_node(id));
+            extension_refs::resolve_delegate_options(world, id, &o.delegate_options, node, &mut b.t.extension_refs);
+            for i in first..b.t.extension_refs.len() {
+                if let Some(policy) = b.t.extension_refs[i].policy {
+                    b.referrer(policy, id);
+                }
+            }
+        }
+    }
     b.t.route_refs.shrink_to_fit();
+    b.t.generated.sort_unstable();
     b.t.delegated.sort_unstable();
     b.t.delegated.dedup();
     b.t.delegated.shrink_to_fit();
@@ -129,6 +153,8 @@ pub(super) fn build(world: &World) -> Topology {
             let target = match r {
                 super::TargetResolution::Resolved(n) => match b.t.node(*n) {
                     DagNode::Namespace(ns) => world.namespace_object(b.t.namespace_name(ns)),
+                    // A generated route: the policy refers to what it is generated from.
+                    DagNode::Virtual(_) => b.t.generated_from(*n),
                     _ => b.t.node_object(*n),
                 },
                 super::TargetResolution::Problem(p) => match **p {

@@ -2,6 +2,12 @@
 //! kgateway TrafficPolicy): the filter names the policy, and the policy applies to that rule
 //! (to the route, for an unnamed rule: it has no node of its own). Only kinds the catalog says
 //! attach this way are read; any other extensionRef is a filter policylens does not model.
+//!
+//! Gloo Edge attaches VirtualHostOptions the same way from the other end: a VirtualService's
+//! `spec.virtualHost.optionsConfigRefs.delegateOptions[]` names them (`name`, `namespace`), and
+//! their options are merged into its virtual host (solo-io/gloo
+//! `projects/gateway/pkg/translator/virtual_service_translator.go`
+//! `mergeDelegatedVirtualHostOptions`; a missing one is skipped with a warning).
 
 use super::{NodeId, Topology};
 use crate::model::{ExtensionRef, GroupKind, normalize_group};
@@ -11,13 +17,44 @@ use crate::world::{ObjId, World};
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExtensionAttachment {
     pub route: ObjId,
-    /// Index of the rule in the route, and of the filter among the rule's ExtensionRef filters.
+    /// Index of the rule in the route, and of the filter among the rule's ExtensionRef filters
+    /// ([`VIRTUAL_HOST`] and the index in `delegateOptions` for a Gloo VirtualService).
     pub rule: u32,
     pub filter: u32,
     /// The policy named; `None` when the workspace has no such policy.
     pub policy: Option<ObjId>,
     /// The rule's node (the route's, for an unnamed rule).
     pub node: NodeId,
+}
+
+/// The `rule` of a Gloo VirtualService's `delegateOptions` attachments.
+pub const VIRTUAL_HOST: u32 = u32::MAX;
+
+const VIRTUAL_HOST_OPTION: (&str, &str) = ("gateway.solo.io", "VirtualHostOption");
+
+/// The VirtualHostOptions a Gloo VirtualService `vs` (node `node`) names in `delegateOptions`,
+/// appended to `out`. A reference without `namespace` means the VirtualService's own.
+pub(super) fn resolve_delegate_options(
+    world: &World,
+    vs: ObjId,
+    refs: &[ExtensionRef],
+    node: NodeId,
+    out: &mut Vec<ExtensionAttachment>,
+) {
+    let gk = GroupKind::new(VIRTUAL_HOST_OPTION.0, VIRTUAL_HOST_OPTION.1);
+    let own = world.namespace_of(vs).unwrap_or("");
+    for (i, r) in refs.iter().enumerate() {
+        let Some(name) = r.name.as_ref().filter(|n| !n.value.is_empty()) else { continue };
+        let ns = r.namespace.as_ref().map_or(own, |n| n.value.as_str());
+        if r.templated || crate::model::is_placeholder(ns) {
+            continue;
+        }
+        let policy = world.lookup_from(vs, &gk, Some(ns), &name.value);
+        if policy.is_none() && world.is_external(&gk, Some(ns), &name.value) {
+            continue;
+        }
+        out.push(ExtensionAttachment { route: vs, rule: VIRTUAL_HOST, filter: i as u32, policy, node });
+    }
 }
 
 /// The attachments of rule `rule` of `route` (whose node is `node`), appended to `out`.

@@ -13,6 +13,7 @@ mod build;
 pub mod controllers;
 mod delegation;
 mod extension_refs;
+mod generated;
 mod hostnames;
 mod mesh;
 mod paths;
@@ -23,7 +24,7 @@ mod typed_target;
 mod validate;
 
 pub use controllers::{Served, Via};
-pub use extension_refs::ExtensionAttachment;
+pub use extension_refs::{ExtensionAttachment, VIRTUAL_HOST};
 pub use paths::PathLimit;
 pub use spec_refs::SpecBackend;
 pub use targets::{PolicyResolution, RefProblem, TargetResolution};
@@ -180,6 +181,9 @@ pub struct Topology {
     referrers: Vec<ObjId>,
     /// Each Gateway's controller, when known (docs/semantics.md §4.4.1), by Gateway id.
     controllers: Vec<(ObjId, Served)>,
+    /// Routes a controller generates (virtual nodes) and the object each is generated from,
+    /// sorted (`generated.rs`).
+    generated: Vec<(NodeId, ObjId)>,
 }
 
 /// Each policy's resolution, by policy id: two arrays in id order (a map's slack and
@@ -330,6 +334,23 @@ impl Topology {
     /// Every (target, referrer) pair, sorted by target.
     pub fn referrer_pairs(&self) -> impl Iterator<Item = (ObjId, ObjId)> + '_ {
         self.referrer_targets.iter().copied().zip(self.referrers.iter().copied())
+    }
+
+    /// The object a controller generates node `n` from (an Envoy AI Gateway AIGatewayRoute for
+    /// its HTTPRoute), when `n` is such a generated route.
+    pub fn generated_from(&self, n: NodeId) -> Option<ObjId> {
+        let i = self.generated.partition_point(|&(g, _)| g < n);
+        self.generated.get(i).filter(|&&(g, _)| g == n).map(|&(_, o)| o)
+    }
+
+    /// The generated route of key `key` (no section), if any.
+    pub(crate) fn generated_node(&self, key: &ObjectKey) -> Option<NodeId> {
+        self.virtual_nodes.get(key).copied().filter(|&n| self.generated_from(n).is_some())
+    }
+
+    /// The route node generated from object `by`, if any.
+    pub fn generated_by(&self, by: ObjId) -> Option<NodeId> {
+        self.generated.iter().find(|&&(_, o)| o == by).map(|&(n, _)| n)
     }
 
     /// Whether some route delegates to `route` (it then needs no parentRefs of its own).

@@ -1,9 +1,9 @@
 //! Policy targetRefs and targetSelectors → nodes, with the reason for every ref that does not
 //! resolve.
 
-use super::validate::{RefViolation, validate_ref};
+use super::validate::{RefViolation, validate_consul_ref, validate_ref};
 use super::{NodeId, Topology, backends::grant_allows, section_names};
-use crate::catalog::PolicyKind;
+use crate::catalog::{PolicyKind, RefType};
 use crate::model::{
     Body, FromNamespaces, GATEWAY_GROUP, GroupKind, ObjectKey, PolicyFields, TargetRef, normalize_group,
 };
@@ -274,8 +274,15 @@ fn field_problems(
 }
 
 /// The group a ref means: its own, else the kind's default, else inferred from the kind.
+/// Consul keys a GatewayPolicy by kind, name, namespace and section only (hashicorp/consul-k8s
+/// `control-plane/api-gateway-custom/common/resources.go` `AddGatewayPolicy`): its `group` is
+/// required but never read (its own tests write `gateway.networking.k8s.io/v1`).
 fn ref_group<'a>(kind: &'a PolicyKind, r: &'a TargetRef) -> &'a str {
-    match (&r.group, &kind.default_ref_group) {
+    let group = match kind.ref_type {
+        RefType::Consul => &None,
+        RefType::GatewayApi => &r.group,
+    };
+    match (group, &kind.default_ref_group) {
         (Some(g), _) => normalize_group(&g.value),
         (None, Some(d)) => d,
         (None, None) => match r.kind.as_ref().map(|k| k.value.as_str()) {
@@ -305,7 +312,10 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
         // A placeholder names only the same placeholder (docs/semantics.md §4.10).
         return templated_ref(world, t, pid, kind, r);
     }
-    let mut violations = validate_ref(r);
+    let mut violations = match kind.ref_type {
+        RefType::GatewayApi => validate_ref(r),
+        RefType::Consul => validate_consul_ref(r),
+    };
     if r.kind.is_none() {
         violations.push(RefViolation { span: r.span, message: "the reference has no `kind`".into() });
     }
@@ -369,6 +379,12 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
         });
     }
     let candidates = world.candidates_from(pid, &gk, Some(ns), &n.value);
+    if candidates.ids.is_empty()
+        && let Some(node) = t.generated_node(&ObjectKey::new(gk.clone(), key_ns, &n.value))
+    {
+        // A route its controller generates: its rules are not read, so a sectionName is trusted.
+        return TargetResolution::Resolved(node);
+    }
     match candidates.ids.first() {
         Some(&target) => match &r.section_name {
             None => TargetResolution::Resolved(t.object_node(target)),
@@ -422,9 +438,10 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
     }
 }
 
-/// The node of section `section` of `target`; implementation-specific targets (Envoy Gateway
-/// and kgateway `Backend`, Istio `ServiceEntry`, `ServiceImport`) define their own sections
-/// (ports): trusted, the policy attaches to the object.
+/// The node of section `section` of `target`; implementation-specific targets whose ports
+/// policylens does not read (kgateway `Backend`, `ServiceImport`) define their own sections:
+/// trusted, the policy attaches to the object. Istio `ServiceEntry` and Envoy Gateway
+/// `Backend` ports are read as a Service's (`model::extract`), so theirs are checked.
 fn section_target(world: &World, t: &Topology, target: ObjId, section: &str) -> Option<NodeId> {
     match t.section_node(world, target, section) {
         Some(node) => Some(node),
@@ -463,7 +480,8 @@ fn templated_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind,
     }
 }
 
-/// Whether policylens knows the sections of the object's kind (listeners, rules, ports).
+/// Whether policylens knows the sections of the object's kind (listeners, rules, ports; the
+/// ports of a ServiceEntry or an Envoy Gateway Backend, read as a Service's).
 /// A kustomize patch may add sections the object as read lacks: then they are trusted too.
 fn has_modelled_sections(world: &World, id: ObjId) -> bool {
     matches!(world.object(id).body, Body::Gateway(_) | Body::ListenerSet(_) | Body::Route(_) | Body::Service(_))

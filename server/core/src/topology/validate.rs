@@ -55,6 +55,36 @@ pub fn validate_ref(r: &TargetRef) -> Vec<RefViolation> {
     out
 }
 
+/// Checks the fields of one Consul `PolicyTargetReference` (hashicorp/consul-k8s
+/// `control-plane/api/v1alpha1/gatewaypolicy_types.go` and its CRD): `group`, `kind`, `name`
+/// and `namespace` are 1 to 253 characters of any text; only `sectionName` keeps Gateway API's
+/// pattern (it is a Gateway API `SectionName`).
+pub fn validate_consul_ref(r: &TargetRef) -> Vec<RefViolation> {
+    let mut out = Vec::new();
+    let fields = [("group", &r.group), ("kind", &r.kind), ("namespace", &r.namespace)];
+    let fields =
+        fields.into_iter().filter_map(|(f, v)| Some((f, &**v.as_ref()?))).chain(r.name.as_ref().map(|n| ("name", n)));
+    for (field, v) in fields {
+        if v.value.is_empty() {
+            out.push(RefViolation {
+                span: v.span,
+                message: format!("`{field}` is empty (Consul requires at least 1 character)"),
+            });
+        } else if v.value.len() > 253 {
+            out.push(RefViolation { span: v.span, message: format!("`{field}` is longer than 253 characters") });
+        }
+    }
+    if let Some(s) = &r.section_name
+        && (s.value.len() > 253 || !is_dns_subdomain(&s.value))
+    {
+        out.push(RefViolation {
+            span: s.span,
+            message: format!("`sectionName` `{}` is not a valid section name (lowercase DNS subdomain)", s.value),
+        });
+    }
+    out
+}
+
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
 pub fn is_dns_label(s: &str) -> bool {
     let b = s.as_bytes();

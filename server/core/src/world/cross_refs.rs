@@ -33,7 +33,13 @@ pub(crate) fn hierarchy_refs(o: &Object) -> Vec<(Dir, &RefFields, &'static str)>
             parents.chain(backends).collect()
         }
         Body::ListenerSet(ls) => ls.parent_ref.iter().map(|p| (Dir::Up, p, "Gateway")).collect(),
-        Body::Other(other) => other.policy.refs().map(|t| (Dir::Attach, t, "")).collect(),
+        // A Gloo VirtualService's `delegateOptions` name the VirtualHostOptions it takes in.
+        Body::Other(other) => other
+            .policy
+            .refs()
+            .map(|t| (Dir::Attach, t, ""))
+            .chain(other.delegate_options.iter().map(|r| (Dir::Down, r, "VirtualHostOption")))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -62,12 +68,17 @@ pub(crate) fn object_refs<'a>(world: &World, o: &'a Object, own: &'a str) -> Vec
 /// namespaces, a route delegating by label to every namespace.
 pub(crate) fn reaches_widely(o: &Object) -> bool {
     match &o.body {
-        Body::Other(other) => other
-            .policy
-            .target_selectors
-            .iter()
-            .flat_map(|s| s.items.iter())
-            .any(|s| !matches!(s.namespaces, None | Some(FromNamespaces::Same))),
+        Body::Other(other) => {
+            other
+                .policy
+                .target_selectors
+                .iter()
+                .flat_map(|s| s.items.iter())
+                .any(|s| !matches!(s.namespaces, None | Some(FromNamespaces::Same)))
+            // A VirtualHostOption taken in from another namespace is attached from here: every
+            // declaration's world holds this VirtualService.
+                || other.delegate_options.iter().any(|r| r.namespace.is_some())
+        }
         Body::Route(r) => r.rules.iter().flat_map(|rule| rule.backend_refs.iter()).any(|b| {
             b.kind.as_ref().is_some_and(|k| k.value == "label")
                 && b.namespace.as_ref().is_some_and(|n| n.value == "all")

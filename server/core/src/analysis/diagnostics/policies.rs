@@ -147,6 +147,12 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
 /// `ports: `http`, `https``, or, for a Service whose ports have no names (a sectionName names
 /// a port by its name): `its only port, 8080, has no name; name it to target it`.
 fn available_sections(world: &Linked, target: ObjId, noun: &str, available: &[String]) -> String {
+    let obj = world.object(target);
+    if obj.group() == "gateway.envoyproxy.io" && obj.kind() == "Backend" {
+        // Envoy Gateway compares sectionName with the backendRef's port number, so a name
+        // never matches (envoyproxy/gateway `internal/gatewayapi/route.go`).
+        return format!("Envoy Gateway names a Backend's sections by port number: {}", list(available));
+    }
     if let Body::Service(s) = &world.object(target).body
         && !s.ports.is_empty()
     {

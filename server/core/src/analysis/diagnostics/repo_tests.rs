@@ -450,10 +450,12 @@ fn istio_leaves_a_policy_annotated_for_another_controller_alone() {
 }
 
 #[test]
-fn backend_tls_policy_may_name_a_section_of_an_implementation_backend() {
-    // Envoy Gateway's Backend (gateway.envoyproxy.io/v1alpha1) is a BackendTLSPolicy target
-    // whose sections are its own; policylens trusts the section and attaches to the Backend.
-    // A Service's ports it does know, so a wrong one there is still a finding.
+fn backend_tls_policy_names_an_implementation_backend_port_as_its_section() {
+    // Envoy Gateway's Backend (gateway.envoyproxy.io/v1alpha1): Envoy Gateway compares a
+    // BackendTLSPolicy's sectionName with the backendRef's port number (envoyproxy/gateway
+    // d32f2829 `internal/gatewayapi/route.go` `getTargetBackendReference`), so `443` is a
+    // section of a Backend whose endpoint listens there and a port name never matches.
+    // kgateway's Backend ports are not read: its sections are trusted.
     let fixture = r#"//- tls.yaml
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: Backend
@@ -462,6 +464,13 @@ metadata:
 spec:
   endpoints:
   - fqdn: {hostname: api.example.com, port: 443}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: Backend
+metadata:
+  name: static
+spec:
+  type: Static
 ---
 apiVersion: v1
 kind: Service
@@ -477,7 +486,9 @@ metadata:
   name: tls
 spec:
   targetRefs:
-  - {group: gateway.envoyproxy.io, kind: Backend, name: upstream, sectionName: tls-port}
+  - {group: gateway.envoyproxy.io, kind: Backend, name: upstream, sectionName: "443"}
+  - {group: gateway.envoyproxy.io, kind: Backend, name: upstream, sectionName: $0tls-port$0}
+  - {group: gateway.kgateway.dev, kind: Backend, name: static, sectionName: tls-port}
   - {group: "", kind: Service, name: web, sectionName: $0htps$0}
   validation:
     hostname: api.example.com
@@ -485,7 +496,8 @@ spec:
 "#;
     check(
         fixture,
-        r#"tls.yaml "htps" error[section-not-found] Service/default/web has no port named `htps`; did you mean `https`? (ports: `https`)"#,
+        r#"tls.yaml "tls-port" error[section-not-found] Backend.gateway.envoyproxy.io/default/upstream has no port named `tls-port` (Envoy Gateway names a Backend's sections by port number: `443`)
+tls.yaml "htps" error[section-not-found] Service/default/web has no port named `htps`; did you mean `https`? (ports: `https`)"#,
     );
 }
 
@@ -741,5 +753,67 @@ team/policy.yaml \"team-timeouts\" warning[status-disagrees] the controller `gat
     assert!(
         hover.contains("Live cluster:\n- controller `gateway.envoyproxy.io/gatewayclass-controller` says Accepted=False (Conflicted) for `Gateway/infra/edge` · computed: Accepted (**disagrees**)"),
         "{hover}"
+    );
+}
+
+#[test]
+fn consul_gateway_policy_references_are_consuls_own_type() {
+    // Consul's GatewayPolicy refers with its own `PolicyTargetReference` (hashicorp/consul-k8s
+    // a507b1d1e `control-plane/api/v1alpha1/gatewaypolicy_types.go`; CRD
+    // `charts/consul/templates/crd-gatewaypolicies.yaml`): `group`, `kind`, `name` required,
+    // 1 to 253 characters and no pattern, and Consul matches on kind, name, namespace and
+    // section alone (`control-plane/api-gateway-custom/common/resources.go`). Its acceptance
+    // fixtures write `group: gateway.networking.k8s.io/v1`: no finding, and the policy reaches
+    // the listener. An empty `group` breaks its CRD; a wrong listener is still not found.
+    let fixture = r#"//- gw.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: consul
+spec:
+  controllerName: consul.hashicorp.com/gateway-controller
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: gateway
+spec:
+  gatewayClassName: consul
+  listeners:
+  - {name: http-auth, port: 8080, protocol: HTTP}
+//- policy.yaml
+apiVersion: consul.hashicorp.com/v1alpha1
+kind: GatewayPolicy
+metadata:
+  name: my-policy
+spec:
+  targetRef:
+    name: gateway
+    sectionName: http-auth
+    group: gateway.networking.k8s.io/v1
+    kind: Gateway
+  override:
+    jwt:
+      providers:
+      - name: local
+---
+apiVersion: consul.hashicorp.com/v1alpha1
+kind: GatewayPolicy
+metadata:
+  name: empty-group
+spec:
+  targetRef: {name: gateway, sectionName: http-auth, group: $0""$0, kind: Gateway}
+---
+apiVersion: consul.hashicorp.com/v1alpha1
+kind: GatewayPolicy
+metadata:
+  name: wrong-listener
+spec:
+  targetRef: {name: gateway, sectionName: $0http-aut$0, group: gateway.networking.k8s.io/v1, kind: Gateway}
+"#;
+    check(
+        fixture,
+        r#"policy.yaml "\"\"" error[invalid-target-ref] `group` is empty (Consul requires at least 1 character)
+policy.yaml "http-aut" error[section-not-found] Gateway/default/gateway has no listener named `http-aut`; did you mean `http-auth`? (listeners: `http-auth`)"#,
     );
 }

@@ -193,6 +193,10 @@ fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
 /// never skipped; the requests it would have handled get an HTTP error.
 fn extension_refs(world: &Linked, out: &mut Vec<Diagnostic>) {
     for e in world.topology.extension_refs().iter().filter(|e| e.policy.is_none()) {
+        if e.rule == crate::topology::VIRTUAL_HOST {
+            out.extend(missing_delegate_option(world, e.route, e.filter));
+            continue;
+        }
         let Body::Route(route) = &world.object(e.route).body else { continue };
         let Some(r) = route.rules.get(e.rule as usize).and_then(|rule| rule.extension_refs.get(e.filter as usize))
         else {
@@ -216,4 +220,28 @@ fn extension_refs(world: &Linked, out: &mut Vec<Diagnostic>) {
                 .object(world, e.route),
         );
     }
+}
+
+/// `target-not-found` on a Gloo VirtualService's `delegateOptions` item naming no
+/// VirtualHostOption: Gloo reports a warning on the VirtualService and skips it (solo-io/gloo
+/// `projects/gateway/pkg/translator/virtual_service_translator.go`).
+fn missing_delegate_option(world: &Linked, vs: ObjId, index: u32) -> Option<Diagnostic> {
+    let Body::Other(o) = &world.object(vs).body else { return None };
+    let r = o.delegate_options.get(index as usize)?;
+    let name = r.name.as_ref()?;
+    let gk = GroupKind::new("gateway.solo.io", "VirtualHostOption");
+    let ns = r.namespace.as_ref().map(|n| n.value.as_str()).or(world.namespace_of(vs)).unwrap_or("");
+    let suggestion = crate::suggest::closest(&name.value, world.names_seen_from(vs, &gk, ns)).map(str::to_owned);
+    let mut msg = format!(
+        "{gk}/{ns}/{} does not exist: Gloo skips it with a warning, and its options do not reach this virtual host",
+        name.value
+    );
+    if let Some(s) = &suggestion {
+        msg.push_str(&format!("; did you mean `{s}`?"));
+    }
+    Some(
+        Diagnostic::new(&world.file_of(vs).path, name.span, Code::TargetNotFound, msg)
+            .fix(suggestion)
+            .object(world, vs),
+    )
 }

@@ -7,6 +7,7 @@ mod completion;
 mod controllers;
 mod envoy;
 mod hover;
+mod implementation_targets;
 mod lens;
 mod navigation;
 mod near;

@@ -1,9 +1,12 @@
-//! Service, ReferenceGrant, CustomResourceDefinition.
+//! Service (and the implementations' port-bearing backends read as one), ReferenceGrant,
+//! CustomResourceDefinition.
 
 use std::sync::Arc;
 
 use super::read::{self, CollectExact};
-use crate::model::{Crd, CrdScope, CrdVersion, GrantFrom, GrantTo, ReferenceGrant, Service, ServicePort};
+use crate::model::{
+    Crd, CrdScope, CrdVersion, GrantFrom, GrantTo, ReferenceGrant, Service, ServicePort, Spanned, str_of,
+};
 use crate::syntax::Node;
 
 const POLICY_LABEL: &str = "gateway.networking.k8s.io/policy";
@@ -18,6 +21,38 @@ pub(super) fn service(spec: Option<&Node>) -> Service {
             })
             .collect(),
     }
+}
+
+/// An Istio ServiceEntry's `spec.ports[]` (`number`, `name`): Istio matches a policy's
+/// `sectionName` against a port's `name` (istio/istio `pilot/pkg/config/kube/gateway/backend_policies.go`).
+pub(super) fn service_entry(spec: Option<&Node>) -> Service {
+    Service {
+        ports: read::mappings(spec.and_then(|s| s.get("ports")))
+            .map(|p| ServicePort {
+                name: p.get("name").and_then(read::spanned_str),
+                port: p.get("number").and_then(Node::as_i64),
+                span: p.span,
+            })
+            .collect(),
+    }
+}
+
+/// An Envoy Gateway `Backend`'s endpoint ports, each named by its number: Envoy Gateway
+/// matches a BackendTLSPolicy's `sectionName` against the decimal port of the backendRef
+/// (envoyproxy/gateway `internal/gatewayapi/route.go` `getTargetBackendReference`), and a
+/// Backend's traffic goes to its endpoints' ports. Unix-socket endpoints have none.
+pub(super) fn envoy_gateway_backend(spec: Option<&Node>) -> Service {
+    let mut ports: Vec<ServicePort> = Vec::new();
+    for e in read::mappings(spec.and_then(|s| s.get("endpoints"))) {
+        let Some(port) = ["fqdn", "ip"].iter().find_map(|k| e.get(k)?.get("port")) else { continue };
+        let Some(number) = port.as_i64() else { continue };
+        if ports.iter().any(|p| p.port == Some(number)) {
+            continue;
+        }
+        let name = Some(Spanned::new(str_of(&number.to_string()), port.span));
+        ports.push(ServicePort { name, port: Some(number), span: e.span });
+    }
+    Service { ports: ports.into_boxed_slice() }
 }
 
 /// A grant's `group` as the core-normalised text (absent, null, `""` and `core` are all core).

@@ -30,3 +30,19 @@ pub(super) fn route(kind: RouteKind, spec: Option<&Node>) -> Route {
             .collect(),
     }
 }
+
+/// An Envoy AI Gateway `AIGatewayRoute`: what the HTTPRoute generated from it attaches with
+/// (its parentRefs and hostnames, copied as they are; envoyproxy/ai-gateway
+/// `internal/controller/ai_gateway_route.go` `newHTTPRoute`). Its rules are left out: their
+/// backendRefs name AIServiceBackends, and the generated rules are not targets policylens checks.
+/// Older releases named the Gateways in `targetRefs` (api/v1alpha1): read as parentRefs.
+pub(super) fn generating_route(spec: Option<&Node>) -> Route {
+    let field = |key: &str| spec.and_then(|s| s.get(key));
+    let parents = field("parentRefs").or_else(|| field("targetRefs"));
+    Route {
+        kind: RouteKind::Http,
+        parent_refs: read::mappings(parents).map(read::parent_ref).collect(),
+        hostnames: read::seq(field("hostnames")).iter().filter_map(read::spanned_str).collect(),
+        rules: Box::default(),
+    }
+}
