@@ -11,6 +11,7 @@ mod lens;
 mod navigation;
 mod near;
 mod rename;
+mod rules;
 mod samelevel;
 mod symbols;
 
