@@ -79,27 +79,27 @@ fn target_before_backend_every_surface_agrees() {
         &got,
         r##"
 # check
-"orders" error[target-not-found] HTTPRoute/shop/orders does not exist
-"ext-auth" warning[backend-not-found] Service/shop/ext-auth does not exist
-"refunds" error[section-not-found] HTTPRoute/shop/checkout has no rule named `refunds` (rules: `pay`)
-"ext-proc" warning[backend-not-found] Service/shop/ext-proc does not exist
-"ext-auth" warning[backend-not-found] Service/shop/ext-auth does not exist: Envoy Gateway rejects the policy and answers requests on its targets with HTTP 500
+"orders" error[target-not-found] HTTPRoute/billing/orders does not exist
+"ext-auth" warning[backend-not-found] Service/billing/ext-auth does not exist
+"refunds" error[section-not-found] HTTPRoute/billing/checkout has no rule named `refunds` (rules: `pay`)
+"ext-proc" warning[backend-not-found] Service/billing/ext-proc does not exist
+"ext-auth" warning[backend-not-found] Service/billing/ext-auth does not exist: Envoy Gateway rejects the policy and answers requests on its targets with HTTP 500
 # status
-EnvoyExtensionPolicy.gateway.envoyproxy.io/shop/to-missing-rule TargetNotFound None affects=[]: no target resolves: HTTPRoute/shop/checkout has no rule `refunds`
-SecurityPolicy.gateway.envoyproxy.io/shop/broken-backend Invalid None affects=[]: its spec names Service/shop/ext-auth, which does not exist; Envoy Gateway answers requests on its targets with HTTP 500 until it is fixed
-SecurityPolicy.gateway.envoyproxy.io/shop/to-missing-route TargetNotFound None affects=[]: no target resolves: HTTPRoute/shop/orders does not exist
+EnvoyExtensionPolicy.gateway.envoyproxy.io/billing/to-missing-rule TargetNotFound None affects=[]: no target resolves: HTTPRoute/billing/checkout has no rule `refunds`
+SecurityPolicy.gateway.envoyproxy.io/billing/broken-backend Invalid None affects=[]: its spec names Service/billing/ext-auth, which does not exist; Envoy Gateway answers requests on its targets with HTTP 500 until it is fixed
+SecurityPolicy.gateway.envoyproxy.io/billing/to-missing-route TargetNotFound None affects=[]: no target resolves: HTTPRoute/billing/orders does not exist
 # explain
-HTTPRoute/shop/checkout:
+HTTPRoute/billing/checkout:
 # hover
-SecurityPolicy.gateway.envoyproxy.io/shop/to-missing-route: **Not accepted** · TargetNotFound | - `HTTPRoute shop/orders`: not found
-- `Service shop/ext-auth`: not found
-EnvoyExtensionPolicy.gateway.envoyproxy.io/shop/to-missing-rule: **Not accepted** · TargetNotFound | - `HTTPRoute shop/checkout`: no rule `refunds`
-- `Service shop/ext-proc`: not found
-SecurityPolicy.gateway.envoyproxy.io/shop/broken-backend: **Not accepted** · Invalid | - `Service shop/ext-auth`: not found
+SecurityPolicy.gateway.envoyproxy.io/billing/to-missing-route: **Not accepted** · TargetNotFound | - `HTTPRoute billing/orders`: not found
+- `Service billing/ext-auth`: not found
+EnvoyExtensionPolicy.gateway.envoyproxy.io/billing/to-missing-rule: **Not accepted** · TargetNotFound | - `HTTPRoute billing/checkout`: no rule `refunds`
+- `Service billing/ext-proc`: not found
+SecurityPolicy.gateway.envoyproxy.io/billing/broken-backend: **Not accepted** · Invalid | - `Service billing/ext-auth`: not found
 # lens
-SecurityPolicy.gateway.envoyproxy.io/shop/to-missing-route: not accepted: TargetNotFound
-EnvoyExtensionPolicy.gateway.envoyproxy.io/shop/to-missing-rule: not accepted: TargetNotFound
-SecurityPolicy.gateway.envoyproxy.io/shop/broken-backend: not accepted: Invalid
+SecurityPolicy.gateway.envoyproxy.io/billing/to-missing-route: not accepted: TargetNotFound
+EnvoyExtensionPolicy.gateway.envoyproxy.io/billing/to-missing-rule: not accepted: TargetNotFound
+SecurityPolicy.gateway.envoyproxy.io/billing/broken-backend: not accepted: Invalid
 "##,
     );
 }
@@ -148,29 +148,29 @@ fn nginx_rate_limits_every_surface_agree() {
         &got,
         r##"
 # check
-"gateway-body" information[partially-overridden] `ClientSettingsPolicy.gateway.nginx.org/shop/gateway-body` is superseded in part by `ClientSettingsPolicy.gateway.nginx.org/shop/checkout-body`: on `HTTPRoute/shop/checkout`, `body.maxSize`; it is still in effect on each of the 2 effective targets it reaches
+"gateway-body" information[partially-overridden] `ClientSettingsPolicy.gateway.nginx.org/billing/gateway-body` is superseded in part by `ClientSettingsPolicy.gateway.nginx.org/billing/checkout-body`: on `HTTPRoute/billing/checkout`, `body.maxSize`; it is still in effect on each of the 2 effective targets it reaches
 # status
-ClientSettingsPolicy.gateway.nginx.org/shop/checkout-body Accepted Some(Enforced) affects=["HTTPRoute/shop/checkout"]
-ClientSettingsPolicy.gateway.nginx.org/shop/gateway-body Accepted Some(PartiallyEnforced) affects=["HTTPRoute/shop/catalog", "HTTPRoute/shop/checkout"]
-RateLimitPolicy.gateway.nginx.org/shop/checkout-limit Accepted Some(Enforced) affects=["HTTPRoute/shop/checkout"]
-RateLimitPolicy.gateway.nginx.org/shop/gateway-limit Accepted Some(Enforced) affects=["HTTPRoute/shop/catalog", "HTTPRoute/shop/checkout"]
+ClientSettingsPolicy.gateway.nginx.org/billing/checkout-body Accepted Some(Enforced) affects=["HTTPRoute/billing/checkout"]
+ClientSettingsPolicy.gateway.nginx.org/billing/gateway-body Accepted Some(PartiallyEnforced) affects=["HTTPRoute/billing/catalog", "HTTPRoute/billing/checkout"]
+RateLimitPolicy.gateway.nginx.org/billing/checkout-limit Accepted Some(Enforced) affects=["HTTPRoute/billing/checkout"]
+RateLimitPolicy.gateway.nginx.org/billing/gateway-limit Accepted Some(Enforced) affects=["HTTPRoute/billing/catalog", "HTTPRoute/billing/checkout"]
 # explain
-HTTPRoute/shop/checkout:
-  via GatewayClass/nginx > Gateway/shop/edge > Gateway/shop/edge#http > HTTPRoute/shop/checkout: {"body":{"maxSize":"1m","timeout":"30s"}} ["ClientSettingsPolicy.gateway.nginx.org/shop/gateway-body", "ClientSettingsPolicy.gateway.nginx.org/shop/checkout-body"]
-  via GatewayClass/nginx > Gateway/shop/edge > Gateway/shop/edge#http > HTTPRoute/shop/checkout: {"RateLimitPolicy.gateway.nginx.org/shop/gateway-limit":{"rateLimit":{"local":{"rules":[{"rate":"100r/s","key":"$binary_remote_addr","zoneSize":"10m"}]},"rejectCode":503}},"RateLimitPolicy.gateway.nginx.org/shop/checkout-limit":{"rateLimit":{"local":{"rules":[{"rate":"5r/s","key":"$binary_remote_addr","zoneSize":"10m","burst":5}]},"rejectCode":429}}} ["RateLimitPolicy.gateway.nginx.org/shop/gateway-limit", "RateLimitPolicy.gateway.nginx.org/shop/checkout-limit"]
-HTTPRoute/shop/catalog:
-  via GatewayClass/nginx > Gateway/shop/edge > Gateway/shop/edge#http > HTTPRoute/shop/catalog: {"body":{"maxSize":"10m","timeout":"30s"}} ["ClientSettingsPolicy.gateway.nginx.org/shop/gateway-body"]
-  via GatewayClass/nginx > Gateway/shop/edge > Gateway/shop/edge#http > HTTPRoute/shop/catalog: {"RateLimitPolicy.gateway.nginx.org/shop/gateway-limit":{"rateLimit":{"local":{"rules":[{"rate":"100r/s","key":"$binary_remote_addr","zoneSize":"10m"}]},"rejectCode":503}}} ["RateLimitPolicy.gateway.nginx.org/shop/gateway-limit"]
+HTTPRoute/billing/checkout:
+  via GatewayClass/nginx > Gateway/billing/edge > Gateway/billing/edge#http > HTTPRoute/billing/checkout: {"body":{"maxSize":"1m","timeout":"30s"}} ["ClientSettingsPolicy.gateway.nginx.org/billing/gateway-body", "ClientSettingsPolicy.gateway.nginx.org/billing/checkout-body"]
+  via GatewayClass/nginx > Gateway/billing/edge > Gateway/billing/edge#http > HTTPRoute/billing/checkout: {"RateLimitPolicy.gateway.nginx.org/billing/gateway-limit":{"rateLimit":{"local":{"rules":[{"rate":"100r/s","key":"$binary_remote_addr","zoneSize":"10m"}]},"rejectCode":503}},"RateLimitPolicy.gateway.nginx.org/billing/checkout-limit":{"rateLimit":{"local":{"rules":[{"rate":"5r/s","key":"$binary_remote_addr","zoneSize":"10m","burst":5}]},"rejectCode":429}}} ["RateLimitPolicy.gateway.nginx.org/billing/gateway-limit", "RateLimitPolicy.gateway.nginx.org/billing/checkout-limit"]
+HTTPRoute/billing/catalog:
+  via GatewayClass/nginx > Gateway/billing/edge > Gateway/billing/edge#http > HTTPRoute/billing/catalog: {"body":{"maxSize":"10m","timeout":"30s"}} ["ClientSettingsPolicy.gateway.nginx.org/billing/gateway-body"]
+  via GatewayClass/nginx > Gateway/billing/edge > Gateway/billing/edge#http > HTTPRoute/billing/catalog: {"RateLimitPolicy.gateway.nginx.org/billing/gateway-limit":{"rateLimit":{"local":{"rules":[{"rate":"100r/s","key":"$binary_remote_addr","zoneSize":"10m"}]},"rejectCode":503}}} ["RateLimitPolicy.gateway.nginx.org/billing/gateway-limit"]
 # hover
-RateLimitPolicy.gateway.nginx.org/shop/gateway-limit: **Accepted** · Enforced
-RateLimitPolicy.gateway.nginx.org/shop/checkout-limit: **Accepted** · Enforced
-ClientSettingsPolicy.gateway.nginx.org/shop/gateway-body: **Accepted** · PartiallyEnforced | Superseded by: `ClientSettingsPolicy.gateway.nginx.org/shop/checkout-body` (on `HTTPRoute/shop/checkout`, `body.maxSize`)
-ClientSettingsPolicy.gateway.nginx.org/shop/checkout-body: **Accepted** · Enforced
+RateLimitPolicy.gateway.nginx.org/billing/gateway-limit: **Accepted** · Enforced
+RateLimitPolicy.gateway.nginx.org/billing/checkout-limit: **Accepted** · Enforced
+ClientSettingsPolicy.gateway.nginx.org/billing/gateway-body: **Accepted** · PartiallyEnforced | Superseded by: `ClientSettingsPolicy.gateway.nginx.org/billing/checkout-body` (on `HTTPRoute/billing/checkout`, `body.maxSize`)
+ClientSettingsPolicy.gateway.nginx.org/billing/checkout-body: **Accepted** · Enforced
 # lens
-RateLimitPolicy.gateway.nginx.org/shop/gateway-limit: affects 2 routes
-RateLimitPolicy.gateway.nginx.org/shop/checkout-limit: affects 1 route
-ClientSettingsPolicy.gateway.nginx.org/shop/gateway-body: affects 2 routes · partly superseded
-ClientSettingsPolicy.gateway.nginx.org/shop/checkout-body: affects 1 route
+RateLimitPolicy.gateway.nginx.org/billing/gateway-limit: affects 2 routes
+RateLimitPolicy.gateway.nginx.org/billing/checkout-limit: affects 1 route
+ClientSettingsPolicy.gateway.nginx.org/billing/gateway-body: affects 2 routes · partly superseded
+ClientSettingsPolicy.gateway.nginx.org/billing/checkout-body: affects 1 route
 "##,
     );
 }
