@@ -6,7 +6,7 @@
 // (not accepted) get a row of their own under the graph.
 
 export type NodeType = 'object' | 'section' | 'namespace' | 'virtual';
-export type PolicyState = 'enforced' | 'partiallyEnforced' | 'overridden' | 'notAccepted';
+export type PolicyState = 'enforced' | 'partiallyEnforced' | 'overridden' | 'notEnforced' | 'notAccepted';
 
 export interface GraphNode {
   id: string;
@@ -88,6 +88,7 @@ export const STATE_LABEL: Record<PolicyState, string> = {
   enforced: 'enforced',
   partiallyEnforced: 'partially enforced',
   overridden: 'overridden',
+  notEnforced: 'not enforced',
   notAccepted: 'not accepted',
 };
 
@@ -199,7 +200,7 @@ export function layout(graph: GraphJson): Layout {
     b.layer += shift;
   }
   // A node is coloured by the worst state of what attaches to it.
-  const worst: PolicyState[] = ['enforced', 'partiallyEnforced', 'overridden', 'notAccepted'];
+  const worst: PolicyState[] = ['enforced', 'partiallyEnforced', 'overridden', 'notEnforced', 'notAccepted'];
   for (const p of graph.policies) {
     for (const t of p.targets) {
       const b = byId.get(t);

@@ -441,9 +441,23 @@ fn nginx_gateway_fabric(v: &mut Vec<PolicyKind>) {
     );
     // Gateway refs may not be mixed with route refs (ProxySettings, RateLimit); WAFPolicy
     // refs must all be one kind.
-    for kind in ["ProxySettingsPolicy", "RateLimitPolicy", "WAFPolicy"] {
+    for kind in ["ProxySettingsPolicy", "WAFPolicy"] {
         v.push(p.inherited(kind, gw_routes).strategies(&patch).effective("HTTPRoute GRPCRoute").done());
     }
+    // A Gateway's limits and a route's both apply: each policy gets its own `limit_req_zone` and
+    // `limit_req` lines, the Gateway's in the http/server context, the route's in its locations
+    // ("there is no way to overwrite / negate a RateLimitPolicy from a Gateway", e55bfe33
+    // docs/proposals/rate-limiting.md; internal/controller/nginx/config/policies/ratelimit/
+    // generator.go writes one file per policy). Nothing is merged or superseded. Not modelled:
+    // two on one target conflict when both set `dryRun`, `logLevel` or `rejectCode`
+    // (ratelimit/validator.go `Conflicts`); here both apply.
+    v.push(
+        p.inherited("RateLimitPolicy", gw_routes)
+            .semantics(Semantics::Additive)
+            .strategies(&[])
+            .effective("HTTPRoute GRPCRoute")
+            .done(),
+    );
     v.push(
         p.inherited("PayloadProcessor", "Gateway HTTPRoute").refs(ONE).strategies(&patch).effective("HTTPRoute").done(),
     );

@@ -692,7 +692,7 @@ spec: {color: blue}
         assert_eq!(kuadrant.source, KindSource::Builtin);
         assert_eq!(kuadrant.semantics, Semantics::Kuadrant);
         let ngf = c.get(&gk("gateway.nginx.org", "RateLimitPolicy")).unwrap();
-        assert_eq!(ngf.semantics, Semantics::NginxGatewayFabric);
+        assert_eq!(ngf.semantics, Semantics::Additive);
     }
 
     #[test]

@@ -100,6 +100,9 @@ pub enum SpecRefNamespaces {
     Granted,
     /// The policy's namespace only.
     Own,
+    /// Any namespace, without a ReferenceGrant: a mesh route's backendRefs (GEP-1294
+    /// "Namespace boundaries": routes augment Services rather than expose them).
+    Any,
 }
 
 /// Where a kind keeps defaults and overrides.
@@ -516,7 +519,8 @@ mod tests {
         let f = kind(&c, "gateway.flomesh.io", "RateLimitPolicy");
         assert_eq!(
             (k.semantics, n.semantics, f.semantics),
-            (Semantics::Kuadrant, Semantics::NginxGatewayFabric, Semantics::Gep713)
+            // NGINX Gateway Fabric applies a Gateway's and a route's limits together.
+            (Semantics::Kuadrant, Semantics::Additive, Semantics::Gep713)
         );
         assert_eq!(k.stanza, Stanza::Plural);
         assert_eq!(n.stanza, Stanza::None);

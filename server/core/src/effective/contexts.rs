@@ -104,6 +104,10 @@ pub struct KindPlan {
     pub attached: HashMap<NodeId, Vec<ObjId>>,
     /// Namespaces whose Namespace node carries policies of the kind.
     pub namespaces: HashMap<Arc<str>, NodeId>,
+    /// Gateway nodes whose controller ignores policies of the kind that other Gateways act on
+    /// (docs/semantics.md §4.4.1), with those policies: a path through one leaves them out, so
+    /// such a Gateway is a level of the signature even when nothing is attached to it.
+    pub ignoring: HashMap<NodeId, Vec<ObjId>>,
     /// Whose world the plan computes.
     pub scope: Scope,
 }
@@ -149,14 +153,36 @@ impl KindPlan {
         });
         let attached = &self.attached;
         self.namespaces.retain(|_, n| attached.contains_key(n));
+        self.ignoring.retain(|_, list| {
+            list.retain(|&p| keep(p));
+            !list.is_empty()
+        });
+    }
+
+    /// Whether node `n` is a level of signatures: policies attach there, or its controller
+    /// ignores some of them.
+    fn is_level(&self, n: NodeId) -> bool {
+        self.attached.contains_key(&n) || self.ignoring.contains_key(&n)
+    }
+
+    /// The policies a signature's Gateways ignore.
+    fn ignored_in(&self, sig: &[NodeId]) -> Vec<ObjId> {
+        if self.ignoring.is_empty() {
+            return Vec::new();
+        }
+        sig.iter().flat_map(|n| self.ignoring.get(n).into_iter().flatten().copied()).collect()
     }
 
     /// The fold input of a signature. A policy attached at several nodes of one path counts
     /// once, at its most specific target.
     pub fn inputs<'a>(&self, sig: &[NodeId], specs: &'a HashMap<ObjId, PolicySpec>) -> Vec<Input<'a>> {
         let mut out: Vec<Input<'a>> = Vec::new();
+        let ignored = self.ignored_in(sig);
         for (level, n) in sig.iter().enumerate() {
             for &p in self.attached.get(n).map(Vec::as_slice).unwrap_or(&[]) {
+                if ignored.contains(&p) {
+                    continue;
+                }
                 let Some(spec) = specs.get(&p) else { continue };
                 out.retain(|i| i.policy != p);
                 out.push(Input { level: level as u32, policy: p, spec });
@@ -183,7 +209,7 @@ impl KindPlan {
                 sig.push(ns_node);
             }
             shown.push(n);
-            if self.attached.contains_key(&n) {
+            if self.is_level(n) {
                 sig.push(n);
             }
         }
@@ -379,7 +405,9 @@ impl<'a> Folder<'a> {
 
     /// The fold of `sig`, given the fold of its first `from` nodes.
     fn extend(&self, base: &Fold, sig: &[NodeId], from: usize) -> Folded {
+        // A Gateway that ignores a policy already folded in: start over without it.
         let incremental = !self.plan.rules.additive
+            && !sig.iter().skip(from).any(|n| self.plan.ignoring.contains_key(n))
             && (self.multi.is_empty()
                 || !sig
                     .iter()
@@ -390,8 +418,12 @@ impl<'a> Folder<'a> {
         }
         self.folds.set(self.folds.get() + 1);
         let mut f = base.fork();
+        let ignored = self.plan.ignored_in(sig);
         for (level, n) in sig.iter().enumerate().skip(from) {
             for &p in self.plan.attached.get(n).map(Vec::as_slice).unwrap_or(&[]) {
+                if ignored.contains(&p) {
+                    continue;
+                }
                 if let Some(spec) = self.specs.get(&p) {
                     f.push(&Input { level: level as u32, policy: p, spec }, &self.plan.rules, self.schema);
                 }
@@ -626,7 +658,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
             }
         };
         let scope = &plan.scope;
-        for &n in plan.attached.keys() {
+        for &n in plan.attached.keys().chain(plan.ignoring.keys()) {
             if !matches!(t.node(n), DagNode::Namespace(_)) && scope.admits_node(world, n) {
                 seed(n, &mut s.below, &mut queue);
             }
@@ -847,7 +879,7 @@ impl<'a, 'f> Propagation<'a, 'f> {
     /// Adds what node `n` contributes to every context (its Namespace level, itself).
     fn extend(&self, set: &SigFoldSet, n: NodeId) -> SigFoldSet {
         let ns = self.plan.namespace_above(self.world, n);
-        let here = self.plan.attached.contains_key(&n);
+        let here = self.plan.is_level(n);
         if ns.is_none() && !here {
             return set.clone();
         }

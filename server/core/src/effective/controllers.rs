@@ -2,8 +2,8 @@
 //!
 //! A policy *reaches* the Gateways above the nodes it attaches to (and those of a
 //! GatewayClass it targets). Under a Gateway whose controller ignores the kind, the policy
-//! takes part in no context; a policy every reached Gateway ignores is
-//! `unsupported-by-controller`. A policy that reaches no Gateway (a mesh route's, a Service
+//! takes part in no context (the contexts whose path starts at that Gateway); a policy every
+//! reached Gateway ignores is `unsupported-by-controller`. A policy that reaches no Gateway (a mesh route's, a Service
 //! no Gateway route sends to) is not judged.
 
 use std::collections::HashSet;
@@ -142,19 +142,74 @@ impl Ignored {
     }
 }
 
+/// The Gateways `gateways` (which ignore policy `pid`'s kind) in words, for a policy that other
+/// Gateways act on: under these it takes part in nothing.
+pub fn words_under(world: &Linked, pid: ObjId, gateways: &[ObjId]) -> String {
+    let Some(kind) = world.policy_kind(pid) else { return String::new() };
+    let mut served: Vec<String> = gateways
+        .iter()
+        .filter_map(|&g| {
+            world.topology.controller_of(g).map(|s| format!("`{}`, served by {}", world.key(g), s.describe()))
+        })
+        .collect();
+    let more = served.len().saturating_sub(MAX_NAMED);
+    served.truncate(MAX_NAMED);
+    if more > 0 {
+        served.push(format!("{more} more"));
+    }
+    let implementers = kind.controllers.names();
+    let by = if implementers.is_empty() {
+        String::new()
+    } else {
+        format!(" (it is implemented by {})", implementers.join(", "))
+    };
+    let whose = if gateways.len() == 1 { "its controller does not" } else { "their controllers do not" };
+    format!(
+        "it takes part in nothing under {}: {whose} implement {}{by}; the other Gateways it reaches act on it",
+        served.join("; "),
+        kind.gk
+    )
+}
+
 /// Gateways named in a message before "N more".
 const MAX_NAMED: usize = 3;
 
-/// Whether the controllers policy `pid` reaches all leave it alone, and why. Cheap for the
-/// kinds every controller implements and for policies without the Istio opt-out.
-pub fn ignored(world: &Linked, pid: ObjId) -> Option<Ignored> {
-    let kind = world.policy_kind(pid)?;
+/// What the controllers a policy reaches do with it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// Every one acts on it (or it reaches no Gateway whose controller is known).
+    Acted,
+    /// They all leave it alone.
+    Ignored(Ignored),
+    /// These Gateways' controllers ignore it, the others act on it: the contexts whose path
+    /// starts at one of these leave it out.
+    IgnoredUnder(Vec<ObjId>),
+}
+
+/// What the controllers policy `pid` reaches do with it. Cheap for the kinds every controller
+/// implements and for policies without the Istio opt-out.
+pub fn verdict(world: &Linked, pid: ObjId) -> Verdict {
+    let Some(kind) = world.policy_kind(pid) else { return Verdict::Acted };
     if super::semantics::istio::left_to_other_controllers(world, pid) {
-        return Some(Ignored::IstioOptOut);
+        return Verdict::Ignored(Ignored::IstioOptOut);
     }
     if kind.controllers == crate::catalog::Controllers::Any {
-        return None;
+        return Verdict::Acted;
     }
     let support = Support::of(world, pid);
-    support.none().then_some(Ignored::Unsupported { gateways: support.ignoring })
+    if support.none() {
+        Verdict::Ignored(Ignored::Unsupported { gateways: support.ignoring })
+    } else if support.ignoring.is_empty() {
+        Verdict::Acted
+    } else {
+        Verdict::IgnoredUnder(support.ignoring)
+    }
+}
+
+/// Whether the controllers policy `pid` reaches all leave it alone, and why.
+pub fn ignored(world: &Linked, pid: ObjId) -> Option<Ignored> {
+    match verdict(world, pid) {
+        Verdict::Ignored(i) => Some(i),
+        _ => None,
+    }
 }

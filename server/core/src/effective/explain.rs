@@ -10,6 +10,7 @@ use super::status::supplier_label;
 use super::{Context, EffectiveIndex, Explanation, IgnoredPolicy, KindExplanation, Loss, Provenance, shadow};
 use crate::topology::Linked;
 use crate::topology::{NodeId, PathLimit};
+use crate::world::ObjId;
 
 pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: PathLimit) -> Explanation {
     let t = &world.topology;
@@ -61,6 +62,35 @@ pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: Pa
             Some(IgnoredPolicy { policy: world.key(p).to_string(), reason: i.reason(), message: i.words(world, p) })
         })
         .collect();
+    // A policy that some of its Gateways ignore is listed where a path to the target starts at
+    // one of those (and takes part under the others).
+    let mut partly: Vec<ObjId> = on_paths
+        .iter()
+        .flat_map(|&n| t.policies_at(n).iter().copied())
+        .filter(|&p| !index.ignored_under(p).is_empty())
+        .collect();
+    partly.sort_unstable();
+    partly.dedup();
+    for p in partly {
+        let attached: HashSet<NodeId> = t.policies.get(&p).map(|r| r.attached_nodes().collect()).unwrap_or_default();
+        let mut under: Vec<ObjId> = index
+            .ignored_under(p)
+            .iter()
+            .copied()
+            .filter(|&g| {
+                let gn = t.object_node(g);
+                paths.iter().any(|path| path.contains(&gn) && path.iter().any(|n| attached.contains(n)))
+            })
+            .collect();
+        under.sort_unstable();
+        if !under.is_empty() {
+            ignored.push(IgnoredPolicy {
+                policy: world.key(p).to_string(),
+                reason: "UnsupportedByController",
+                message: super::controllers::words_under(world, p, &under),
+            });
+        }
+    }
     ignored.sort_by(|a, b| a.policy.cmp(&b.policy));
     ignored.dedup();
     Explanation { target: key.to_string(), group: key.gk.group.to_string(), policies: kinds, ignored, truncated }
@@ -116,8 +146,9 @@ fn scope_contexts(
             continue;
         }
         let (sig, shown) = plan.path_signature(world, path);
-        if sig.is_empty() && values.is_empty() {
-            // No policy of the kind on this path.
+        if values.is_empty() && plan.inputs(&sig, &specs).is_empty() {
+            // No policy of the kind takes part on this path (none is attached, or the
+            // controller of the Gateway it starts at ignores those that are).
             continue;
         }
         if let Some(u) = unit {

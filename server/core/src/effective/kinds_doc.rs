@@ -33,10 +33,13 @@ fn verified_by(group: &str, kind: &str) -> &'static str {
             "`fixtures/conformance/gloo-kgateway-extensionref`, `fixtures/conformance/kgateway-route-delegation`"
         }
         ("gateway.envoyproxy.io", "SecurityPolicy") => {
-            "`fixtures/conformance/envoy-gateway-merge-rate-limits`, `fixtures/conformance/envoy-gateway-route-fields`, `spec_ref_tests::backends_in_a_policy_spec_resolve_like_route_backend_refs`, `navigation::definition_and_references_of_backends_in_a_policy_spec`"
+            "`fixtures/conformance/envoy-gateway-merge-rate-limits`, `fixtures/conformance/envoy-gateway-route-fields`, `spec_ref_tests::backends_in_a_policy_spec_resolve_like_route_backend_refs`, `navigation::definition_and_references_of_backends_in_a_policy_spec`, `fixtures/conformance/envoy-gateway-target-before-backend`"
         }
         ("gateway.envoyproxy.io", "EnvoyExtensionPolicy") => {
             "`spec_ref_tests::backends_in_a_policy_spec_resolve_like_route_backend_refs`, `rename::rename_a_service_edits_the_backends_in_a_policy_spec`"
+        }
+        ("gateway.nginx.org", "RateLimitPolicy") => {
+            "`fixtures/conformance/nginx-gateway-fabric-ratelimit-additive`, `rules::nginx_rate_limits_every_surface_agree`"
         }
         ("security.istio.io", "AuthorizationPolicy") => {
             "`repo_tests::kinds_as_their_implementations_define_them`, `hover::hover_on_a_policy_without_target_says_what_it_applies_to`"

@@ -145,6 +145,9 @@ pub struct EffectiveIndex {
     statuses: HashMap<ObjId, PolicyStatus>,
     /// Policies the controllers they reach leave alone (docs/semantics.md §4.4.1): in no plan.
     ignored: HashMap<ObjId, Ignored>,
+    /// Policies some of whose Gateways' controllers ignore them and others act on them: those
+    /// Gateways, under which they take part in no context.
+    ignored_under: HashMap<ObjId, Vec<ObjId>>,
     /// Some node had more distinct contexts than the path limit.
     pub truncated: bool,
     pub stats: EffectiveStats,
@@ -190,9 +193,16 @@ impl EffectiveIndex {
         let mut plans: HashMap<GroupKind, KindPlan> = HashMap::new();
         // Decided once per policy: a policy attaches at several nodes.
         let mut ignored: HashMap<ObjId, Ignored> = HashMap::new();
+        let mut ignored_under: HashMap<ObjId, Vec<ObjId>> = HashMap::new();
         for &pid in by_kind.values().flatten() {
-            if let Some(i) = controllers::ignored(world, pid) {
-                ignored.insert(pid, i);
+            match controllers::verdict(world, pid) {
+                controllers::Verdict::Acted => {}
+                controllers::Verdict::Ignored(i) => {
+                    ignored.insert(pid, i);
+                }
+                controllers::Verdict::IgnoredUnder(gws) => {
+                    ignored_under.insert(pid, gws);
+                }
             }
         }
         for (node, pols) in world.topology.attached_nodes() {
@@ -206,11 +216,21 @@ impl EffectiveIndex {
                     rules: semantics::rules(kind),
                     attached: HashMap::new(),
                     namespaces: HashMap::new(),
+                    ignoring: HashMap::new(),
                     scope: contexts::Scope::All,
                 });
                 plan.attached.entry(node).or_default().push(p);
                 if let DagNode::Namespace(ns) = world.topology.node(node) {
                     plan.namespaces.insert(world.topology.namespace_name(ns).clone(), node);
+                }
+            }
+        }
+        for (&p, gws) in &ignored_under {
+            let Some(plan) = world.policy_kind(p).and_then(|k| plans.get_mut(&k.gk)) else { continue };
+            for &g in gws {
+                let list = plan.ignoring.entry(world.topology.object_node(g)).or_default();
+                if !list.contains(&p) {
+                    list.push(p);
                 }
             }
         }
@@ -301,7 +321,8 @@ impl EffectiveIndex {
         }
         // A policy no controller accepts is reported as such, not as ignored.
         ignored.retain(|p, _| statuses.get(p).is_some_and(|s: &PolicyStatus| s.accepted));
-        EffectiveIndex { plans, schemas, statuses, ignored, truncated: truncated_any, stats }
+        ignored_under.retain(|p, _| statuses.get(p).is_some_and(|s: &PolicyStatus| s.accepted));
+        EffectiveIndex { plans, schemas, statuses, ignored, ignored_under, truncated: truncated_any, stats }
     }
 
     /// The specs of a kind's policies attached at `nodes`, made on demand (see `build_with`).
@@ -332,6 +353,12 @@ impl EffectiveIndex {
     /// Why the controllers `policy` reaches leave it alone, if they do.
     pub fn ignored(&self, policy: ObjId) -> Option<&Ignored> {
         self.ignored.get(&policy)
+    }
+
+    /// The Gateways under which `policy` takes part in nothing because their controllers
+    /// ignore its kind, while other Gateways it reaches act on it (empty otherwise).
+    pub fn ignored_under(&self, policy: ObjId) -> &[ObjId] {
+        self.ignored_under.get(&policy).map_or(&[], Vec::as_slice)
     }
 
     /// `status --format json`.

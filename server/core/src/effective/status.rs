@@ -82,20 +82,31 @@ pub(super) fn pre_reason(world: &Linked, pid: ObjId, spec: &PolicySpec) -> Optio
             )
         )
     });
-    // A backend inside the spec that names nothing usable: Envoy Gateway (whose kinds are the
-    // ones with such references) rejects the whole policy (docs/semantics.md §4.8).
-    let backend_broken = world.topology.spec_refs(pid).iter().any(|b| b.resolution.is_broken());
-    if res.is_invalid() || spec.unknown_strategy.is_some() || rejected_ref || backend_broken {
+    if res.is_invalid() || spec.unknown_strategy.is_some() || rejected_ref {
         return Some(Reason::Invalid);
     }
+    if no_target_resolves(world, pid) {
+        return Some(Reason::TargetNotFound);
+    }
+    // A backend inside the spec that names nothing usable: Envoy Gateway (whose kinds are the
+    // ones with such references) rejects the whole policy (docs/semantics.md §4.8). It resolves
+    // the targets first: a policy none of whose targets (or sections) resolves is
+    // TargetNotFound whatever its spec says (envoyproxy/gateway securitypolicy.go: the resolve
+    // error is set and the target skipped before the spec is validated or translated).
+    if world.topology.spec_refs(pid).iter().any(|b| b.resolution.is_broken()) {
+        return Some(Reason::Invalid);
+    }
+    None
+}
+
+/// Whether policy `pid` targets things and none of them (or of their sections) resolves.
+fn no_target_resolves(world: &Linked, pid: ObjId) -> bool {
+    let Some(res) = world.topology.policies.get(&pid) else { return false };
     let templated = res.refs.iter().any(|r| matches!(r, TargetResolution::Templated));
     // A kind that applies by selector or namespace-wide without a target is not targetless.
     let untargeted =
         res.refs.is_empty() && res.selected.is_empty() && world.policy_kind(pid).is_some_and(|k| k.target_optional);
-    if res.attached_nodes().next().is_none() && !templated && !untargeted {
-        return Some(Reason::TargetNotFound);
-    }
-    None
+    res.attached_nodes().next().is_none() && !templated && !untargeted
 }
 
 /// One policy's outcomes over every context, accumulated. Contexts arrive grouped by target,
@@ -511,7 +522,8 @@ pub fn broken_backend_outcome(world: &Linked, pid: ObjId) -> Option<super::seman
     let o = world.object(pid);
     let broken: Vec<_> =
         world.topology.spec_refs(pid).iter().filter(|b| b.resolution.is_broken()).map(|b| b.fields.span).collect();
-    if broken.is_empty() || o.group() != "gateway.envoyproxy.io" {
+    // Without a target that resolves, the policy is TargetNotFound and no request meets it.
+    if broken.is_empty() || o.group() != "gateway.envoyproxy.io" || no_target_resolves(world, pid) {
         return None;
     }
     let crate::model::Body::Other(other) = &o.body else { return None };

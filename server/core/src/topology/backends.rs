@@ -55,6 +55,7 @@ pub(super) fn resolve_backend(
                 grant_allows(world, from, &world.object(from).group_kind(), from_ns, &gk, ns, name)
             }
             SpecRefNamespaces::Own => false,
+            SpecRefNamespaces::Any => true,
         };
         if !permitted {
             if candidates.borrowed {

@@ -86,6 +86,8 @@ pub(super) fn build(world: &World) -> Topology {
                 b.t.route_refs.push_parent(p);
             }
 
+            let namespaces =
+                if super::mesh::is_mesh_route(route) { SpecRefNamespaces::Any } else { SpecRefNamespaces::Granted };
             for (k, rule) in route.rules.iter().enumerate() {
                 let from = rule.name.as_ref().and_then(|n| b.t.section_node(world, id, &n.value)).unwrap_or(route_node);
                 let first = b.t.extension_refs.len();
@@ -98,7 +100,7 @@ pub(super) fn build(world: &World) -> Topology {
                 }
                 b.t.route_refs.begin_rule();
                 for br in &rule.backend_refs {
-                    let r = backends::resolve_backend(world, id, br, &service, SpecRefNamespaces::Granted);
+                    let r = backends::resolve_backend(world, id, br, &service, namespaces);
                     if let Some(target) = r.target() {
                         b.referrer(target, id);
                     }

@@ -4,8 +4,19 @@
 //! both.
 
 use super::{ParentResolution, Topology};
-use crate::model::{Body, ParentRef};
+use crate::model::{Body, ParentRef, Route, normalize_group};
 use crate::world::{ObjId, World};
+
+/// Whether `route` is a mesh route: every parentRef names a Service. Its backendRefs may name
+/// any namespace without a ReferenceGrant (GEP-1294 "Namespace boundaries"; gateway-api
+/// conformance `mesh-consumer-route`). A route that a Gateway also serves still needs one.
+pub(super) fn is_mesh_route(route: &Route) -> bool {
+    !route.parent_refs.is_empty()
+        && route.parent_refs.iter().all(|p| {
+            p.group.as_ref().is_some_and(|g| normalize_group(&g.value).is_empty())
+                && p.kind.as_ref().is_some_and(|k| k.value == "Service")
+        })
+}
 
 /// Resolves a parentRef that names Service `parent`.
 pub(super) fn resolve_service_parent(world: &World, t: &Topology, parent: ObjId, p: &ParentRef) -> ParentResolution {

@@ -1,5 +1,6 @@
 //! The graph as Graphviz dot: hierarchy left to right, policies as notes with dashed arrows to
-//! their targets, coloured by status; a policy that is not accepted is a dashed red note.
+//! their targets, coloured by status; a policy that is not accepted is a dashed red note, one
+//! its controllers ignore a dotted purple one.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -31,6 +32,7 @@ pub fn dot(g: &Graph) -> String {
         let colour = p.state.colour();
         let (status, style) = match p.state {
             PolicyState::NotAccepted => (format!("not accepted: {:?}", p.accepted.reason), "dashed"),
+            PolicyState::NotEnforced => (PolicyState::NotEnforced.label().to_owned(), "dotted"),
             s => (s.label().to_owned(), "solid"),
         };
         let _ = writeln!(

@@ -1,5 +1,6 @@
 //! The graph as a Mermaid flowchart: policies as flags with dotted links to their targets,
-//! one class per status; a policy that is not accepted is dashed and red.
+//! one class per status; a policy that is not accepted is dashed and red, one its controllers
+//! ignore dotted and purple.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -11,10 +12,11 @@ fn escape(s: &str) -> String {
     s.replace('#', "#35;").replace('"', "#quot;")
 }
 
-const CLASSES: [(PolicyState, &str); 4] = [
+const CLASSES: [(PolicyState, &str); 5] = [
     (PolicyState::Enforced, "enforced"),
     (PolicyState::PartiallyEnforced, "partiallyEnforced"),
     (PolicyState::Overridden, "overridden"),
+    (PolicyState::NotEnforced, "notEnforced"),
     (PolicyState::NotAccepted, "notAccepted"),
 ];
 
@@ -64,7 +66,11 @@ pub fn mermaid(g: &Graph) -> String {
     }
     for (s, name) in CLASSES {
         if g.policies.iter().any(|p| p.state == s) {
-            let dash = if s == PolicyState::NotAccepted { ",stroke-dasharray:5 5" } else { "" };
+            let dash = match s {
+                PolicyState::NotAccepted => ",stroke-dasharray:5 5",
+                PolicyState::NotEnforced => ",stroke-dasharray:2 2",
+                _ => "",
+            };
             let _ = writeln!(out, "  classDef {name} stroke:{c},color:{c}{dash}", c = s.colour());
         }
     }

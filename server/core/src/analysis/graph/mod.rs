@@ -72,6 +72,10 @@ pub enum PolicyState {
     Enforced,
     PartiallyEnforced,
     Overridden,
+    // Accepted, yet its controllers leave it alone (`unsupported-by-controller`, Istio's
+    // opt-out): not drawn as overridden, since nothing supersedes it. (A plain comment: a doc
+    // comment would turn the schema's enum into a oneOf.)
+    NotEnforced,
     NotAccepted,
 }
 
@@ -81,6 +85,7 @@ impl PolicyState {
             PolicyState::Enforced => "enforced",
             PolicyState::PartiallyEnforced => "partially enforced",
             PolicyState::Overridden => "overridden",
+            PolicyState::NotEnforced => "not enforced",
             PolicyState::NotAccepted => "not accepted",
         }
     }
@@ -91,6 +96,7 @@ impl PolicyState {
             PolicyState::Enforced => "#2e7d32",
             PolicyState::PartiallyEnforced => "#ef6c00",
             PolicyState::Overridden => "#757575",
+            PolicyState::NotEnforced => "#6a1b9a",
             PolicyState::NotAccepted => "#c62828",
         }
     }
@@ -163,9 +169,8 @@ pub fn build(world: &Linked, index: &EffectiveIndex, focus: Option<NodeId>) -> G
             let accepted = accepted_report(world, pid, s);
             let state = match (accepted.reason, s.enforcement) {
                 (Reason::Accepted, Some(Enforcement::PartiallyEnforced)) => PolicyState::PartiallyEnforced,
-                // Drawn like an overridden policy: in effect nowhere (the views know four states;
-                // `enforcement` says which).
-                (Reason::Accepted, Some(Enforcement::Overridden | Enforcement::NotEnforced)) => PolicyState::Overridden,
+                (Reason::Accepted, Some(Enforcement::Overridden)) => PolicyState::Overridden,
+                (Reason::Accepted, Some(Enforcement::NotEnforced)) => PolicyState::NotEnforced,
                 (Reason::Accepted, _) => PolicyState::Enforced,
                 _ => PolicyState::NotAccepted,
             };

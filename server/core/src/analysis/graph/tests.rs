@@ -341,3 +341,42 @@ graph LR
 "##,
     );
 }
+
+/// A policy its controllers ignore (`NotEnforced`, docs/semantics.md §4.4.1) is drawn as such,
+/// not as overridden: its own state in the JSON, a dotted purple note in dot, its own class in
+/// Mermaid.
+#[test]
+fn a_policy_its_controllers_ignore_is_drawn_not_enforced() {
+    let ws = include_str!("../../../../../fixtures/conformance/controllers-unsupported-kinds/workspace.yaml");
+    let snap = snapshot(&format!("//- workspace.yaml\n{ws}"));
+    let g = graph(&snap, Some("HTTPRoute/shop/cart"));
+    let mut got: String = summary(&g).lines().filter(|l| l.starts_with("policy ")).map(|l| format!("{l}\n")).collect();
+    got.push_str("# dot\n");
+    got.extend(dot(&g).lines().filter(|l| l.starts_with("  p")).map(|l| format!("{l}\n")));
+    got.push_str("# mermaid\n");
+    got.extend(
+        mermaid(&g)
+            .lines()
+            .filter(|l| l.contains(":::") || l.contains("classDef") || l.contains("linkStyle"))
+            .map(|l| format!("{l}\n")),
+    );
+    assert_text(
+        &got,
+        r##"
+policy DNSPolicy.kuadrant.io/infra/nginx-dns Enforced Accepted workspace.yaml:152 -> [Gateway/infra/nginx-edge]
+policy RateLimitPolicy.kuadrant.io/shop/cart-limits NotEnforced Accepted workspace.yaml:134 -> [HTTPRoute/shop/cart]
+# dot
+  p0 [label="DNSPolicy.kuadrant.io/infra/nginx-dns\nenforced", shape=note, style=solid, color="#2e7d32", fontcolor="#2e7d32"];
+  p0 -> n0 [style=dashed, arrowhead=open, color="#2e7d32"];
+  p1 [label="RateLimitPolicy.kuadrant.io/shop/cart-limits\nnot enforced", shape=note, style=dotted, color="#6a1b9a", fontcolor="#6a1b9a"];
+  p1 -> n1 [style=dashed, arrowhead=open, color="#6a1b9a"];
+# mermaid
+  p0>"DNSPolicy.kuadrant.io/infra/nginx-dns<br/>enforced"]:::enforced
+  p1>"RateLimitPolicy.kuadrant.io/shop/cart-limits<br/>not enforced"]:::notEnforced
+  linkStyle 4 stroke:#2e7d32
+  linkStyle 5 stroke:#6a1b9a
+  classDef enforced stroke:#2e7d32,color:#2e7d32
+  classDef notEnforced stroke:#6a1b9a,color:#6a1b9a,stroke-dasharray:2 2
+"##,
+    );
+}

@@ -58,6 +58,13 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, pid: ObjId) -> S
         };
         parts.push(format!("**{head}**: {}", i.words(world, pid)));
     }
+    let under = effective.ignored_under(pid);
+    if !under.is_empty() {
+        parts.push(format!(
+            "**Ignored by some of its Gateways**: {}",
+            crate::effective::controllers::words_under(world, pid, under)
+        ));
+    }
     let scope = untargeted_scope(world, pid);
     let untargeted = scope.is_some();
     parts.extend(scope);
