@@ -35,9 +35,12 @@ pub struct Summary {
 /// Cores from which the cluster alone is analysed beside the what-if rather than after it.
 const SPARE_CORES_FOR_THE_CLUSTER_ALONE: usize = 4;
 
-/// The analysis of the cluster alone, started or not yet.
+/// Findings as compared between the what-if and the cluster alone: (file, code, message).
+type Findings = HashSet<(Arc<str>, Code, String)>;
+
+/// The analysis of the cluster alone, started or not yet: its findings and milliseconds.
 enum Alone {
-    Running(std::thread::JoinHandle<(HashSet<(Arc<str>, Code, String)>, f64)>),
+    Running(std::thread::JoinHandle<(Findings, f64)>),
     Waiting(Workspace),
 }
 
@@ -98,7 +101,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     // to end with the process.
     let any_on_cluster = snap.diagnostics().keys().any(|f| from_cluster(f));
     let mut cluster_alone_ms = None;
-    let before: Option<HashSet<(Arc<str>, Code, String)>> = match cluster_alone.filter(|_| any_on_cluster) {
+    let before: Option<Findings> = match cluster_alone.filter(|_| any_on_cluster) {
         Some(alone) => {
             let (findings, ms) = match alone {
                 Alone::Running(thread) => {
@@ -173,7 +176,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
 
 /// The findings on the live cluster's objects of a world (the cluster alone): what files laid
 /// over it do not cause.
-fn cluster_findings(snap: &Snapshot) -> HashSet<(Arc<str>, Code, String)> {
+fn cluster_findings(snap: &Snapshot) -> Findings {
     snap.diagnostics().values().flatten().map(|d| (d.file.clone(), d.code, d.message.clone())).collect()
 }
 
