@@ -33,7 +33,7 @@ pub struct Summary {
 }
 
 /// Cores from which the cluster alone is analysed beside the what-if rather than after it.
-const SPARE_CORES_FOR_THE_CLUSTER_ALONE: usize = 4;
+const SPARE_CORES_FOR_THE_CLUSTER_ALONE: usize = 2;
 
 /// Findings as compared between the what-if and the cluster alone: (file, code, message).
 type Findings = HashSet<(Arc<str>, Code, String)>;
@@ -48,11 +48,11 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let start = Instant::now();
     let mut loaded = load::load(&args.common)?;
     // With files laid over the cluster, a finding on a cluster object is the files' doing only
-    // when the cluster alone does not have it (the what-if). Where cores are plenty, the cluster
-    // alone is analysed on a thread of its own while the world with the files is (waiting for
-    // the two one after the other made `check --cluster PATH` 1.3x slower). On a machine of two
-    // or three cores (CI runners) that thread takes the core the files' analysis needs, and
-    // most what-ifs find nothing on cluster objects: there it runs only once one is found.
+    // when the cluster alone does not have it (the what-if). With a core to spare, the cluster
+    // alone is analysed on a thread of its own while the world with the files is (one after
+    // the other took 1.9x of files on the 2-core bench machine, beside each other 1.4x when
+    // quiet); on a single core it runs only once the what-if finds something on a cluster
+    // object, which most what-ifs do not.
     let analyse_alone = |mut ws: Workspace| {
         let start = Instant::now();
         let snap = ws.snapshot();
