@@ -52,11 +52,17 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                     let suggestion =
                         crate::suggest::closest(section, available.iter().map(String::as_str)).map(str::to_owned);
                     let noun = section_noun(world.object(*parent).kind());
-                    let mut msg = format!("{} has no {noun} `{section}`", world.key(*parent));
+                    // No sectionName: the parent has no listener at all to attach to.
+                    let mut msg = match &p.section_name {
+                        Some(_) => format!("{} has no {noun} `{section}`", world.key(*parent)),
+                        None => format!("{} has no {noun}s: nothing to attach to", world.key(*parent)),
+                    };
                     if let Some(s) = &suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
                     }
-                    msg.push_str(&format!(" ({noun}s: {})", list(available)));
+                    if p.section_name.is_some() {
+                        msg.push_str(&format!(" ({noun}s: {})", list(available)));
+                    }
                     let pf = &world.file_of(*parent).path;
                     Diagnostic::new(file, span, Code::ParentNotFound, msg)
                         .related(pf, world.object(*parent).name.span, "the parent")

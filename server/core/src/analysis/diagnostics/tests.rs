@@ -320,6 +320,35 @@ spec:
 }
 
 #[test]
+fn a_gateway_without_listeners_has_nothing_to_attach_to() {
+    // Envoy AI Gateway's `cmd/aigw/testdata/gateway_no_listeners.yaml` has such a Gateway.
+    let gw = r#"//- gw.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: bare
+  namespace: infra
+spec:
+  gatewayClassName: eg
+  listeners: []
+"#;
+    let route = r#"//- route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: a
+  namespace: infra
+spec:
+  parentRefs:
+  - name: $0bare$0
+"#;
+    check(
+        &fixture(&[gw, route]),
+        r#"route.yaml "bare" error[parent-not-found] Gateway/infra/bare has no listeners: nothing to attach to"#,
+    );
+}
+
+#[test]
 fn parent_not_found_and_missing_listener() {
     let route = r#"//- route.yaml
 apiVersion: gateway.networking.k8s.io/v1
