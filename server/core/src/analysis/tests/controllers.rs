@@ -4,8 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{assert_lines, fixture, render_check, render_policy_hovers, render_policy_lenses};
-use crate::topology::PathLimit;
+use super::{assert_lines, fixture, render_check, render_explains, render_policy_hovers, render_policy_lenses};
 
 const WORKSPACE: &str =
     include_str!("../../../../../fixtures/conformance/controllers-unsupported-kinds/workspace.yaml");
@@ -35,12 +34,7 @@ fn controllers_every_surface_agrees() {
     }
 
     got.push_str("# explain\n");
-    for target in TARGETS.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(node) = world.topology.resolve_target(world, target) else {
-            let _ = writeln!(got, "{target}: does not resolve");
-            continue;
-        };
-        let ex = crate::effective::explain(world, snap.effective(), node, PathLimit::default());
+    render_explains(snap, TARGETS.lines(), &mut got, |target, ex, got| {
         let kinds: Vec<String> = ex
             .policies
             .iter()
@@ -62,7 +56,7 @@ fn controllers_every_surface_agrees() {
                 let _ = writeln!(got, "  {}: {}", i.policy, i.message);
             }
         }
-    }
+    });
 
     got.push_str("# hover\n");
     render_policy_hovers(

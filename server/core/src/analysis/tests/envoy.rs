@@ -7,8 +7,7 @@
 
 use std::fmt::Write as _;
 
-use super::{assert_lines, fixture, render_check, render_policy_hovers, render_policy_lenses};
-use crate::topology::PathLimit;
+use super::{assert_lines, fixture, render_check, render_explains, render_policy_hovers, render_policy_lenses};
 use crate::workspace::Snapshot;
 
 const RATE_LIMITS: &str =
@@ -32,12 +31,7 @@ fn surfaces(workspace: &str, targets: &[&str]) -> String {
     }
 
     got.push_str("# explain\n");
-    for target in targets {
-        let Ok(node) = world.topology.resolve_target(world, target) else {
-            let _ = writeln!(got, "{target}: does not resolve");
-            continue;
-        };
-        let ex = crate::effective::explain(world, snap.effective(), node, PathLimit::default());
+    render_explains(snap, targets.iter().copied(), &mut got, |target, ex, got| {
         for k in &ex.policies {
             for c in &k.contexts {
                 let _ = writeln!(got, "{target} {}:", k.kind);
@@ -49,7 +43,7 @@ fn surfaces(workspace: &str, targets: &[&str]) -> String {
                 }
             }
         }
-    }
+    });
 
     got.push_str("# hover on the routes\n");
     render_route_hovers(snap, targets, &mut got);

@@ -6,8 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{assert_lines, fixture, render_check, render_policy_hovers, render_policy_lenses};
-use crate::topology::PathLimit;
+use super::{assert_lines, fixture, render_check, render_explains, render_policy_hovers, render_policy_lenses};
 
 /// check, status, explain (winners and losers per context), the policies' hovers (status and
 /// losses) and lenses of one conformance workspace.
@@ -23,12 +22,7 @@ fn every_surface(workspace: &str, targets: &str) -> (super::Fixture, String) {
         let _ = writeln!(got, "{} {:?} {:?} affects={:?}", p.policy, p.accepted.reason, p.enforcement, p.affects);
     }
     got.push_str("# explain\n");
-    for target in targets.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(node) = world.topology.resolve_target(world, target) else {
-            let _ = writeln!(got, "{target}: does not resolve");
-            continue;
-        };
-        let ex = crate::effective::explain(world, snap.effective(), node, PathLimit::default());
+    render_explains(snap, targets.lines(), &mut got, |target, ex, got| {
         for k in &ex.policies {
             for c in &k.contexts {
                 let _ = writeln!(got, "{target} via {}:", c.path.join(" > "));
@@ -40,7 +34,7 @@ fn every_surface(workspace: &str, targets: &str) -> (super::Fixture, String) {
                 }
             }
         }
-    }
+    });
     got.push_str("# hover\n");
     render_policy_hovers(
         snap,

@@ -88,6 +88,26 @@ pub(super) fn render_policy_lenses(snap: &Snapshot, file: &str, got: &mut String
     }
 }
 
+/// `explain` of each target in `targets` (blank entries skipped), handed to `each` to render;
+/// a target that does not resolve is written as such.
+pub(super) fn render_explains<'t>(
+    snap: &Snapshot,
+    targets: impl IntoIterator<Item = &'t str>,
+    got: &mut String,
+    mut each: impl FnMut(&str, &crate::effective::Explanation, &mut String),
+) {
+    use std::fmt::Write as _;
+    let world = snap.world();
+    for target in targets.into_iter().filter(|t| !t.trim().is_empty()) {
+        let Ok(node) = world.topology.resolve_target(world, target) else {
+            let _ = writeln!(got, "{target}: does not resolve");
+            continue;
+        };
+        let ex = crate::effective::explain(world, snap.effective(), node, crate::topology::PathLimit::default());
+        each(target, &ex, got);
+    }
+}
+
 /// Compares rendered output, printing what was got in full on a mismatch.
 pub(super) fn assert_lines(got: &str, expect: &str) {
     let (g, e) = (got.trim(), expect.trim());

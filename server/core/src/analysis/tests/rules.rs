@@ -10,8 +10,7 @@
 
 use std::fmt::Write as _;
 
-use super::{assert_lines, fixture, render_check, render_policy_hovers, render_policy_lenses};
-use crate::topology::PathLimit;
+use super::{assert_lines, fixture, render_check, render_explains, render_policy_hovers, render_policy_lenses};
 
 macro_rules! conformance {
     ($name:literal, $file:literal) => {
@@ -44,12 +43,7 @@ fn every_surface(src: &str, targets: &str, keep_hover: impl Fn(&str) -> bool) ->
     }
 
     got.push_str("# explain\n");
-    for target in targets.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(node) = world.topology.resolve_target(world, target) else {
-            let _ = writeln!(got, "{target}: does not resolve");
-            continue;
-        };
-        let ex = crate::effective::explain(world, snap.effective(), node, PathLimit::default());
+    render_explains(snap, targets.lines(), &mut got, |target, ex, got| {
         let _ = writeln!(got, "{target}:");
         for k in &ex.policies {
             for c in &k.contexts {
@@ -59,7 +53,7 @@ fn every_surface(src: &str, targets: &str, keep_hover: impl Fn(&str) -> bool) ->
         for i in &ex.ignored {
             let _ = writeln!(got, "  ignored {} {}: {}", i.policy, i.reason, i.message);
         }
-    }
+    });
 
     got.push_str("# hover\n");
     render_policy_hovers(snap, "workspace.yaml", keep_hover, &mut got);

@@ -6,8 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{assert_lines, fixture, render_check, render_policy_hovers, render_policy_lenses};
-use crate::topology::PathLimit;
+use super::{assert_lines, fixture, render_check, render_explains, render_policy_hovers, render_policy_lenses};
 
 const WORKSPACE: &str = include_str!("../../../../../fixtures/conformance/kuadrant-same-level-defaults/workspace.yaml");
 const TARGETS: &str = include_str!("../../../../../fixtures/conformance/kuadrant-same-level-defaults/targets.txt");
@@ -28,12 +27,7 @@ fn same_level_defaults_every_surface_agrees() {
     }
 
     got.push_str("# explain\n");
-    for target in TARGETS.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(node) = world.topology.resolve_target(world, target) else {
-            let _ = writeln!(got, "{target}: does not resolve");
-            continue;
-        };
-        let ex = crate::effective::explain(world, snap.effective(), node, PathLimit::default());
+    render_explains(snap, TARGETS.lines(), &mut got, |target, ex, got| {
         for k in &ex.policies {
             for c in &k.contexts {
                 let _ = writeln!(got, "{target} via {}:", c.path.join(" > "));
@@ -45,7 +39,7 @@ fn same_level_defaults_every_surface_agrees() {
                 }
             }
         }
-    }
+    });
 
     got.push_str("# hover\n");
     render_policy_hovers(
