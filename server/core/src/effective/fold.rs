@@ -441,10 +441,11 @@ pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> 
     for (i, e) in events.iter().enumerate() {
         let Supplier::Policy(victim) = e.victim else { continue };
         let Some(o) = out.iter_mut().find(|o| o.policy == victim) else { continue };
-        let mut e = e.clone();
+        let mut rule = e.rule;
         if e.same_value {
             // Credited while the equal value stands and the victim keeps something else there
-            // (an equal `type` alone does not put a policy in effect); else a loss like any.
+            // (an equal `type` alone does not put a policy in effect); else a loss like any,
+            // to whoever displaced the equal value (`last_displacer` follows it).
             let later = (i + 1..events.len()).find(|&j| {
                 !events[j].same_value && events[j].victim == e.by && overlap(&events[j].pointer, &e.pointer)
             });
@@ -454,10 +455,7 @@ pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> 
                     continue;
                 }
                 None => {}
-                Some(j) => {
-                    e.by = last_displacer(&events, j);
-                    e.rule = events[j].rule;
-                }
+                Some(j) => rule = events[j].rule,
             }
         }
         let now: Vec<Supplier> = if e.pointer.is_empty() {
@@ -477,8 +475,8 @@ pub fn outcomes(f: &Fold, inputs: &[Input<'_>], additive: bool) -> Vec<Outcome> 
                 }
             }
         }
-        if !o.rules.contains(&e.rule) {
-            o.rules.push(e.rule);
+        if !o.rules.contains(&rule) {
+            o.rules.push(rule);
         }
         if !o.lost.contains(&e.pointer) {
             o.lost.push(e.pointer.clone());

@@ -20,7 +20,7 @@ use crate::topology::{DagNode, NodeId};
 use crate::world::ObjId;
 
 /// Objects as JSON, re-read from their file's text on demand (the model keeps only what it
-/// reasons about).
+/// reasons about): a document's root alone, a `kind: List` item from its whole file.
 #[derive(Default)]
 pub struct ObjectJson {
     texts: HashMap<Arc<str>, Option<Arc<str>>>,
@@ -28,18 +28,12 @@ pub struct ObjectJson {
 }
 
 impl ObjectJson {
-    /// The object as JSON when its text mentions every word of one of `needles`: most targets set none of the
-    /// fields a kind shadows, and reading every route of a big workspace again cost more than
-    /// the rest of the effective analysis.
-    pub fn get(&mut self, world: &Linked, o: ObjId, needles: &[Vec<String>]) -> Option<Value> {
+    pub fn get(&mut self, world: &Linked, o: ObjId) -> Option<Value> {
         let file = world.file_of(o);
         let text = self.texts.entry(file.path.clone()).or_insert_with(|| file.load_text()).clone()?;
         let obj = world.object(o);
-        let (start, end) = (obj.span.start as usize, obj.span.end as usize);
-        let slice = text.get(start..end)?;
-        if !needles.iter().any(|all| all.iter().all(|n| slice.contains(n.as_str()))) {
-            return None;
-        }
+        let start = obj.span.start as usize;
+        let slice = text.get(start..obj.span.end as usize)?;
         if start == 0 || text.as_bytes().get(start - 1) == Some(&b'\n') {
             // A document's root: its text alone is the object.
             let parsed = parse_file(slice);
@@ -77,11 +71,7 @@ pub fn target_values(world: &Linked, kind: &PolicyKind, target: NodeId, json: &m
     if !may_set(world, o, rule, &kind.shadows) {
         return Vec::new();
     }
-    // An object whose text lacks a named segment of every target field sets none of them.
-    let named =
-        |t: &String| t.split('/').skip(2).filter(|seg| *seg != "*" && !seg.is_empty()).map(str::to_owned).collect();
-    let needles: Vec<Vec<String>> = kind.shadows.iter().map(|(_, t)| named(t)).collect();
-    let Some(obj) = json.get(world, o, &needles) else { return Vec::new() };
+    let Some(obj) = json.get(world, o) else { return Vec::new() };
     let mut out = Vec::new();
     let at = match rule {
         Some(i) => RuleScope::One(i),
