@@ -93,7 +93,7 @@ fn may_set(world: &Linked, o: ObjId, rule: Option<usize>, shadows: &[(String, St
     let Body::Route(route) = &world.object(o).body else { return true };
     let mut wanted = RuleFields::default();
     for (_, target_field) in shadows {
-        match target_field.strip_prefix("/spec/rules/*/").and_then(|rest| RuleFields::bit(rest.split('/').next()?)) {
+        match target_field.strip_prefix("/spec/rules/*/").and_then(RuleFields::bit) {
             Some(bit) => wanted = wanted.with(bit),
             None => return true,
         }

@@ -203,22 +203,33 @@ pub struct Rule {
     pub span: Span,
 }
 
-/// A rule's own fields a policy kind may defer to (`timeouts`, `retry`, `filters`), as bits.
+/// A rule's own fields a policy kind may defer to (`timeouts`, `retry`, a filter's `cors`), as
+/// bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RuleFields(u8);
 
 impl RuleFields {
-    const NAMES: [&'static str; 3] = ["timeouts", "retry", "filters"];
+    /// Paths below a rule (`*`: every item), each a bit.
+    const PATHS: [&'static [&'static str]; 3] = [&["timeouts"], &["retry"], &["filters", "*", "cors"]];
 
-    /// The bit of a rule field, `None` for a field not tracked (then the text must be read).
-    pub fn bit(key: &str) -> Option<RuleFields> {
-        Self::NAMES.iter().position(|n| *n == key).map(|i| RuleFields(1 << i))
+    /// The bit of the field at `path` below a rule (`/`-separated, as in a JSON pointer), `None`
+    /// for a field not tracked (then the text must be read).
+    pub fn bit(path: &str) -> Option<RuleFields> {
+        let segs: Vec<&str> = path.split('/').collect();
+        Self::PATHS.iter().position(|p| segs.starts_with(p)).map(|i| RuleFields(1 << i))
     }
 
     pub fn read(rule: &crate::syntax::Node) -> RuleFields {
+        fn set(n: &crate::syntax::Node, path: &[&str]) -> bool {
+            match path.split_first() {
+                None => !n.is_null(),
+                Some((&"*", rest)) => n.as_sequence().unwrap_or_default().iter().any(|i| set(i, rest)),
+                Some((key, rest)) => n.get(key).is_some_and(|c| set(c, rest)),
+            }
+        }
         let mut bits = 0;
-        for (i, n) in Self::NAMES.iter().enumerate() {
-            if rule.get(n).is_some_and(|v| !v.is_null()) {
+        for (i, p) in Self::PATHS.iter().enumerate() {
+            if set(rule, p) {
                 bits |= 1 << i;
             }
         }
