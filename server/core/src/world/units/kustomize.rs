@@ -1,0 +1,156 @@
+//! Kustomizations read natively: what each root applies, with its transforms.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use super::{Transform, join, parent};
+use crate::model::{Kustomization, is_remote};
+use crate::source::{Origin, SourceFile};
+
+/// The kustomizations of a workspace and what each root applies.
+pub(super) struct Kustomize<'a> {
+    files: &'a [Arc<SourceFile>],
+    /// Kustomization file index by its directory (relative).
+    by_dir: HashMap<String, usize>,
+    by_rel: &'a HashMap<&'a str, usize>,
+    rel: &'a [String],
+}
+
+impl<'a> Kustomize<'a> {
+    pub(super) fn read(
+        files: &'a [Arc<SourceFile>],
+        rel: &'a [String],
+        by_rel: &'a HashMap<&'a str, usize>,
+    ) -> Kustomize<'a> {
+        let by_dir = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.kustomization.is_some() && f.origin == Origin::Workspace)
+            .map(|(i, _)| (parent(&rel[i]).to_owned(), i))
+            .collect();
+        Kustomize { files, by_dir, by_rel, rel }
+    }
+
+    fn kustomization(&self, fi: usize) -> Option<&Kustomization> {
+        self.files[fi].kustomization.as_deref()
+    }
+
+    /// The kustomizations an entry of `dir` names (`resources`, `components`): a directory
+    /// holding one.
+    fn included(&self, dir: &str, entry: &str) -> Option<usize> {
+        if is_remote(entry) {
+            return None;
+        }
+        self.by_dir.get(&join(dir, entry)).copied()
+    }
+
+    /// Root kustomizations (no other includes them), each with the size of its group of
+    /// variants (roots that share a base: overlays of one application).
+    pub(super) fn roots(&self) -> Vec<(usize, usize)> {
+        let mut included: HashSet<usize> = HashSet::new();
+        let mut bases_of: HashMap<usize, HashSet<usize>> = HashMap::new();
+        for (dir, &k) in &self.by_dir {
+            let Some(kz) = self.kustomization(k) else { continue };
+            for e in kz.resources.iter().chain(&kz.components) {
+                if let Some(i) = self.included(dir, &e.value) {
+                    included.insert(i);
+                }
+            }
+        }
+        let mut roots: Vec<usize> =
+            self.by_dir.values().copied().filter(|k| !included.contains(k) && !self.is_component(*k)).collect();
+        roots.sort_unstable();
+        for &r in &roots {
+            let mut seen = HashSet::new();
+            self.bases(r, &mut seen);
+            seen.remove(&r);
+            bases_of.insert(r, seen);
+        }
+        // Roots sharing a base are variants of one another.
+        let mut group: Vec<usize> = (0..roots.len()).collect();
+        for i in 0..roots.len() {
+            for j in i + 1..roots.len() {
+                if !bases_of[&roots[i]].is_disjoint(&bases_of[&roots[j]]) {
+                    let (a, b) = (group[i], group[j]);
+                    for g in &mut group {
+                        if *g == b {
+                            *g = a;
+                        }
+                    }
+                }
+            }
+        }
+        roots.iter().enumerate().map(|(i, &r)| (r, group.iter().filter(|&&g| g == group[i]).count())).collect()
+    }
+
+    fn is_component(&self, k: usize) -> bool {
+        self.kustomization(k).is_some_and(|kz| kz.component)
+    }
+
+    /// The non-component kustomizations reachable from `k` (itself included).
+    fn bases(&self, k: usize, seen: &mut HashSet<usize>) {
+        if !seen.insert(k) {
+            return;
+        }
+        let dir = parent(&self.rel[k]).to_owned();
+        let Some(kz) = self.kustomization(k) else { return };
+        for e in &kz.resources {
+            if let Some(i) = self.included(&dir, &e.value)
+                && !self.is_component(i)
+            {
+                self.bases(i, seen);
+            }
+        }
+    }
+
+    /// Every file `root` applies, with the transform its kustomizations make, and whether it
+    /// is a patch.
+    pub(super) fn applied(&self, root: usize) -> Vec<(usize, Arc<Transform>, bool)> {
+        let mut out = Vec::new();
+        let base = Transform { kustomization: Some(self.rel[root].as_str().into()), ..Transform::default() };
+        let mut stack = Vec::new();
+        self.collect(root, &base, &mut stack, &mut out);
+        out
+    }
+
+    fn collect(
+        &self,
+        k: usize,
+        outer: &Transform,
+        stack: &mut Vec<usize>,
+        out: &mut Vec<(usize, Arc<Transform>, bool)>,
+    ) {
+        if stack.contains(&k) {
+            return;
+        }
+        let Some(kz) = self.kustomization(k) else { return };
+        stack.push(k);
+        // Outer transformers run after inner ones: the outer namespace wins, affixes nest.
+        let t = Transform {
+            namespace: outer.namespace.clone().or_else(|| kz.namespace.as_ref().map(|n| n.value.clone())),
+            default_namespace: None,
+            name_prefix: format!("{}{}", outer.name_prefix, kz.name_prefix.as_deref().unwrap_or("")).into(),
+            name_suffix: format!("{}{}", kz.name_suffix.as_deref().unwrap_or(""), outer.name_suffix).into(),
+            kustomization: outer.kustomization.clone(),
+        };
+        let shared = Arc::new(t.clone());
+        let dir = parent(&self.rel[k]).to_owned();
+        for e in kz.resources.iter().chain(&kz.components) {
+            if is_remote(&e.value) {
+                continue;
+            }
+            let path = join(&dir, &e.value);
+            if let Some(&fi) = self.by_rel.get(path.as_str()) {
+                out.push((fi, shared.clone(), false));
+            } else if let Some(&i) = self.by_dir.get(&path) {
+                self.collect(i, &t, stack, out);
+            }
+        }
+        for p in &kz.patches {
+            if let Some(&fi) = self.by_rel.get(join(&dir, &p.value).as_str()) {
+                out.push((fi, shared.clone(), true));
+            }
+        }
+        stack.pop();
+    }
+}

@@ -1,0 +1,176 @@
+use crate::workspace::Workspace;
+
+/// Each object of the workspace as `key @ file [unit]`, sorted.
+fn instances(files: &[(&str, &str)], config: &str) -> Vec<String> {
+    let mut ws = Workspace::new();
+    if !config.is_empty() {
+        ws.set_config(Some(".policylens.yaml"), config);
+    }
+    for (p, t) in files {
+        ws.set_file(p, *t);
+    }
+    let snap = ws.snapshot();
+    let w = snap.world();
+    let mut out: Vec<String> =
+        w.ids().map(|id| format!("{} @ {} [{}]", w.key(id), w.file_of(id).path, w.unit(w.unit_of(id)))).collect();
+    out.sort();
+    out
+}
+
+const ROUTE: &str = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: web\n  namespace: written\nspec:\n  parentRefs: [{name: gw}]\n";
+const CLASS: &str = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: eg\n";
+
+#[test]
+fn overlays_of_one_base_are_units_with_their_namespace_and_affixes() {
+    // `kubectl kustomize overlays/prod` (kustomize v5.8): the namespace replaces the one
+    // written, the prefix renames every object (a GatewayClass too), outer affixes wrap
+    // inner ones; the base alone is no unit.
+    let got = instances(
+        &[
+            ("base/kustomization.yaml", "resources: [app.yaml]\nnamePrefix: b-\n"),
+            ("base/app.yaml", &format!("{ROUTE}---\n{CLASS}")),
+            ("overlays/prod/kustomization.yaml", "namespace: prod\nnamePrefix: p-\nresources: [../../base]\n"),
+            ("overlays/dev/kustomization.yaml", "namespace: dev\nresources: [../../base]\n"),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        [
+            "GatewayClass/b-eg @ base/app.yaml [kustomization overlays/dev]",
+            "GatewayClass/p-b-eg @ base/app.yaml [kustomization overlays/prod]",
+            "HTTPRoute/dev/b-web @ base/app.yaml [kustomization overlays/dev]",
+            "HTTPRoute/prod/p-b-web @ base/app.yaml [kustomization overlays/prod]",
+        ]
+    );
+}
+
+#[test]
+fn a_lone_kustomization_is_part_of_the_workspace_and_its_patches_are_no_objects() {
+    let got = instances(
+        &[
+            ("app/kustomization.yaml", "namespace: shop\nresources: [route.yaml]\npatches: [{path: patch.yaml}]\n"),
+            ("app/route.yaml", ROUTE),
+            ("app/patch.yaml", ROUTE),
+            ("other.yaml", CLASS),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        ["GatewayClass/eg @ other.yaml [the workspace]", "HTTPRoute/shop/web @ app/route.yaml [the workspace]"]
+    );
+}
+
+#[test]
+fn a_charts_objects_are_in_the_release_namespace() {
+    let got = instances(
+        &[
+            ("chart/Chart.yaml", "apiVersion: v2\nname: chart\nversion: 1.0.0\n"),
+            ("chart/templates/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: api\n"),
+            (
+                "chart/templates/ns.yaml",
+                "apiVersion: v1\nkind: Service\nmetadata:\n  name: other\n  namespace: {{- .Release.Namespace }}\n",
+            ),
+            ("chart/values.yaml", "replicas: 1\n"),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        [
+            "Service/{{ .Release.Namespace }}/api @ chart/templates/svc.yaml [the workspace]",
+            "Service/{{ .Release.Namespace }}/other @ chart/templates/ns.yaml [the workspace]",
+        ]
+    );
+}
+
+#[test]
+fn files_of_a_case_folder_are_cases_linked_by_what_only_another_defines() {
+    let gw = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw\n";
+    let route = |name: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: {name}\nspec:\n  parentRefs: [{{name: gw}}]\n"
+        )
+    };
+    let policy = |target: &str| {
+        format!(
+            "apiVersion: example.com/v1\nkind: P\nmetadata:\n  name: p-{target}\nspec:\n  targetRef: {{group: gateway.networking.k8s.io, kind: HTTPRoute, name: {target}}}\n"
+        )
+    };
+    let got = instances(
+        &[
+            // Leaned on by two cases: context for both.
+            ("test/base/gateway.yaml", gw),
+            ("test/cases/a.yaml", &route("a")),
+            ("test/cases/b.yaml", &route("b")),
+            // Leans on b.yaml's route, which only this file leans on: one case with it,
+            // named after the file that leans.
+            ("test/cases/b-policy.yaml", &policy("b")),
+            // Outside every case folder: the workspace.
+            ("deploy/class.yaml", CLASS),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        [
+            "Gateway/default/gw @ test/base/gateway.yaml [the workspace]",
+            "GatewayClass/eg @ deploy/class.yaml [the workspace]",
+            "HTTPRoute/default/a @ test/cases/a.yaml [case test/cases/a.yaml]",
+            "HTTPRoute/default/b @ test/cases/b.yaml [case test/cases/b-policy.yaml]",
+            "P.example.com/default/p-b @ test/cases/b-policy.yaml [case test/cases/b-policy.yaml]",
+        ]
+    );
+    // `caseFolders: []`: one workspace.
+    let got = instances(&[("test/cases/a.yaml", &route("a")), ("test/cases/b.yaml", &route("b"))], "caseFolders: []\n");
+    assert!(got.iter().all(|l| l.ends_with("[the workspace]")), "{got:?}");
+}
+
+#[test]
+fn a_folder_named_with_a_case_word_holds_cases() {
+    let route =
+        |name: &str| format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: {name}\n");
+    // Gateway API's hack/invalid-examples; a word inside a longer word (`testutils`,
+    // `latest`) is not one.
+    let got = instances(
+        &[
+            ("hack/invalid-examples/a.yaml", &route("a")),
+            ("hack/e2e_tests/b.yaml", &route("b")),
+            ("internal/testutils/c.yaml", &route("c")),
+            ("releases/latest/d.yaml", &route("d")),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        [
+            "HTTPRoute/default/a @ hack/invalid-examples/a.yaml [case hack/invalid-examples/a.yaml]",
+            "HTTPRoute/default/b @ hack/e2e_tests/b.yaml [case hack/e2e_tests/b.yaml]",
+            "HTTPRoute/default/c @ internal/testutils/c.yaml [the workspace]",
+            "HTTPRoute/default/d @ releases/latest/d.yaml [the workspace]",
+        ]
+    );
+}
+
+#[test]
+fn worlds_name_folders_and_files_and_a_glob_matching_nothing_is_reported() {
+    let got = instances(
+        &[("cases/one.yaml", ROUTE), ("cases/two.yaml", CLASS), ("examples/a/x.yaml", CLASS)],
+        "worlds: [\"cases/*.yaml\", \"examples/*\", \"nowhere/*\"]\ncaseFolders: []\n",
+    );
+    assert_eq!(
+        got,
+        [
+            "GatewayClass/eg @ cases/two.yaml [world cases/two.yaml]",
+            "GatewayClass/eg @ examples/a/x.yaml [world examples/a]",
+            "HTTPRoute/written/web @ cases/one.yaml [world cases/one.yaml]",
+        ]
+    );
+    let mut ws = Workspace::new();
+    ws.set_config(Some(".policylens.yaml"), "worlds: [\"cases/*.yaml\", \"nowhere/*\"]\n");
+    ws.set_file("cases/one.yaml", ROUTE);
+    let snap = ws.snapshot();
+    let d: Vec<String> = snap.diagnostics_for(".policylens.yaml").iter().map(|d| d.message.clone()).collect();
+    assert_eq!(d, ["`nowhere/*` matches no file or folder"]);
+}
