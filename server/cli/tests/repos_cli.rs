@@ -458,3 +458,66 @@ fn a_config_context_outside_its_workspace_is_not_read() {
     assert_eq!((code, findings(&out)), (0, vec![]));
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+/// `check` on a GitOps fixture repository: its findings and exit code.
+fn gitops_findings(repo: &str) -> (i32, Vec<String>) {
+    let (code, out, err) = run(&["check", "--format", "json", repo]);
+    assert!(code == 0 || code == 1, "{err}");
+    (code, findings(&out))
+}
+
+#[test]
+fn flux_repository_as_its_kustomizations_apply_it() {
+    // fixtures/repos/README.md says what this repository must finally report; until Flux
+    // Kustomizations are read as units (targetNamespace, postBuild substitution, what is
+    // applied) and app-template values rendered, the Gateways without `metadata.namespace`
+    // are read into `default` and every route's parentRef misses them.
+    let (code, got) = gitops_findings("fixtures/repos/flux");
+    assert_eq!(code, 1);
+    let p = "fixtures/repos/flux/kubernetes/apps";
+    assert_eq!(
+        got,
+        [
+            format!("{p}/home-automation/home-assistant/app/httproute-legacy.yaml:11:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
+            format!("{p}/home-automation/home-assistant/app/httproute-legacy.yaml:16:17 warning[backend-not-found] Service/default/home-assistant does not exist"),
+            format!("{p}/home-automation/home-assistant/app/httproute.yaml:9:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
+            format!("{p}/home-automation/home-assistant/app/httproute.yaml:14:17 warning[backend-not-found] Service/default/home-assistant does not exist"),
+            format!("{p}/home-automation/zigbee/app/backendtrafficpolicy.yaml:12:13 error[target-not-found] HTTPRoute/default/zigbee does not exist"),
+            format!("{p}/media/jellyfin/app/httproute.yaml:9:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
+            format!("{p}/network/echo/app/httproute.yaml:9:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
+            format!("{p}/network/envoy-gateway/app/envoy.yaml:83:9 information[affects-nothing] `BackendTrafficPolicy.gateway.envoyproxy.io/default/envoy` is accepted but affects nothing yet: there is no HTTPRoute or GRPCRoute or TCPRoute or UDPRoute or TLSRoute below its targets"),
+            format!("{p}/network/envoy-gateway/app/envoy.yaml:121:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
+            format!("{p}/network/envoy-gateway/app/envoy.yaml:124:13 error[parent-not-found] Gateway/network/envoy-internal does not exist"),
+            format!("{p}/observability/grafana/app/httproute.yaml:9:13 error[parent-not-found] Gateway/network/envoy-internal does not exist"),
+            format!("{p}/observability/grafana/app/httproute.yaml:14:17 warning[backend-not-found] Service/default/grafana-service does not exist"),
+            "fixtures/repos/flux/scratch/debug-route.yaml:9:13 error[parent-not-found] Gateway/network/envoy-internal does not exist".to_owned(),
+            "fixtures/repos/flux/scratch/debug-route.yaml:13:17 warning[backend-not-found] Service/network/echo does not exist".to_owned(),
+        ]
+    );
+}
+
+#[test]
+fn argocd_repository_as_its_applications_apply_it() {
+    // fixtures/repos/README.md says what this repository must finally report; until Argo CD
+    // Applications are read as units, the Gateway is read into `default` and every route's
+    // parentRef misses it.
+    let (code, got) = gitops_findings("fixtures/repos/argocd");
+    assert_eq!(code, 1);
+    let p = "fixtures/repos/argocd";
+    assert_eq!(
+        got,
+        [
+            format!("{p}/apps/shop/base/route.yaml:9:13 error[parent-not-found] Gateway/gateway/edge does not exist"),
+            format!(
+                "{p}/platform/experimental/route.yaml:8:13 error[parent-not-found] Gateway/gateway/edge does not exist"
+            ),
+            format!(
+                "{p}/platform/experimental/route.yaml:12:17 warning[backend-not-found] Service/default/playground does not exist"
+            ),
+            format!(
+                "{p}/platform/gateway/policies.yaml:10:13 information[affects-nothing] `BackendTrafficPolicy.gateway.envoyproxy.io/default/edge-defaults` is accepted but affects nothing yet: there is no HTTPRoute or GRPCRoute or TCPRoute or UDPRoute or TLSRoute below its targets"
+            ),
+            format!("{p}/tenants/base/route.yaml:7:13 error[parent-not-found] Gateway/gateway/edge does not exist"),
+        ]
+    );
+}
