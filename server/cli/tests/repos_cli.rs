@@ -468,30 +468,75 @@ fn gitops_findings(repo: &str) -> (i32, Vec<String>) {
 
 #[test]
 fn flux_repository_as_its_kustomizations_apply_it() {
-    // fixtures/repos/README.md says what this repository must finally report; until Flux
-    // Kustomizations are read as units (targetNamespace, postBuild substitution, what is
-    // applied) and app-template values rendered, the Gateways without `metadata.namespace`
-    // are read into `default` and every route's parentRef misses them.
+    // fixtures/repos/README.md says what this repository must finally report. Flux
+    // Kustomizations are read as units: the Gateways are in `network` (targetNamespace), each
+    // app's objects in its namespace with its `${APP}` (three SecurityPolicies from one
+    // component), `${CLUSTER_DOMAIN}` from the ConfigMap, the encrypted Secret's variable left
+    // as written; the two files nothing applies are said once each. The Gateway's defaults are
+    // replaced whole on home-assistant's route (no `mergeType`), and only the timeout on
+    // jellyfin's (which merges). Left to app-template rendering: Service `home-assistant` and
+    // HTTPRoute `zigbee`; to the open world: the Grafana operator's `grafana-service`.
     let (code, got) = gitops_findings("fixtures/repos/flux");
     assert_eq!(code, 1);
-    let p = "fixtures/repos/flux/kubernetes/apps";
+    let p = "fixtures/repos/flux/kubernetes";
+    let not_applied = |key: &str| {
+        format!(
+            "no Flux Kustomization or Argo CD Application of this repository applies this file, so `{key}` is in no cluster it manages; the file is analysed alone and nothing else is reported on it"
+        )
+    };
     assert_eq!(
         got,
         [
-            format!("{p}/home-automation/home-assistant/app/httproute-legacy.yaml:11:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
-            format!("{p}/home-automation/home-assistant/app/httproute-legacy.yaml:16:17 warning[backend-not-found] Service/default/home-assistant does not exist"),
-            format!("{p}/home-automation/home-assistant/app/httproute.yaml:9:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
-            format!("{p}/home-automation/home-assistant/app/httproute.yaml:14:17 warning[backend-not-found] Service/default/home-assistant does not exist"),
-            format!("{p}/home-automation/zigbee/app/backendtrafficpolicy.yaml:12:13 error[target-not-found] HTTPRoute/default/zigbee does not exist"),
-            format!("{p}/media/jellyfin/app/httproute.yaml:9:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
-            format!("{p}/network/echo/app/httproute.yaml:9:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
-            format!("{p}/network/envoy-gateway/app/envoy.yaml:83:9 information[affects-nothing] `BackendTrafficPolicy.gateway.envoyproxy.io/default/envoy` is accepted but affects nothing yet: there is no HTTPRoute or GRPCRoute or TCPRoute or UDPRoute or TLSRoute below its targets"),
-            format!("{p}/network/envoy-gateway/app/envoy.yaml:121:13 error[parent-not-found] Gateway/network/envoy-external does not exist"),
-            format!("{p}/network/envoy-gateway/app/envoy.yaml:124:13 error[parent-not-found] Gateway/network/envoy-internal does not exist"),
-            format!("{p}/observability/grafana/app/httproute.yaml:9:13 error[parent-not-found] Gateway/network/envoy-internal does not exist"),
-            format!("{p}/observability/grafana/app/httproute.yaml:14:17 warning[backend-not-found] Service/default/grafana-service does not exist"),
-            "fixtures/repos/flux/scratch/debug-route.yaml:9:13 error[parent-not-found] Gateway/network/envoy-internal does not exist".to_owned(),
-            "fixtures/repos/flux/scratch/debug-route.yaml:13:17 warning[backend-not-found] Service/network/echo does not exist".to_owned(),
+            format!(
+                "{p}/apps/home-automation/home-assistant/app/httproute-legacy.yaml:4:7 information[not-applied] {}",
+                not_applied("HTTPRoute/default/home-assistant-legacy")
+            ),
+            format!(
+                "{p}/apps/home-automation/home-assistant/app/httproute.yaml:14:17 warning[backend-not-found] Service/home-automation/home-assistant does not exist"
+            ),
+            format!(
+                "{p}/apps/home-automation/zigbee/app/backendtrafficpolicy.yaml:12:13 error[target-not-found] HTTPRoute/home-automation/zigbee does not exist"
+            ),
+            format!(
+                "{p}/apps/network/envoy-gateway/app/envoy.yaml:83:9 information[partially-overridden] `BackendTrafficPolicy.gateway.envoyproxy.io/network/envoy` is superseded in part by `BackendTrafficPolicy.gateway.envoyproxy.io/home-automation/home-assistant`, `BackendTrafficPolicy.gateway.envoyproxy.io/media/jellyfin`: on `HTTPRoute/home-automation/home-assistant`, its whole spec; on `HTTPRoute/media/jellyfin`, `timeout.http.requestTimeout`; it is still in effect on 4 of the 5 effective targets it reaches"
+            ),
+            format!(
+                "{p}/apps/observability/grafana/app/httproute.yaml:14:17 warning[backend-not-found] Service/observability/grafana-service does not exist"
+            ),
+            format!(
+                "{p}/components/oidc/securitypolicy.yaml:9:13 error[target-not-found] HTTPRoute/home-automation/zigbee does not exist"
+            ),
+            format!(
+                "fixtures/repos/flux/scratch/debug-route.yaml:3:7 information[not-applied] {}",
+                not_applied("HTTPRoute/network/debug")
+            ),
+        ]
+    );
+    // Every surface names the objects by the namespace Flux puts them in, and each
+    // Kustomization's instance of the shared component is its own policy.
+    let (code, out, err) =
+        run(&["explain", "fixtures/repos/flux", "--target", "HTTPRoute/home-automation/home-assistant"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("clientID: home-assistant "), "{out}");
+    assert!(out.contains("redirectURL: \"https://home-assistant.home.example.net/oauth2/callback\""), "{out}");
+    assert!(out.contains("issuer: \"https://${SECRET_AUTH_DOMAIN}\""), "{out}");
+    assert!(out.contains("network/envoy: overridden by home-automation/home-assistant"), "{out}");
+    let (_, out, _) = run(&["status", "--format", "json", "fixtures/repos/flux"]);
+    let v: Value = serde_json::from_str(&out).expect("status json");
+    let mut names: Vec<String> = v["policies"]
+        .as_array()
+        .expect("policies")
+        .iter()
+        .filter_map(|p| p["policy"].as_str().map(str::to_owned))
+        .filter(|p| p.starts_with("SecurityPolicy"))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "SecurityPolicy.gateway.envoyproxy.io/home-automation/home-assistant-oidc",
+            "SecurityPolicy.gateway.envoyproxy.io/home-automation/zigbee-oidc",
+            "SecurityPolicy.gateway.envoyproxy.io/media/jellyfin-oidc",
         ]
     );
 }

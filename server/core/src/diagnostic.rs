@@ -74,6 +74,7 @@ codes! {
     StatusDisagrees = "status-disagrees", Warning;
     StaleStatus = "stale-status", Information;
     TooManyProblems = "too-many-problems", Warning;
+    NotApplied = "not-applied", Information;
 }
 
 impl Code {
@@ -114,6 +115,9 @@ impl Code {
             Code::StatusDisagrees => "The controller's reported Accepted differs from the computed one (--cluster).",
             Code::StaleStatus => "The controller's reported status predates the policy's last spec change (--cluster).",
             Code::TooManyProblems => "A file has more problems than are listed; this one counts the rest.",
+            Code::NotApplied => {
+                "No Flux Kustomization or Argo CD Application of the GitOps repository applies the file."
+            }
         }
     }
 }

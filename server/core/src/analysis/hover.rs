@@ -58,6 +58,7 @@ pub(super) fn declaration(world: &Linked, effective: &EffectiveIndex, file: &str
         target::hover(world, effective, t)
     };
     markdown.push_str(&instances(world, t.obj));
+    markdown.push_str(&applied(world, t.obj));
     let target = t.node(world).map(|n| world.topology.node_key(world, n).to_string());
     Some(Hover { span, markdown, target })
 }
@@ -117,6 +118,17 @@ fn is_external(world: &Linked, written: &str) -> bool {
         };
         written == name || written.starts_with(&format!("{name} "))
     })
+}
+
+/// What applies the object in a GitOps repository (docs/semantics.md §4.7).
+fn applied(world: &Linked, id: crate::world::ObjId) -> String {
+    match world.applier(id) {
+        Some(a) => format!("\n\nApplied by {a}."),
+        None if world.units.not_applied(&world.file_of(id).path) => {
+            "\n\nApplied by no Flux Kustomization or Argo CD Application of this repository: analysed alone.".to_owned()
+        }
+        None => String::new(),
+    }
 }
 
 /// For an identity defined more than once, where each definition is.

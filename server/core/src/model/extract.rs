@@ -78,8 +78,16 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
         span: root.span,
         doc,
         templated: false,
+        substitutable: !opts_out_of_substitution(meta),
         body,
     })
+}
+
+/// `kustomize.toolkit.fluxcd.io/substitute: disabled` as an annotation or a label.
+fn opts_out_of_substitution(meta: &Node) -> bool {
+    ["annotations", "labels"]
+        .iter()
+        .any(|k| meta.at(&[k, super::gitops::SUBSTITUTE_KEY]).and_then(Node::as_str) == Some("disabled"))
 }
 
 /// Istio leaves a policy carrying this annotation (set to `"true"`) to other controllers
@@ -107,8 +115,12 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
         // (`topology::generated`); its rules name AIServiceBackends, not Services.
         (AI_GATEWAY_GROUP, "AIGatewayRoute") => Body::Route(Box::new(route::generating_route(spec()))),
         ("", "Namespace") => Body::Namespace,
-        // ARCHITECTURE.md invariant 6: nothing below a Secret's metadata is read.
-        ("", "Secret") => Body::Other(Box::default()),
+        // ARCHITECTURE.md invariant 6: nothing below a Secret's metadata is read but the
+        // variables a Flux Kustomization may substitute from it (`model/gitops.rs`).
+        ("", "Secret") => {
+            let gitops = super::gitops::read(root, group, kind).map(Box::new);
+            Body::Other(Box::new(Other { gitops, ..Other::default() }))
+        }
         (GATEWAY_GROUP, "ReferenceGrant") => Body::ReferenceGrant(Box::new(core_kinds::reference_grant(spec()))),
         (CRD_GROUP, "CustomResourceDefinition") => Body::Crd(Box::new(core_kinds::crd(spec(), labels))),
         _ => {
@@ -133,7 +145,8 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
                 }
                 _ => Box::default(),
             };
-            Body::Other(Box::new(Other { policy, reported, server, delegate_options }))
+            let gitops = super::gitops::read(root, group, kind).map(Box::new);
+            Body::Other(Box::new(Other { policy, reported, server, delegate_options, gitops }))
         }
     }
 }

@@ -2,11 +2,13 @@
 //! each field with the span that diagnostics point at. Secrets are never read beyond metadata.
 
 mod extract;
+pub mod gitops;
 mod kustomize;
 mod labels;
 mod moved;
 mod placeholder;
 mod refs;
+mod substitute;
 #[cfg(test)]
 mod tests;
 mod time;
@@ -17,6 +19,7 @@ pub use kustomize::{Kustomization, is_kustomization_file, is_remote};
 pub use labels::{LabelExpr, LabelSelector};
 pub use placeholder::{is_placeholder, normalize_placeholder};
 pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, is_core_kind, normalize_group, str_of};
+pub use substitute::Variables;
 pub use time::Timestamp;
 pub use type_meta::TypeMeta;
 
@@ -45,6 +48,10 @@ pub struct Object {
     /// The name or namespace is a placeholder (docs/semantics.md §4.10: a template action,
     /// an envsubst variable, ...), held as written: it matches only the same placeholder.
     pub templated: bool,
+    /// The document holds `${` and does not opt out of Flux's substitution
+    /// (`kustomize.toolkit.fluxcd.io/substitute: disabled`): a Flux Kustomization with
+    /// variables gives its instance substituted values (`Object::substituted`).
+    pub substitutable: bool,
     pub body: Body,
 }
 
@@ -357,6 +364,9 @@ pub struct Other {
     /// A Gloo Edge VirtualService's `spec.virtualHost.optionsConfigRefs.delegateOptions[]`
     /// (`name`, `namespace`): the VirtualHostOptions merged into its virtual host.
     pub delegate_options: Box<[ExtensionRef]>,
+    /// What a Flux Kustomization, an Argo CD Application or a variables' ConfigMap says about
+    /// what is applied (docs/semantics.md §4.7).
+    pub gitops: Option<Box<gitops::GitOps>>,
 }
 
 /// `metadata` fields only the API server writes.

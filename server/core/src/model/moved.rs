@@ -6,6 +6,7 @@
 //! Every struct is taken apart field by field (no `..`), so that a span field added later does
 //! not compile until it is moved too.
 
+use super::gitops::{ArgoApp, ArgoSource, FluxKustomization, GitOps};
 use super::{
     AllowedRoutes, Body, FromNamespaces, Gateway, Listener, ListenerSet, Object, Other, PolicyFields, RefFields,
     RefList, Route, Rule, SelectorList, Service, ServicePort, Spanned, TargetSelector,
@@ -32,6 +33,7 @@ impl Object {
             span,
             doc,
             templated: _,
+            substitutable: _,
             body,
         } = &mut o;
         *kind_span = kind_span.shifted(by);
@@ -63,9 +65,12 @@ impl Object {
                 ports.shift(by);
             }
             Body::Other(other) => {
-                let Other { policy, reported: _, server: _, delegate_options } = &mut **other;
+                let Other { policy, reported: _, server: _, delegate_options, gitops } = &mut **other;
                 policy.shift(by);
                 delegate_options.shift(by);
+                if let Some(g) = gitops {
+                    g.shift(by);
+                }
             }
         }
         o
@@ -201,5 +206,43 @@ impl Shift for TargetSelector {
         kind.shift(by);
         namespaces.shift(by);
         *span = span.shifted(by);
+    }
+}
+
+impl Shift for GitOps {
+    fn shift(&mut self, by: i64) {
+        match self {
+            GitOps::Flux(FluxKustomization {
+                path,
+                source_kind: _,
+                source_name: _,
+                target_namespace,
+                name_prefix: _,
+                name_suffix: _,
+                components,
+                post_build: _,
+                child_patches: _,
+            }) => {
+                path.shift(by);
+                target_namespace.shift(by);
+                components.shift(by);
+            }
+            GitOps::Argo(ArgoApp { sources, namespace: _, generators: _, is_set: _, go_template: _ }) => {
+                for ArgoSource {
+                    repo_url: _,
+                    path,
+                    chart: _,
+                    recurse: _,
+                    include: _,
+                    exclude: _,
+                    kustomize_namespace: _,
+                } in sources
+                {
+                    path.shift(by);
+                }
+            }
+            GitOps::Vars(_) => {}
+            GitOps::Sync(path) => path.shift(by),
+        }
     }
 }

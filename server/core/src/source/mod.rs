@@ -182,6 +182,7 @@ impl SourceFile {
                 o.show_written(text);
             }
             o.mark_placeholders();
+            o.substitutable &= text.get(o.span.start as usize..o.span.end as usize).is_some_and(|t| t.contains("${"));
         }
         let content_hashes =
             objects.iter().map(|o| fold32(hash(&text[o.span.start as usize..o.span.end as usize]))).collect();

@@ -15,7 +15,7 @@ use key_index::KeyIndex;
 use crate::catalog::{Catalog, Config, PolicyKind, build_catalog};
 use crate::model::{Body, CrdScope, GroupKind, Object, ObjectKey, Str};
 use crate::source::{Origin, SourceFile};
-use units::{Transform, Unit, Units};
+use units::{Applier, Transform, Unit, Units};
 
 /// An object's index in [`World`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -123,6 +123,11 @@ pub struct WorldCore {
     /// Objects applied by a root kustomization: its path (two instances of one identity it
     /// applies make `kustomize build` fail).
     applied_by: HashMap<ObjId, Arc<str>>,
+    /// Objects a Flux Kustomization or an Argo CD Application applies: which one.
+    appliers: HashMap<ObjId, Arc<Applier>>,
+    /// Instances whose Flux Kustomization substitutes variables in them: the object as
+    /// substituted (positions are the file's).
+    substituted: HashMap<ObjId, Object>,
     /// Identities a kustomize patch changes, per unit: what the patch adds (a rule, a port)
     /// is not read, so their sections are trusted rather than reported missing.
     patched: HashSet<(u32, GroupKind, Option<Str>, Str)>,
@@ -210,7 +215,7 @@ impl World {
                     let t = m.transform.as_deref();
                     let ns = (!cluster_scoped.contains(&gk))
                         .then(|| Str::from(instance_namespace(o, t).unwrap_or(&default_namespace)));
-                    let name = t.and_then(|t| t.name(&o.name.value)).unwrap_or_else(|| o.name.value.clone());
+                    let name = t.and_then(|t| t.name(o)).unwrap_or_else(|| o.name.value.clone());
                     patched.insert((m.unit, gk, ns, name));
                 }
             }
@@ -247,11 +252,27 @@ impl World {
                 .collect();
             kept_inst.iter().enumerate().filter_map(|(id, k)| winners.get(k).map(|&r| (ObjId(id as u32), r))).collect()
         };
-        let obj = |&(fi, oi): &(u32, u32)| &files[fi as usize].objects[oi as usize];
+        // The instances a Flux Kustomization's variables change (docs/semantics.md §4.7).
+        let mut substituted: HashMap<ObjId, Object> = HashMap::new();
+        for (i, t) in transforms.iter().enumerate() {
+            if let Some(vars) = t.as_ref().and_then(|t| t.vars.as_deref()) {
+                let (fi, oi) = locs[i];
+                if let Some(o) = files[fi as usize].objects[oi as usize].substituted(vars) {
+                    substituted.insert(ObjId(i as u32), o);
+                }
+            }
+        }
+        let obj = |i: usize| -> &Object {
+            let (fi, oi) = locs[i];
+            match substituted.get(&ObjId(i as u32)) {
+                Some(o) => o,
+                None => &files[fi as usize].objects[oi as usize],
+            }
+        };
 
         let catalog = match &outer {
             Some(o) => o.world.catalog.clone(),
-            None => build_catalog(config, locs.iter().map(obj)),
+            None => build_catalog(config, (0..locs.len()).map(obj)),
         };
         let mut files_by_namespace: HashMap<Arc<str>, Vec<u32>> = HashMap::new();
         let mut namespaces: Vec<u32> = Vec::with_capacity(locs.len());
@@ -268,9 +289,10 @@ impl World {
         let mut cluster_files = Vec::new();
         let mut renamed = HashMap::new();
         let mut applied_by = HashMap::new();
+        let mut appliers = HashMap::new();
         for (i, l) in locs.iter().enumerate() {
             let id = ObjId(i as u32);
-            let o = obj(l);
+            let o = obj(i);
             let gk = o.group_kind();
             let transform = transforms.get(i).and_then(Option::as_deref);
             // One `Arc` per namespace, shared by its objects (not one allocation per object).
@@ -287,11 +309,14 @@ impl World {
                 })
             };
             if let Some(t) = transform {
-                if let Some(name) = t.name(&o.name.value) {
+                if let Some(name) = t.name(o) {
                     renamed.insert(id, name);
                 }
                 if let Some(k) = &t.kustomization {
                     applied_by.insert(id, k.clone());
+                }
+                if let Some(a) = &t.applied_by {
+                    appliers.insert(id, a.clone());
                 }
             }
             let name: &str = renamed.get(&id).map_or(o.name.value.as_str(), |n| n.as_str());
@@ -376,6 +401,8 @@ impl World {
             obj_units,
             renamed,
             applied_by,
+            appliers,
+            substituted,
             patched,
             externals: config
                 .external
@@ -431,6 +458,11 @@ impl World {
     }
 
     pub fn object(&self, id: ObjId) -> &Object {
+        if !self.substituted.is_empty()
+            && let Some(o) = self.substituted.get(&id)
+        {
+            return o;
+        }
         let (fi, oi) = self.locs[id.0 as usize];
         &self.files[fi as usize].objects[oi as usize]
     }
@@ -593,8 +625,7 @@ impl World {
     /// Whether a reference in `from` may resolve to `to` without leaving its unit: `to` is in
     /// the same unit or in the workspace every unit sees.
     pub fn sees(&self, from: ObjId, to: ObjId) -> bool {
-        let b = self.unit_of(to);
-        b == 0 || b == self.unit_of(from)
+        self.units.sees(self.unit_of(from), self.unit_of(to))
     }
 
     /// The unit of an object's instance (docs/semantics.md §4.7); 0: the workspace.
@@ -621,6 +652,11 @@ impl World {
         let o = self.object(id);
         let key = (self.unit_of(id), o.group_kind(), self.namespace_of(id).map(Str::from), Str::from(self.name_of(id)));
         self.patched.contains(&key)
+    }
+
+    /// The Flux Kustomization or Argo CD Application that applies the object, if any.
+    pub fn applier(&self, id: ObjId) -> Option<&Applier> {
+        self.appliers.get(&id).map(|a| &**a)
     }
 
     /// The root kustomization that applies the object, if any.
@@ -911,7 +947,7 @@ fn replaced_by_better_origin(
     type Identity = (u32, GroupKind, Option<Str>, Str);
     let name = |inst: &Instance| -> Str {
         let o = &files[inst.fi as usize].objects[inst.oi as usize];
-        inst.transform.as_deref().and_then(|t| t.name(&o.name.value)).unwrap_or_else(|| o.name.value.clone())
+        inst.transform.as_deref().and_then(|t| t.name(o)).unwrap_or_else(|| o.name.value.clone())
     };
     let identity = |inst: &Instance| -> Option<Identity> {
         let o = &files[inst.fi as usize].objects[inst.oi as usize];

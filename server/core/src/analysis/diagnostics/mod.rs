@@ -1,6 +1,7 @@
 //! Diagnostics (docs/semantics.md §6): stable codes, exact ranges, messages that name the objects
 //! involved and say what would fix it.
 
+mod applied;
 mod backends;
 mod duplicates;
 mod policies;
@@ -138,6 +139,7 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     policies::check(world, &mut out);
     duplicates::check(world, None, duplicates_on(config), &mut out);
     status::check(snapshot.effective(), world, &mut out);
+    applied::check(world, &mut out);
     for &i in &world.units.unmatched_worlds {
         if let (Some(path), Some(glob), Some(span)) =
             (&config.path, config.config.worlds.get(i), config.config.worlds_spans.get(i))
@@ -182,6 +184,7 @@ pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[B
     backends::check(&world, &mut refs);
     policies::check(&world, &mut refs);
     duplicates::check(&world, Some(path), duplicates_on(snapshot.config()), &mut refs);
+    applied::check(&world, &mut refs);
     let mut seen = std::collections::HashSet::new();
     refs.retain(|d| seen.insert((d.span, d.code, d.message.clone())));
     out.extend(refs.into_iter().filter(|d| *d.file == *path));

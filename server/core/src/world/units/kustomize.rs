@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::{Transform, join, parent};
-use crate::model::{Kustomization, is_remote};
+use crate::model::{Kustomization, is_kustomization_file, is_remote};
 use crate::source::{Origin, SourceFile};
 
 /// The kustomizations of a workspace and what each root applies.
@@ -14,6 +14,8 @@ pub(super) struct Kustomize<'a> {
     by_dir: HashMap<String, usize>,
     by_rel: &'a HashMap<&'a str, usize>,
     rel: &'a [String],
+    /// File indexes by relative path, sorted: the files below a folder are a run.
+    sorted: Vec<usize>,
 }
 
 impl<'a> Kustomize<'a> {
@@ -28,7 +30,9 @@ impl<'a> Kustomize<'a> {
             .filter(|(_, f)| f.kustomization.is_some() && f.origin == Origin::Workspace)
             .map(|(i, _)| (parent(&rel[i]).to_owned(), i))
             .collect();
-        Kustomize { files, by_dir, by_rel, rel }
+        let mut sorted: Vec<usize> = (0..files.len()).collect();
+        sorted.sort_by(|&a, &b| rel[a].cmp(&rel[b]));
+        Kustomize { files, by_dir, by_rel, rel, sorted }
     }
 
     fn kustomization(&self, fi: usize) -> Option<&Kustomization> {
@@ -131,7 +135,7 @@ impl<'a> Kustomize<'a> {
             default_namespace: None,
             name_prefix: format!("{}{}", outer.name_prefix, kz.name_prefix.as_deref().unwrap_or("")).into(),
             name_suffix: format!("{}{}", kz.name_suffix.as_deref().unwrap_or(""), outer.name_suffix).into(),
-            kustomization: outer.kustomization.clone(),
+            ..outer.clone()
         };
         let shared = Arc::new(t.clone());
         let dir = parent(&self.rel[k]).to_owned();
@@ -152,5 +156,52 @@ impl<'a> Kustomize<'a> {
             }
         }
         stack.pop();
+    }
+
+    /// What a Flux Kustomization of `dir` applies with `outer`: the kustomization file there,
+    /// else every manifest below it as kustomize-controller generates one (fluxcd/pkg
+    /// `kustomize/kustomize_generator.go` `scanManifests`: a sub-folder holding a kustomization
+    /// file is that kustomization, not descended into).
+    pub(super) fn apply_dir(&self, dir: &str, outer: &Arc<Transform>, out: &mut Vec<(usize, Arc<Transform>, bool)>) {
+        if let Some(&k) = self.by_dir.get(dir) {
+            self.collect(k, outer, &mut Vec::new(), out);
+            return;
+        }
+        let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+        let start = self.sorted.partition_point(|&i| self.rel[i].as_str() < prefix.as_str());
+        let mut nested: HashSet<&str> = HashSet::new();
+        for &fi in &self.sorted[start..] {
+            let r = self.rel[fi].as_str();
+            if !r.starts_with(&prefix) {
+                break;
+            }
+            if self.files[fi].origin != Origin::Workspace || is_kustomization_file(r) {
+                continue;
+            }
+            let inner = r[prefix.len()..]
+                .match_indices('/')
+                .map(|(i, _)| &r[..prefix.len() + i])
+                .find(|d| self.by_dir.contains_key(*d));
+            match inner {
+                Some(d) => {
+                    if nested.insert(d) {
+                        self.collect(self.by_dir[d], outer, &mut Vec::new(), out);
+                    }
+                }
+                None => out.push((fi, outer.clone(), false)),
+            }
+        }
+    }
+
+    /// What a kustomize Component at `dir` adds to a Flux Kustomization (`spec.components`).
+    pub(super) fn apply_component(
+        &self,
+        dir: &str,
+        outer: &Arc<Transform>,
+        out: &mut Vec<(usize, Arc<Transform>, bool)>,
+    ) {
+        if let Some(&k) = self.by_dir.get(dir) {
+            self.collect(k, outer, &mut Vec::new(), out);
+        }
     }
 }

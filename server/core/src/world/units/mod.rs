@@ -14,10 +14,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::catalog::Config;
-use crate::model::{GroupKind, Str};
+use crate::model::{GroupKind, Object, Str, Variables};
 use crate::source::{Origin, SourceFile};
 
 mod cases;
+mod flux;
 mod kustomize;
 mod worlds;
 
@@ -55,6 +56,12 @@ pub enum UnitKind {
     Chart,
     /// A folder or file the config's `worlds` names.
     World,
+    /// One of several clusters a GitOps repository's bootstraps apply (named by the folder
+    /// each syncs).
+    Cluster,
+    /// A file no Flux Kustomization or Argo CD Application of a GitOps repository applies:
+    /// analysed alone, seeing nothing else and seen by nothing (docs/semantics.md §4.7).
+    NotApplied,
 }
 
 impl std::fmt::Display for Unit {
@@ -65,6 +72,8 @@ impl std::fmt::Display for Unit {
             UnitKind::Kustomization => "kustomization",
             UnitKind::Chart => "chart",
             UnitKind::World => "world",
+            UnitKind::Cluster => "cluster",
+            UnitKind::NotApplied => "file applied by nothing,",
         };
         write!(f, "{what} {}", self.name)
     }
@@ -82,13 +91,55 @@ pub struct Transform {
     /// The root kustomization that applies the file: two instances of one identity that it
     /// applies make `kustomize build` fail.
     pub kustomization: Option<Arc<str>>,
+    /// The post-build variables of the Flux Kustomization that applies the file.
+    pub vars: Option<Arc<Variables>>,
+    /// The Flux Kustomization or Argo CD Application that applies the file.
+    pub applied_by: Option<Arc<Applier>>,
 }
 
 impl Transform {
-    /// The name an object written as `name` gets.
-    pub fn name(&self, name: &str) -> Option<Str> {
+    /// The name `o` gets, when the transform renames it. kustomize's namespace transformer
+    /// names every Namespace object after the namespace it sets (the common `namespace.yaml`
+    /// with `name: _`), and never affixes a Namespace's name (`kubectl kustomize`, v5.5).
+    pub fn name(&self, o: &Object) -> Option<Str> {
+        let name = &o.name.value;
+        if o.kind() == "Namespace" && o.group().is_empty() {
+            return self.namespace.clone().filter(|n| n != name);
+        }
         (!self.name_prefix.is_empty() || !self.name_suffix.is_empty())
             .then(|| format!("{}{name}{}", self.name_prefix, self.name_suffix).into())
+    }
+}
+
+/// What applies a file in a GitOps repository, for hover and explain.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Applier {
+    pub kind: ApplierKind,
+    /// `namespace/name` of the object.
+    pub name: Str,
+    /// The file that defines it, relative to the workspace root.
+    pub file: Arc<str>,
+    /// The namespace it sets on what it applies (`targetNamespace`, `destination.namespace`).
+    pub namespace: Option<Str>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ApplierKind {
+    FluxKustomization,
+    ArgoApplication,
+}
+
+impl std::fmt::Display for Applier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (what, ns) = match self.kind {
+            ApplierKind::FluxKustomization => ("Flux Kustomization", "targetNamespace"),
+            ApplierKind::ArgoApplication => ("Argo CD Application", "destination namespace"),
+        };
+        write!(f, "the {what} `{}` ({})", self.name, self.file)?;
+        if let Some(n) = &self.namespace {
+            write!(f, " with {ns} `{n}`")?;
+        }
+        Ok(())
     }
 }
 
@@ -118,6 +169,8 @@ pub struct Units {
     /// Files inside a folder of cases (whatever their unit: a shared `base/` too), with the
     /// outermost case folder holding them.
     in_case_folders: HashMap<Arc<str>, Arc<str>>,
+    /// Some unit is [`UnitKind::NotApplied`].
+    isolated: bool,
 }
 
 impl Default for Units {
@@ -127,6 +180,7 @@ impl Default for Units {
             by_file: HashMap::new(),
             unmatched_worlds: Vec::new(),
             in_case_folders: HashMap::new(),
+            isolated: false,
         }
     }
 }
@@ -151,6 +205,17 @@ impl Units {
         &self.list[(i as usize).min(self.list.len() - 1)]
     }
 
+    /// Whether objects of unit `from` may see those of unit `to`: its own, and the workspace's
+    /// unless it is applied by nothing.
+    pub fn sees(&self, from: u32, to: u32) -> bool {
+        to == from || (to == 0 && !(self.isolated && self.unit(from).kind == UnitKind::NotApplied))
+    }
+
+    /// Whether a file of a GitOps repository is applied by nothing.
+    pub fn not_applied(&self, path: &str) -> bool {
+        self.isolated && self.of(path).iter().any(|m| self.unit(m.unit).kind == UnitKind::NotApplied)
+    }
+
     /// Whether every file is one untransformed instance in unit 0 (most GitOps repositories).
     pub fn is_trivial(&self) -> bool {
         self.by_file.is_empty()
@@ -172,9 +237,15 @@ impl Units {
         let mut matched_worlds = vec![false; config.worlds.len()];
         let cases = CaseFolders::new(config);
 
-        // Kustomizations first: they say exactly what they apply.
+        // Kustomizations first: they say exactly what they apply. In a GitOps repository, what
+        // its Flux Kustomizations apply; a kustomization they do not reach is applied by nothing
+        // (unless it lies in a folder of cases).
         let kustomize = Kustomize::read(files, &rel, &by_rel);
+        let gitops = flux::apply(&mut b, &kustomize).found;
         for (root, group) in kustomize.roots() {
+            if gitops && (b.claimed[root] || cases.folder_of(parent(&rel[root])).is_none()) {
+                continue;
+            }
             let root_dir = parent(&rel[root]).to_owned();
             let unit = match worlds.world_of(&world_rel[root], &mut matched_worlds) {
                 Some(w) => b.unit(UnitKind::World, &w),
@@ -187,6 +258,26 @@ impl Units {
         }
 
         // Charts: the templates of the innermost chart around them.
+        // What a GitOps repository's controllers do not apply, outside folders of cases and
+        // charts: each file alone.
+        if gitops {
+            let chart_dirs = charts_of(&rel);
+            for fi in 0..files.len() {
+                let r = &rel[fi];
+                if b.claimed[fi]
+                    || files[fi].origin != Origin::Workspace
+                    || files[fi].objects.is_empty()
+                    || cases.folder_of(parent(r)).is_some()
+                    || chart_root(r, &chart_dirs).is_some()
+                {
+                    continue;
+                }
+                let unit = b.unit(UnitKind::NotApplied, r);
+                b.add(fi, Membership { unit, transform: None, patch: false });
+                b.units.isolated = true;
+            }
+        }
+
         let charts: HashSet<&str> =
             rel.iter().filter(|r| r.rsplit('/').next() == Some("Chart.yaml")).map(|r| parent(r)).collect();
         let mut chart_of: Vec<Option<String>> = vec![None; files.len()];
@@ -260,6 +351,11 @@ impl Builder<'_> {
 /// The directory of a relative path (`""` at the root).
 fn parent(p: &str) -> &str {
     p.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The folders holding a `Chart.yaml`.
+fn charts_of(rel: &[String]) -> HashSet<&str> {
+    rel.iter().filter(|r| r.rsplit('/').next() == Some("Chart.yaml")).map(|r| parent(r)).collect()
 }
 
 /// The innermost chart whose `templates/` or `crds/` hold `rel`.

@@ -174,3 +174,82 @@ fn worlds_name_folders_and_files_and_a_glob_matching_nothing_is_reported() {
     let d: Vec<String> = snap.diagnostics_for(".policylens.yaml").iter().map(|d| d.message.clone()).collect();
     assert_eq!(d, ["`nowhere/*` matches no file or folder"]);
 }
+
+const KS: &str = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n";
+
+#[test]
+fn flux_kustomizations_apply_their_paths_with_target_namespace_and_variables() {
+    // A bootstrap applying its cluster folder; the cluster's Kustomization applying
+    // `apps` (no kustomization.yaml there: every manifest below it, a folder with one as
+    // itself); each app's Kustomization applying `app` with targetNamespace, a shared component
+    // and `APP`. fluxcd/pkg `kustomize/kustomize_generator.go`, `kustomize_varsub.go`.
+    let ks = |name: &str, path: &str, extra: &str| {
+        format!(
+            "{KS}metadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  path: {path}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n{extra}"
+        )
+    };
+    let app = |name: &str, ns: &str| {
+        format!(
+            "{KS}metadata:\n  name: {name}\nspec:\n  path: ./apps/{ns}/{name}/app\n  targetNamespace: {ns}\n  components: [../../../../components/auth]\n  postBuild:\n    substitute: {{APP: {name}}}\n    substituteFrom: [{{kind: ConfigMap, name: settings}}]\n  sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}\n"
+        )
+    };
+    let got = instances(
+        &[
+            ("clusters/home/sync.yaml", &ks("flux-system", "./clusters/home", "")),
+            ("clusters/home/apps.yaml", &ks("apps", "./apps", "")),
+            (
+                "clusters/home/settings.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: flux-system\ndata:\n  DOMAIN: example.net\n",
+            ),
+            ("apps/net/kustomization.yaml", "namespace: net\nresources: [namespace.yaml, gw/ks.yaml]\n"),
+            ("apps/net/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: _\n"),
+            ("apps/net/gw/ks.yaml", &ks("gw", "./apps/net/gw/app", "  targetNamespace: net\n")),
+            (
+                "apps/net/gw/app/gateway.yaml",
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: edge\n",
+            ),
+            ("apps/home/kustomization.yaml", "namespace: home\nresources: [a/ks.yaml, b/ks.yaml]\n"),
+            ("apps/home/a/ks.yaml", &app("a", "home")),
+            ("apps/home/a/app/kustomization.yaml", "resources: [route.yaml]\n"),
+            (
+                "apps/home/a/app/route.yaml",
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: ${APP}\nspec:\n  hostnames: [\"${APP}.${DOMAIN}\"]\n",
+            ),
+            (
+                "apps/home/a/app/old.yaml",
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: old\n",
+            ),
+            ("apps/home/b/ks.yaml", &app("b", "home")),
+            (
+                "apps/home/b/app/route.yaml",
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: ${APP}-web\n",
+            ),
+            ("components/auth/kustomization.yaml", "kind: Component\nresources: [policy.yaml]\n"),
+            (
+                "components/auth/policy.yaml",
+                "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata:\n  name: ${APP}-auth\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: \"${APP}\"}]\n",
+            ),
+            ("scratch/try.yaml", "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: try\n"),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        [
+            "ConfigMap/flux-system/settings @ clusters/home/settings.yaml [the workspace]",
+            "Gateway/net/edge @ apps/net/gw/app/gateway.yaml [the workspace]",
+            "HTTPRoute/default/old @ apps/home/a/app/old.yaml [file applied by nothing, apps/home/a/app/old.yaml]",
+            "HTTPRoute/default/try @ scratch/try.yaml [file applied by nothing, scratch/try.yaml]",
+            "HTTPRoute/home/a @ apps/home/a/app/route.yaml [the workspace]",
+            "HTTPRoute/home/b-web @ apps/home/b/app/route.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/flux-system/apps @ clusters/home/apps.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/flux-system/flux-system @ clusters/home/sync.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/home/a @ apps/home/a/ks.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/home/b @ apps/home/b/ks.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/net/gw @ apps/net/gw/ks.yaml [the workspace]",
+            "Namespace/net @ apps/net/namespace.yaml [the workspace]",
+            "SecurityPolicy.gateway.envoyproxy.io/home/a-auth @ components/auth/policy.yaml [the workspace]",
+            "SecurityPolicy.gateway.envoyproxy.io/home/b-auth @ components/auth/policy.yaml [the workspace]",
+        ]
+    );
+}
