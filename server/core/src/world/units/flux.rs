@@ -112,6 +112,7 @@ pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Flux {
     let several = clusters.len() > 1;
 
     // Every Kustomization instance, from the roots down.
+    let mut applied = 0usize;
     let mut queue: Vec<Pending> = Vec::new();
     for (root, cluster) in &roots {
         let unit = if several { b.unit(UnitKind::Cluster, cluster) } else { 0 };
@@ -120,6 +121,7 @@ pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Flux {
             Root::Sync(path) => {
                 for (fi, t, patch) in flux.build(path, &[], &Arc::new(Transform::default())) {
                     b.add(fi, Membership { unit, transform: Some(t.clone()), patch });
+                    applied += 1;
                     flux.children(fi, &t, &Arc::from([]), unit, 0, &mut queue);
                 }
             }
@@ -136,10 +138,14 @@ pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Flux {
         let patches: Arc<[ChildPatch]> = x.spec.child_patches.clone().into();
         for (fi, t, patch) in flux.build(&path, &components, &own) {
             b.add(fi, Membership { unit: p.unit, transform: Some(t.clone()), patch });
+            applied += 1;
             flux.children(fi, &t, &patches, p.unit, p.depth + 1, &mut queue);
         }
     }
-    Flux { found: true }
+    // Paths are relative to the repository's root: where none names a file, this folder is not
+    // that root (a folder holding several repositories, opened whole), and nothing is said
+    // about what is applied.
+    Flux { found: applied > 0 }
 }
 
 /// Nested Kustomizations deeper than this are a cycle the instance keys did not catch.

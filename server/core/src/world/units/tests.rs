@@ -253,3 +253,28 @@ fn flux_kustomizations_apply_their_paths_with_target_namespace_and_variables() {
         ]
     );
 }
+
+#[test]
+fn flux_paths_that_name_no_file_say_nothing_about_what_is_applied() {
+    // A folder holding a Flux repository below it, opened whole: the Kustomization's paths
+    // are relative to that repository's root, not this folder's.
+    let got = instances(
+        &[
+            (
+                "repos/flux/clusters/home/sync.yaml",
+                &format!(
+                    "{KS}metadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  path: ./clusters/home\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"
+                ),
+            ),
+            ("demo/route.yaml", ROUTE),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        [
+            "HTTPRoute/written/web @ demo/route.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/flux-system/flux-system @ repos/flux/clusters/home/sync.yaml [the workspace]",
+        ]
+    );
+}
