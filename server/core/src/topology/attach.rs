@@ -108,6 +108,17 @@ fn attach_to(
     }
 }
 
+/// Whether Gateway `gw` would take route `route` on its listener named `section` (on any of its
+/// listeners, when `None`): what a quick fix may point a parentRef at without a new finding.
+pub(crate) fn would_admit(world: &World, gw: ObjId, section: Option<&str>, route: ObjId) -> bool {
+    let (Body::Gateway(g), Body::Route(r)) = (&world.object(gw).body, &world.object(route).body) else { return false };
+    let owner_ns = world.namespace_of(gw).unwrap_or("");
+    g.listeners
+        .iter()
+        .filter(|l| section.is_none_or(|s| l.name.value == s))
+        .any(|l| refusal(world, l, owner_ns, route, r).is_none())
+}
+
 /// Why listener `l` (of an object in `owner_ns`) refuses the route, or `None` if it admits it.
 pub(super) fn refusal(world: &World, l: &Listener, owner_ns: &str, route_id: ObjId, route: &Route) -> Option<String> {
     let route_ns = world.namespace_of(route_id).unwrap_or("");

@@ -8,6 +8,7 @@
 
 mod adjacency;
 mod attach;
+pub(crate) use attach::would_admit;
 mod backends;
 mod build;
 pub mod controllers;

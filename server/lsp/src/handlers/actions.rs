@@ -1,5 +1,4 @@
-use policylens_core::analysis::{self, CodeAction as CoreAction, CodeActionKind, FileEdit};
-use policylens_core::syntax::Span;
+use policylens_core::analysis;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{CodeActionOrCommand, CodeActionParams, CodeActionResponse};
 
@@ -7,9 +6,7 @@ use super::document;
 use crate::state::View;
 use crate::{from_proto, to_proto};
 
-/// Core's actions, each quick fix carrying the diagnostics it fixes; plus a "replace with"
-/// fix for every closest-name suggestion a diagnostic holds that core's actions do not
-/// already offer.
+/// Core's actions, each quick fix carrying the diagnostics it fixes.
 pub fn code_actions(view: &View, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
     let Some((path, file)) = document(view, &params.text_document.uri) else { return Ok(None) };
     let span = from_proto::span(file, params.range, view.enc());
@@ -20,23 +17,7 @@ pub fn code_actions(view: &View, params: CodeActionParams) -> Result<Option<Code
         .filter(|d| d.span.start <= span.end && span.start <= d.span.end)
         .collect();
 
-    let mut actions = analysis::code_actions(&view.snap, &path, span);
-    let offered: Vec<(Span, String)> =
-        actions.iter().flat_map(|a| a.edits.iter().map(|e| (e.span, e.new_text.clone()))).collect();
-    for d in &touching {
-        for (i, fix) in d.fixes.iter().enumerate() {
-            if offered.iter().any(|(s, t)| *s == d.span && t == fix) {
-                continue;
-            }
-            actions.push(CoreAction {
-                title: format!("Replace with `{fix}`"),
-                kind: CodeActionKind::QuickFix,
-                edits: vec![FileEdit { file: path.clone(), span: d.span, new_text: fix.clone() }],
-                fixes: Some(d.code),
-                preferred: i == 0,
-            });
-        }
-    }
+    let actions = analysis::code_actions(&view.snap, &path, span);
 
     let only = params.context.only.unwrap_or_default();
     let mut out = Vec::new();

@@ -34,6 +34,14 @@ fn apply_single(src: &str) -> String {
     let f = fixture(src);
     let actions = code_actions(&f.snap, &f.file, f.range);
     assert_eq!(actions.len(), 1, "{actions:?}");
+    apply_first(src)
+}
+
+/// Applies the first action offered (the preferred fix, before "Ignore …") and returns the
+/// file's new text.
+fn apply_first(src: &str) -> String {
+    let f = fixture(src);
+    let actions = code_actions(&f.snap, &f.file, f.range);
     let mut text = f.snap.file(&f.file).map(|s| s.text().to_owned()).unwrap_or_default();
     let mut edits = actions[0].edits.clone();
     edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
@@ -211,7 +219,6 @@ fn actions_ignore_any_finding_here() {
             "  targetRefs:\n  - group: \"\"\n    # policylens: ignore[section-not-found]\n    kind: HTTPRoute$0\n    name: x\n",
         ),
         r#"
-[QuickFix] Replace with `Service` (target-kind-not-allowed) :: tls.yaml:10 "HTTPRoute" => "Service"
 [QuickFix] Ignore `target-kind-not-allowed` here (target-kind-not-allowed) :: tls.yaml:9 "" => ", target-kind-not-allowed"
 "#,
     );
@@ -228,7 +235,10 @@ fn actions_remove_a_repeated_target_ref() {
     );
 }
 
-/// A backendRef into a namespace no ReferenceGrant opens: the grant, appended to the file.
+/// A backendRef into a namespace no ReferenceGrant opens: the grant, appended to the file of
+/// the Service it opens (namespace `shop`'s), not to the referring route's file. (Where a grant
+/// in `shop` already admits the Service, the route's kind is added to it instead: the demo's
+/// quick-fix test in `server/cli/tests/lsp/editors.rs`.)
 #[test]
 fn actions_create_the_missing_reference_grant() {
     let src = with_base(
@@ -248,7 +258,7 @@ spec:
     );
     check(
         &src,
-        r#"[QuickFix*] Create ReferenceGrant shop/allow-infra-httproutes (at the end of this file) (backend-not-permitted) :: route.yaml:12 "" => "---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata:\n  name: allow-infra-httproutes\n  namespace: shop\nspec:\n  from:\n    - group: gateway.networking.k8s.io\n      kind: HTTPRoute\n      namespace: infra\n  to:\n    - group: \"\"\n      kind: Service\n      name: checkout\n""#,
+        r#"[QuickFix*] Create ReferenceGrant shop/allow-infra-httproutes (at the end of shop.yaml, beside namespace `shop`'s objects) (backend-not-permitted) :: shop.yaml:45 "" => "---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata:\n  name: allow-infra-httproutes\n  namespace: shop\nspec:\n  from:\n    - group: gateway.networking.k8s.io\n      kind: HTTPRoute\n      namespace: infra\n  to:\n    - group: \"\"\n      kind: Service\n      name: checkout\n""#,
     );
 }
 
@@ -268,4 +278,65 @@ fn actions_remove_a_repeated_target_ref_ending_in_a_multibyte_name() {
         show(&f.snap, &f.file, removal.edits[0].span),
         "tls.yaml:11 \"  - group: \\\"\\\"\\n    kind: Service\\n    name: café\\n\""
     );
+}
+
+/// A ClientTrafficPolicy may not target a route: the fix targets the listener the route
+/// attaches to (kind, name and sectionName at once), and the policy then resolves.
+#[test]
+fn actions_retarget_a_route_to_the_gateway_it_attaches_to() {
+    let src = with_base(
+        "//- ctp.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: admin
+  namespace: infra
+spec:
+  parentRefs:
+  - name: edge
+    sectionName: https
+  rules:
+  - name: ui
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata:
+  name: timeouts
+  namespace: infra
+spec:
+  targetRefs:
+  - group: gateway.networking.k8s.io
+    kind: HTTP$0Route
+    name: admin
+    sectionName: ui
+",
+    );
+    check(
+        &src,
+        r#"[QuickFix*] Target Gateway `edge`, listener `https` (where HTTPRoute `admin` attaches) (target-kind-not-allowed) :: ctp.yaml:21 "HTTPRoute" => "Gateway"; ctp.yaml:22 "admin" => "edge"; ctp.yaml:23 "ui" => "https""#,
+    );
+    let fixed = apply_first(&src);
+    assert!(fixed.ends_with("    kind: Gateway\n    name: edge\n    sectionName: https\n"), "{fixed}");
+    let f = fixture(&with_base(&format!("//- ctp.yaml\n{fixed}")));
+    assert_eq!(
+        f.snap.diagnostics_for("ctp.yaml").iter().map(|d| d.code.as_str()).collect::<Vec<_>>(),
+        Vec::<&str>::new()
+    );
+    // The same policy in `shop`, its route's Gateway in `infra`: a local reference cannot reach
+    // it, so nothing is offered (a kind swapped alone would name `Gateway/shop/store`).
+    let shop = with_base(
+        "//- ctp.yaml
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata:
+  name: timeouts
+  namespace: shop
+spec:
+  targetRefs:
+  - group: gateway.networking.k8s.io
+    kind: HTTP$0Route
+    name: store
+",
+    );
+    check(&shop, "");
 }
