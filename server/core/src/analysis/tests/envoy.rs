@@ -146,36 +146,31 @@ HTTPRoute/shop/cart: Lost: `infra/edge-traffic` (PartiallyOverridden) to `HTTPRo
 HTTPRoute/shop/widgets: cors: {allowOrigins: ["https://widgets.example.com"]}  # HTTPRoute/shop/widgets (own value)
 HTTPRoute/shop/widgets: Lost: `infra/edge-security` (PartiallyOverridden) to `HTTPRoute/shop/widgets` — target-value
 # hover on the policies
-BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/cart`:
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic: **Accepted** · PartiallyEnforced | `Gateway/infra/edge`
+On `HTTPRoute/shop/cart`:
 - `timeout.http.connectionIdleTimeout: "60s"` · wins (AtomicDefaults)
 - PartiallyOverridden by `HTTPRoute/shop/cart` (target-value)
-On `HTTPRoute/shop/widgets`:
-- `timeout.http.requestTimeout: "30s"` · wins (AtomicDefaults)
-- `timeout.http.connectionIdleTimeout: "60s"` · wins (AtomicDefaults)
-- `retry.numRetries: 5` · wins (AtomicDefaults)
-- `retry.retryOn.triggers: ["connect-failure","retriable-status-codes"]` · wins (AtomicDefaults)
-- `retry.retryOn.httpStatusCodes: [503]` · wins (AtomicDefaults)
 On `HTTPRoute/shop/mixed#fast`:
 - `timeout.http.connectionIdleTimeout: "60s"` · wins (AtomicDefaults)
 - `retry.numRetries: 5` · wins (AtomicDefaults)
 - `retry.retryOn.triggers: ["connect-failure","retriable-status-codes"]` · wins (AtomicDefaults)
 - `retry.retryOn.httpStatusCodes: [503]` · wins (AtomicDefaults)
 - PartiallyOverridden by `HTTPRoute/shop/mixed` (target-value)
-… and up to 1 more objects below
-SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/cart`:
-- `cors.allowOrigins: ["https://shop.example.com"]` · wins (AtomicDefaults)
-- `cors.allowMethods: ["GET","POST"]` · wins (AtomicDefaults)
-- `cors.allowCredentials: true` · wins (AtomicDefaults)
-- `authorization.defaultAction: "Deny"` · wins (AtomicDefaults)
+On `HTTPRoute/shop/widgets`, `HTTPRoute/shop/mixed#slow` (same on 2 objects):
+- `timeout.http.requestTimeout: "30s"` · wins (AtomicDefaults)
+- `timeout.http.connectionIdleTimeout: "60s"` · wins (AtomicDefaults)
+- `retry.numRetries: 5` · wins (AtomicDefaults)
+- `retry.retryOn.triggers: ["connect-failure","retriable-status-codes"]` · wins (AtomicDefaults)
+- `retry.retryOn.httpStatusCodes: [503]` · wins (AtomicDefaults)
+SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: **Accepted** · PartiallyEnforced | `Gateway/infra/edge`
 On `HTTPRoute/shop/widgets`:
 - `authorization.defaultAction: "Deny"` · wins (AtomicDefaults)
 - PartiallyOverridden by `HTTPRoute/shop/widgets` (target-value)
-On `HTTPRoute/shop/mixed#fast`:
+On `HTTPRoute/shop/cart`, `HTTPRoute/shop/mixed#fast`, `HTTPRoute/shop/mixed#slow` (same on 3 objects):
 - `cors.allowOrigins: ["https://shop.example.com"]` · wins (AtomicDefaults)
 - `cors.allowMethods: ["GET","POST"]` · wins (AtomicDefaults)
 - `cors.allowCredentials: true` · wins (AtomicDefaults)
 - `authorization.defaultAction: "Deny"` · wins (AtomicDefaults)
-… and up to 1 more objects below
 # lens
 BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic: affects 2 routes, 2 rules · partly superseded
 SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: affects 2 routes, 2 rules · partly superseded
@@ -217,15 +212,16 @@ HTTPRoute/shop/search SecurityPolicy.gateway.envoyproxy.io:
 # hover on the routes
 HTTPRoute/shop/search: Lost: `infra/edge-limits` (Overridden) to `shop/search-limits` — patched
 # hover on the policies
-BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits: **Accepted** · PartiallyEnforced | On `HTTPRoute/shop/cart`:
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-limits: **Accepted** · PartiallyEnforced | `Gateway/infra/edge`
+On `HTTPRoute/shop/search`:
+- Overridden by `shop/search-limits` (patched)
+On `HTTPRoute/shop/cart`:
 - `rateLimit.global.rules.1.limit.requests: 1000` · wins (AtomicDefaults)
 - `rateLimit.global.rules.1.limit.unit: "Hour"` · wins (AtomicDefaults)
 - `rateLimit.global.rules.1.shared: true` · wins (AtomicDefaults)
 - `rateLimit.global.rules.2.clientSelectors: [{"headers":[{"name":"x-tenant","type":"Distinct"}]}]` · wins (AtomicDefaults)
 - `rateLimit.global.rules.2.limit.requests: 50` · wins (AtomicDefaults)
 - `rateLimit.global.rules.2.limit.unit: "Minute"` · wins (AtomicDefaults)
-On `HTTPRoute/shop/search`:
-- Overridden by `shop/search-limits` (patched)
 SecurityPolicy.gateway.envoyproxy.io/infra/edge-cors: **Accepted** · Enforced
 BackendTrafficPolicy.gateway.envoyproxy.io/shop/cart-limits: **Accepted** · Enforced
 BackendTrafficPolicy.gateway.envoyproxy.io/shop/search-limits: **Accepted** · Enforced

@@ -176,9 +176,7 @@ Affects 0 objects
 
 `Gateway/infra/edge`
 
-On `HTTPRoute/shop/store`:
-- Overridden by `shop/store-retry` (replaced)
-On `HTTPRoute/shop/store#pay`:
+On `HTTPRoute/shop/store`, `HTTPRoute/shop/store#pay` (same on 2 objects):
 - Overridden by `shop/store-retry` (replaced)
 "#,
     );
@@ -323,9 +321,7 @@ Gateway infra/edge · 2 listeners · class eg
 
 **`infra/gw-defaults` here** · Accepted · Overridden
 
-On `HTTPRoute/shop/store`:
-- Overridden by `shop/store-retry` (replaced)
-On `HTTPRoute/shop/store#pay`:
+On `HTTPRoute/shop/store`, `HTTPRoute/shop/store#pay` (same on 2 objects):
 - Overridden by `shop/store-retry` (replaced)
 "#,
     );

@@ -130,11 +130,12 @@ ServiceEntry.networking.istio.io/shop/payments via ServiceEntry.networking.istio
   /validation/hostname = BackendTLSPolicy/shop/payments-all
   /validation/wellKnownCACertificates = BackendTLSPolicy/shop/payments-all
 # hover
-BackendTLSPolicy/shop/payments-all: **Accepted** · PartiallyEnforced | On `ServiceEntry.networking.istio.io/shop/payments#https`:
-- `validation.hostname: "api.payments.example"` · wins (None)
-- `validation.wellKnownCACertificates: "System"` · wins (None)
+BackendTLSPolicy/shop/payments-all: **Accepted** · PartiallyEnforced | `ServiceEntry.networking.istio.io/shop/payments`
 On `ServiceEntry.networking.istio.io/shop/payments#admin`:
 - Overridden by `shop/payments-admin` (section-wins)
+On `ServiceEntry.networking.istio.io/shop/payments#https`:
+- `validation.hostname: "api.payments.example"` · wins (None)
+- `validation.wellKnownCACertificates: "System"` · wins (None)
 BackendTLSPolicy/shop/payments-admin: **Accepted** · Enforced
 BackendTLSPolicy/shop/payments-typo: **Not accepted** · TargetNotFound
 # lens
@@ -160,7 +161,8 @@ Backend.gateway.envoyproxy.io/shop/upstream via GatewayClass/eg > Gateway/shop/e
   /validation/hostname = BackendTLSPolicy/shop/upstream-all
   /validation/wellKnownCACertificates = BackendTLSPolicy/shop/upstream-all
 # hover
-BackendTLSPolicy/shop/upstream-all: **Accepted** · Overridden | On `Backend.gateway.envoyproxy.io/shop/upstream#443`:
+BackendTLSPolicy/shop/upstream-all: **Accepted** · Overridden | `Backend.gateway.envoyproxy.io/shop/upstream`
+On `Backend.gateway.envoyproxy.io/shop/upstream#443`:
 - Overridden by `shop/upstream-port` (section-wins)
 BackendTLSPolicy/shop/upstream-port: **Accepted** · Enforced
 BackendTLSPolicy/shop/upstream-named: **Not accepted** · TargetNotFound

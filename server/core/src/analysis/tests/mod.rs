@@ -70,7 +70,9 @@ pub(super) fn render_policy_hovers(snap: &Snapshot, file: &str, keep: impl Fn(&s
             continue;
         }
         let Some(h) = crate::analysis::hover(snap, file, world.object(id).name.span.start) else { continue };
-        let kept: Vec<&str> = h.markdown.split("\n\n").filter(|p| keep(p)).collect();
+        // A target's blocks ("On `…`:", after a blank line for markdown) stay one paragraph.
+        let markdown = h.markdown.replace("\n\nOn `", "\nOn `");
+        let kept: Vec<&str> = markdown.split("\n\n").filter(|p| keep(p)).collect();
         let _ = writeln!(got, "{}: {}", world.key(id), kept.join(" | "));
     }
 }

@@ -90,11 +90,13 @@ Gateway/infra/edge-overrides via Gateway/infra/edge-overrides:
   /limits/global = RateLimitPolicy.kuadrant.io/infra/overrides-older
   lost RateLimitPolicy.kuadrant.io/infra/overrides-younger Overridden by ["RateLimitPolicy.kuadrant.io/infra/overrides-older"] because ["older-wins"]
 # hover
-RateLimitPolicy.kuadrant.io/infra/merge-older: **Accepted** · PartiallyEnforced | On `HTTPRoute/infra/shop`:
+RateLimitPolicy.kuadrant.io/infra/merge-older: **Accepted** · PartiallyEnforced | `Gateway/infra/edge-merge`
+On `HTTPRoute/infra/shop`:
 - `limits.global: {"rates":[{"limit":1000,"window":"1m"}]}` · wins (Custom)
 - PartiallyOverridden by `infra/merge-younger` (younger-wins)
 RateLimitPolicy.kuadrant.io/infra/merge-younger: **Accepted** · Enforced
-RateLimitPolicy.kuadrant.io/infra/atomic-older: **Accepted** · Overridden | On `HTTPRoute/infra/shop`:
+RateLimitPolicy.kuadrant.io/infra/atomic-older: **Accepted** · Overridden | `Gateway/infra/edge-atomic`
+On `HTTPRoute/infra/shop`:
 - Overridden by `infra/atomic-younger` (younger-wins)
 RateLimitPolicy.kuadrant.io/infra/atomic-younger: **Accepted** · Enforced
 RateLimitPolicy.kuadrant.io/infra/overrides-older: **Accepted** · Enforced
