@@ -187,3 +187,16 @@ fn neovim_never_shows_a_wrong_answer() {
     assert_eq!(steps["completion_in_comment"], 0);
     assert!(steps["health"].as_str().is_some_and(|h| h.contains("root chosen as a fallback")));
 }
+
+/// Issue 39 in Neovim with a screen: no hit-enter prompt from startup until the diagnostics
+/// are shown (a UI attached to an embedded Neovim, its mode polled), the guessed root said on
+/// one line, virtual text, the progress drawn; and a client rooted at `shop/` gets the demo's
+/// world (no false `target-not-found`), with the root and why in `:checkhealth policylens`.
+#[test]
+fn neovim_starts_without_a_prompt_and_finds_the_workspace() {
+    let env = [("POLICYLENS_TEST", "1"), ("POLICYLENS_TEST_INDEX_DELAY_MS", "1500")];
+    let Some(result) = run_script("startup.lua", true, &env) else { return };
+    let steps = &result["steps"];
+    assert_eq!(steps["guessed_root"]["virtual"], 3);
+    assert_eq!(steps["subfolder"]["codes"], serde_json::json!(["backend-not-permitted"]));
+}

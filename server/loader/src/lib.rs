@@ -247,14 +247,31 @@ fn inside(dir: &Path, home: &Path) -> Option<bool> {
 /// The workspace a file belongs to: the nearest ancestor holding `.policylens.yaml`, else the
 /// root of the git work tree, else the file's directory.
 pub fn workspace_root(file: &Path) -> PathBuf {
+    workspace_root_marked(file).0
+}
+
+/// What made a directory a workspace root ([`workspace_root_marked`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootMarker {
+    /// It holds `.policylens.yaml`.
+    Config,
+    /// It is the top of a git work tree (`.git`, a directory or a worktree's file).
+    Git,
+    /// Neither in or above the path: the directory itself.
+    None,
+}
+
+/// [`workspace_root`] and what marked it, for those who say why they read it (the language
+/// server).
+pub fn workspace_root_marked(file: &Path) -> (PathBuf, RootMarker) {
     let dir = if file.is_dir() { file } else { file.parent().unwrap_or(file) };
     if let Some(c) = find_config(dir) {
-        return c.parent().map(Path::to_path_buf).unwrap_or_else(|| dir.to_path_buf());
+        return (c.parent().map(Path::to_path_buf).unwrap_or_else(|| dir.to_path_buf()), RootMarker::Config);
     }
     if let Some(git) = dir.ancestors().find(|d| d.join(".git").exists()) {
-        return git.to_path_buf();
+        return (git.to_path_buf(), RootMarker::Git);
     }
-    dir.to_path_buf()
+    (dir.to_path_buf(), RootMarker::None)
 }
 
 /// The path as shown to users and in JSON: relative to `base` when below it, else absolute.

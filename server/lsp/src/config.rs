@@ -37,7 +37,7 @@ impl Settings {
             return Settings::default();
         }
         match serde_json::from_value::<Settings>(v.clone()) {
-            Ok(s) => s,
+            Ok(s) => s.unset_empty(),
             Err(e) => {
                 tracing::warn!(target: "policylens", "ignoring malformed policylens settings: {e}");
                 Settings::default()
@@ -46,13 +46,30 @@ impl Settings {
     }
 }
 
-/// The config file in force: the `configPath` setting, else the nearest `.policylens.yaml`
-/// in or above the first root. A `configPath` that names no file is ignored, with what to tell
-/// the user.
-pub fn resolve_config_path(settings: &Settings, roots: &[PathBuf]) -> (Option<PathBuf>, Option<String>) {
+impl Settings {
+    /// An empty string means unset, as VS Code sends every setting of the section, its
+    /// defaults (`""`) included: an empty `kubeconfig` is `KUBECONFIG`, then
+    /// `~/.kube/config`, not a file named "".
+    fn unset_empty(mut self) -> Settings {
+        let unset = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
+        self.config_path = unset(self.config_path);
+        self.cluster.context = unset(self.cluster.context);
+        self.cluster.kubeconfig = unset(self.cluster.kubeconfig);
+        self
+    }
+}
+
+/// The config file in force: the `configPath` setting (relative to the first workspace
+/// folder), else the nearest `.policylens.yaml` in or above the first root. A `configPath` that
+/// names no file is ignored, with what to tell the user.
+pub fn resolve_config_path(
+    settings: &Settings,
+    folders: &[PathBuf],
+    roots: &[PathBuf],
+) -> (Option<PathBuf>, Option<String>) {
     if let Some(p) = settings.config_path.as_deref().filter(|p| !p.is_empty()) {
         let p = Path::new(p);
-        let p = match roots.first() {
+        let p = match folders.first().or(roots.first()) {
             Some(root) if p.is_relative() => root.join(p),
             _ => p.to_path_buf(),
         };
@@ -99,5 +116,17 @@ mod tests {
         assert_eq!(s.config_path.as_deref(), Some("y.yaml"));
         assert_eq!(Settings::from_value(&serde_json::json!(null)), Settings::default());
         assert_eq!(Settings::from_value(&serde_json::json!({"configPath": 5})), Settings::default());
+    }
+
+    /// What VS Code sends with only `cluster.enabled` set: the other settings' empty defaults,
+    /// which mean "unset" (before, the kubeconfig `""` failed the cluster read).
+    #[test]
+    fn empty_settings_are_unset() {
+        let s = Settings::from_value(&serde_json::json!({"policylens": {"configPath": "",
+            "cluster": {"enabled": true, "context": "", "kubeconfig": " "}}}));
+        assert_eq!(
+            s,
+            Settings { cluster: ClusterSettings { enabled: true, ..Default::default() }, ..Default::default() }
+        );
     }
 }

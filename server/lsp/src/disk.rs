@@ -44,7 +44,7 @@ pub async fn apply_events(shared: Arc<Shared>, changes: Vec<(Arc<str>, FileChang
     }
     let (roots, excludes) = {
         let st = shared.lock();
-        (st.roots.clone(), st.excludes.clone())
+        (st.roots.dirs(), st.excludes.clone())
     };
     let read = tokio::task::spawn_blocking(move || {
         events
@@ -150,7 +150,7 @@ pub async fn poll(shared: Arc<Shared>) {
         let (generation, old, roots, excludes, config) = {
             let st = shared.lock();
             let Some((generation, old)) = st.disk_scan.clone() else { continue };
-            (generation, old, st.roots.clone(), st.excludes.clone(), st.config_path.clone())
+            (generation, old, st.roots.dirs(), st.excludes.clone(), st.config_path.clone())
         };
         let started = Instant::now();
         let Ok(new) = tokio::task::spawn_blocking(move || scan(&roots, &excludes, config.as_deref())).await else {

@@ -67,6 +67,16 @@ impl Progress {
         .await;
     }
 
+    /// The files are read: the analysis runs.
+    pub async fn analysing(&self) {
+        self.send(WorkDoneProgress::Report(WorkDoneProgressReport {
+            cancellable: Some(false),
+            message: Some("analysing".to_owned()),
+            percentage: Some(100),
+        }))
+        .await;
+    }
+
     /// A step without a count (the cluster read), keeping the last percentage.
     pub async fn say(&self, message: String) {
         self.send(WorkDoneProgress::Report(WorkDoneProgressReport {
@@ -115,7 +125,7 @@ fn build(
     if cluster.enabled {
         let opts = policylens_cluster::Options {
             kubeconfig: cluster.kubeconfig.map(PathBuf::from),
-            context: cluster.context.filter(|c| !c.is_empty()),
+            context: cluster.context,
             request_timeout: None,
         };
         // A cluster read can take seconds (discovery, then every kind's list): say so.
@@ -205,23 +215,23 @@ fn build_files(
 pub async fn reindex(shared: Arc<Shared>) {
     let _one_at_a_time = shared.index_lock.lock().await;
     let start = Instant::now();
-    let (roots, epoch, settings) = {
+    let (roots, folders, epoch, settings) = {
         let mut st = shared.lock();
         // Files that change on disk from here on may be read by the walk before they change.
         st.touched = Some(Default::default());
-        (st.roots.clone(), st.roots_epoch.max(1), st.settings.clone())
+        (st.roots.dirs(), st.roots.folders(), st.roots.epoch.max(1), st.settings.clone())
     };
     let caps = shared.caps();
     let progress = Progress::begin(&shared.client, caps.work_done_progress, "policylens: indexing").await;
     crate::status::notify(&shared).await;
-    let (config_path, config_problem) = config::resolve_config_path(&settings, &roots);
+    let (config_path, config_problem) = config::resolve_config_path(&settings, &folders, &roots);
     let config_path = config_path.map(|p| crate::from_proto::normalize(&p));
     let (tx, mut rx) = mpsc::unbounded_channel();
     let cluster = settings.cluster.clone();
     let delay = test_index_delay();
     // The server watches the disk itself: its baseline is taken before the walk, so that a
     // file changed while the walk runs is seen by the next scan.
-    let polling = !caps.watched_files_dynamic;
+    let polling = shared.polls_disk();
     let excludes = shared.lock().excludes.clone();
     let job = tokio::task::spawn_blocking(move || {
         let baseline = polling.then(|| crate::disk::scan(&roots, &excludes, config_path.as_deref()));
@@ -245,6 +255,8 @@ pub async fn reindex(shared: Arc<Shared>) {
         Ok((built, baseline)) => (Ok(built), baseline),
         Err(e) => (Err(e), None),
     };
+    // The index this walk installed, whose first analysis the progress waits for.
+    let mut analysed = None;
     let message = match job {
         Ok(Ok(mut built)) => {
             built.problems.extend(config_problem);
@@ -254,10 +266,15 @@ pub async fn reindex(shared: Arc<Shared>) {
                 shared.client.show_message(MessageType::WARNING, format!("policylens: {m}")).await;
             }
             let cluster_failed = matches!(built.cluster, Some((false, _)));
-            if let Some((ok, m)) = &built.cluster {
-                let typ = if *ok { MessageType::INFO } else { MessageType::WARNING };
-                tracing::info!(target: "policylens", "{m}");
-                shared.client.show_message(typ, format!("policylens: {m}")).await;
+            // Connected is news for the log and the status (a message box would hold Neovim
+            // at a prompt); a failure is a warning the user sees.
+            match &built.cluster {
+                Some((true, m)) => tracing::info!(target: "policylens", "{m}"),
+                Some((false, m)) => {
+                    tracing::warn!(target: "policylens", "{m}");
+                    shared.client.show_message(MessageType::WARNING, format!("policylens: {m}")).await;
+                }
+                None => {}
             }
             let files = built.disk.len();
             let cluster_objects = built.cluster_objects;
@@ -268,6 +285,7 @@ pub async fn reindex(shared: Arc<Shared>) {
                 let mut st = shared.lock();
                 st.cluster_note = built.cluster.clone();
                 st.install(built.ws, built.disk, built.config_path, built.excludes);
+                analysed = Some(st.installs);
                 if let Some(scan) = baseline {
                     let generation = st.disk_scan.as_ref().map_or(0, |(g, _)| g + 1);
                     st.disk_scan = Some((generation, Arc::new(scan)));
@@ -310,12 +328,24 @@ pub async fn reindex(shared: Arc<Shared>) {
             "indexing failed".to_owned()
         }
     };
-    progress.end(message).await;
     // A failed index releases the waiting requests too: they answer from what is there.
     shared.indexed.send_modify(|e| *e = (*e).max(epoch));
     shared.lock().progress = None;
     crate::status::notify(&shared).await;
     shared.changed();
+    // The files are read; the first analysis of them (seconds at 100k objects, which a hover
+    // sent now waits for) is part of the same progress, so that the editor is never silent.
+    match analysed {
+        Some(installs) => {
+            progress.analysing().await;
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                shared.analysed(installs).await;
+                progress.end(message).await;
+            });
+        }
+        None => progress.end(message).await,
+    }
 }
 
 /// Tests stretch indexing (`POLICYLENS_TEST_INDEX_DELAY_MS`, with `POLICYLENS_TEST=1`) to

@@ -13,7 +13,8 @@
 //! - files changed on disk: `workspace/didChangeWatchedFiles` where the client can register
 //!   watchers, else the server's own scan of the roots (`disk.rs`).
 //! - custom requests: `policylens/explain {target | textDocument+position, format?}` (the CLI's
-//!   JSON, or with `format: "text"` the readable report), `policylens/status` and
+//!   JSON, or with `format: "text"` the readable report; at a policy, its targets': a list of
+//!   JSON, or `{target, targets, text}` with the texts one after the other), `policylens/status` and
 //!   `policylens/graph {format, focus}` answer what the CLI prints; `policylens/serverStatus`
 //!   says what the server reads and how it stands. Code lenses carry the command
 //!   `policylens.showReferences` with `[uri, position, locations]`.
@@ -39,6 +40,7 @@ mod handlers;
 mod index;
 mod logging;
 mod memory;
+mod roots;
 mod server;
 mod state;
 mod status;

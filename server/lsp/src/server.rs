@@ -17,6 +17,7 @@ use tower_lsp_server::{Client, ClientSocket, LanguageServer, LspService};
 use crate::config::Settings;
 use crate::handlers::{self, custom, run};
 use crate::index::reindex;
+use crate::roots::Roots;
 use crate::state::{Caps, Parse, Shared, State};
 use crate::{from_proto, to_proto};
 use policylens_core::source::SourceFile;
@@ -71,6 +72,7 @@ fn caps_of(params: &InitializeParams) -> Caps {
         },
         work_done_progress: flag("/window/workDoneProgress"),
         watched_files_dynamic: flag("/workspace/didChangeWatchedFiles/dynamicRegistration"),
+        watched_files_relative: flag("/workspace/didChangeWatchedFiles/relativePatternSupport"),
         configuration: flag("/workspace/configuration"),
         configuration_dynamic: flag("/workspace/didChangeConfiguration/dynamicRegistration"),
         // A client that pulls but cannot be asked to pull again (Neovim 0.11) would keep an
@@ -125,6 +127,7 @@ fn server_capabilities(caps: &Caps) -> ServerCapabilities {
         }),
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
+        document_highlight_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
         workspace_symbol_provider: Some(OneOf::Left(true)),
         code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
@@ -239,9 +242,27 @@ impl Backend {
             if let Some(c) = config.filter(|c| std::path::Path::new(c).is_absolute()) {
                 globs.push(c);
             }
+            // A folder's workspace above it (roots.rs) is outside what the client watches for
+            // `**` globs: watched by its own path.
+            let outside = self.shared.lock().roots.outside_folders();
+            let relative: Vec<FileSystemWatcher> = outside
+                .iter()
+                .filter(|_| caps.watched_files_relative)
+                .filter_map(Uri::from_file_path)
+                .flat_map(|base| {
+                    ["**/*.{yaml,yml}", "**/.policylens.yaml", "**/.gitignore"].map(|g| FileSystemWatcher {
+                        glob_pattern: GlobPattern::Relative(RelativePattern {
+                            base_uri: OneOf::Right(base.clone()),
+                            pattern: g.to_owned(),
+                        }),
+                        kind: None,
+                    })
+                })
+                .collect();
             let watchers = globs
                 .into_iter()
                 .map(|g| FileSystemWatcher { glob_pattern: GlobPattern::String(g), kind: None })
+                .chain(relative)
                 .collect();
             let opts = DidChangeWatchedFilesRegistrationOptions { watchers };
             registrations.push(Registration {
@@ -342,9 +363,10 @@ impl LanguageServer for Backend {
         {
             let mut st = self.shared.lock();
             st.encoding = caps.encoding;
-            st.folderless = roots.is_empty();
-            st.roots = roots;
-            st.roots_epoch = 1;
+            st.roots = Roots::new(roots);
+            for r in st.roots.chosen() {
+                tracing::info!(target: "policylens", "reading {}: {}", r.dir.display(), r.why);
+            }
             // Settings may come as initializationOptions too (clients without
             // workspace/configuration).
             if let Some(opts) = &params.initialization_options {
@@ -358,7 +380,7 @@ impl LanguageServer for Backend {
     async fn initialized(&self, _: InitializedParams) {
         tokio::spawn(handlers::diagnostics::publisher(self.shared.clone()));
         tokio::spawn(handlers::diagnostics::open_files(self.shared.clone()));
-        if !self.shared.caps().watched_files_dynamic {
+        if self.shared.polls_disk() {
             tokio::spawn(crate::disk::poll(self.shared.clone()));
         }
         let this = Backend { shared: self.shared.clone() };
@@ -382,18 +404,18 @@ impl LanguageServer for Backend {
         let Some(path) = from_proto::path(&d.uri) else { return };
         let (mut aside, mut new_root) = (None, None);
         self.mutate("textDocument/didOpen", |st| {
-            new_root = st.root_for(&path);
+            new_root = st.roots.for_document(std::path::Path::new(&*path));
             aside = st.did_open(path, d.uri, d.version, &d.text);
             aside.is_none()
         });
         self.parse_aside(aside);
         if let Some(new) = new_root {
-            tracing::info!(target: "policylens", "no workspace folder: reading {}", new.root.display());
-            if let Some(note) = new.note {
-                let client = self.shared.client.clone();
-                tokio::spawn(
-                    async move { client.show_message(MessageType::INFO, format!("policylens: {note}")).await },
-                );
+            // A note, not a message box: Neovim shows `window/showMessage` as a prompt that
+            // holds back everything until Enter. The guess is in `policylens/serverStatus`
+            // (`:checkhealth policylens`, VS Code's status item) and in the log.
+            match new.note {
+                Some(note) => tracing::info!(target: "policylens", "{note}"),
+                None => tracing::info!(target: "policylens", "no workspace folder: reading {}", new.root.display()),
             }
             tokio::spawn(reindex(self.shared.clone()));
         }
@@ -452,25 +474,11 @@ impl LanguageServer for Backend {
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
         {
-            let mut st = self.shared.lock();
-            let removed: Vec<PathBuf> = params
-                .event
-                .removed
-                .iter()
-                .filter_map(|f| from_proto::path(&f.uri))
-                .map(|p| PathBuf::from(&*p))
-                .collect();
-            st.roots.retain(|r| !removed.contains(r));
-            st.roots_epoch += 1;
-            // Folders named from now on: opened documents no longer bring roots of their own.
-            st.folderless &= params.event.added.is_empty();
-            for f in &params.event.added {
-                if let Some(p) = from_proto::path(&f.uri).map(|p| PathBuf::from(&*p))
-                    && !st.roots.contains(&p)
-                {
-                    st.roots.push(p);
-                }
-            }
+            let folders = |list: &[WorkspaceFolder]| -> Vec<PathBuf> {
+                list.iter().filter_map(|f| from_proto::path(&f.uri)).map(|p| PathBuf::from(&*p)).collect()
+            };
+            let (added, removed) = (folders(&params.event.added), folders(&params.event.removed));
+            self.shared.lock().roots.change_folders(added, &removed);
         }
         tokio::spawn(reindex(self.shared.clone()));
     }
@@ -493,6 +501,11 @@ impl LanguageServer for Backend {
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let view = self.shared.world_view_for_uri(&params.text_document_position.text_document.uri).await;
         run("textDocument/references", move || handlers::navigation::references(&view, params)).await
+    }
+
+    async fn document_highlight(&self, params: DocumentHighlightParams) -> Result<Option<Vec<DocumentHighlight>>> {
+        let view = self.shared.world_view_for_uri(&params.text_document_position_params.text_document.uri).await;
+        run("textDocument/documentHighlight", move || handlers::navigation::highlights(&view, params)).await
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
@@ -533,26 +546,34 @@ impl LanguageServer for Backend {
         if params.command != to_proto::SHOW_REFERENCES {
             return Err(handlers::failed(format!("unknown command {}", params.command)));
         }
-        // Editors with their own references view handle this command client-side; the rest
-        // get the first location shown.
-        let first = params
+        // Editors with their own references view handle this command client-side (VS Code,
+        // the Neovim plugin); the rest are shown the one place, or asked which of several.
+        let locations: Vec<Location> = params
             .arguments
             .get(2)
             .and_then(|v| serde_json::from_value::<Vec<Location>>(v.clone()).ok())
-            .and_then(|l| l.into_iter().next());
-        if let Some(loc) = first
-            && self.shared.caps().show_document
-        {
-            let _ = self
+            .unwrap_or_default();
+        if !self.shared.caps().show_document || locations.is_empty() {
+            return Ok(None);
+        }
+        let chosen = if let [only] = locations.as_slice() {
+            Some(only.clone())
+        } else {
+            let view = self.shared.view();
+            let labels: Vec<String> = locations.iter().map(|l| custom::label_at(&view, l)).collect();
+            let actions = labels.iter().map(|t| MessageActionItem { title: t.clone(), properties: Default::default() });
+            let asked = self
                 .shared
                 .client
-                .show_document(ShowDocumentParams {
-                    uri: loc.uri,
-                    external: None,
-                    take_focus: Some(true),
-                    selection: Some(loc.range),
-                })
+                .show_message_request(MessageType::INFO, "policylens: go to", Some(actions.collect()))
                 .await;
+            let pick = asked.ok().flatten().and_then(|a| labels.iter().position(|t| *t == a.title));
+            pick.map(|i| locations[i].clone())
+        };
+        if let Some(loc) = chosen {
+            let params =
+                ShowDocumentParams { uri: loc.uri, external: None, take_focus: Some(true), selection: Some(loc.range) };
+            let _ = self.shared.client.show_document(params).await;
         }
         Ok(None)
     }

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use policylens_core::source::SourceFile;
@@ -20,6 +20,7 @@ use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 
 use crate::config::{Excludes, Settings};
 use crate::documents::Document;
+use crate::roots::Roots;
 
 /// What the client said it can do, read once from `initialize`.
 #[derive(Clone, Debug, Default)]
@@ -27,6 +28,9 @@ pub struct Caps {
     pub encoding: PositionEncoding,
     pub work_done_progress: bool,
     pub watched_files_dynamic: bool,
+    /// Watchers may name a base directory (`RelativePattern`): how roots outside the client's
+    /// folders (a folder's workspace above it) are watched.
+    pub watched_files_relative: bool,
     pub configuration: bool,
     pub configuration_dynamic: bool,
     /// The client pulls diagnostics (`textDocument/diagnostic`) for open documents and can be
@@ -76,11 +80,21 @@ pub struct View {
     pub base: Option<Snapshot>,
     pub open: Arc<HashMap<Arc<str>, OpenDoc>>,
     pub caps: Arc<Caps>,
+    /// The client's workspace folders: the files whose diagnostics are reported, beside the
+    /// open documents (`Roots::reports`).
+    pub folders: Arc<Vec<PathBuf>>,
+    /// How many indexes had been installed when it was taken ([`State::installs`]).
+    pub installs: u64,
 }
 
 impl View {
     pub fn enc(&self) -> PositionEncoding {
         self.caps.encoding
+    }
+
+    /// Whether a file's diagnostics are shown: it is open, or lies in a workspace folder.
+    pub fn reports(&self, path: &str) -> bool {
+        self.open.contains_key(path) || Roots::reports(&self.folders, Path::new(path))
     }
 }
 
@@ -100,13 +114,6 @@ pub struct Parse {
     pub generation: u64,
 }
 
-/// A root a document brought ([`State::root_for`]), with what to tell the user when it was a
-/// fallback.
-pub struct NewRoot {
-    pub root: PathBuf,
-    pub note: Option<String>,
-}
-
 /// A change for a document the client never opened.
 #[derive(Debug)]
 pub struct NotOpen;
@@ -115,18 +122,8 @@ pub struct State {
     pub ws: Workspace,
     docs: HashMap<Arc<str>, Document>,
     open: Arc<HashMap<Arc<str>, OpenDoc>>,
-    pub roots: Vec<PathBuf>,
-    /// Bumped whenever `roots` change (initialize, a folder added or removed, a document that
-    /// brings its own root): requests that need the world wait until an index of this epoch
-    /// has landed ([`Shared::ready`]).
-    pub roots_epoch: u64,
-    /// The client named no workspace folder: the roots are those of the documents it opens
-    /// ([`State::root_for`]).
-    pub folderless: bool,
-    /// Roots chosen without a marker ([`State::root_for`]), and what the user was told of the
-    /// last one (for `policylens/serverStatus`).
-    fallback_roots: HashSet<PathBuf>,
-    pub root_note: Option<String>,
+    /// The directories read and why, the client's folders (`roots.rs`).
+    pub roots: Roots,
     /// While an index reads files: how many of how many.
     pub progress: Option<(usize, usize)>,
     /// What the last index said of the live cluster: connected, and the words for the user.
@@ -152,6 +149,9 @@ pub struct State {
     /// per path, the latest one applied, so that an older read never overwrites a newer one.
     pub watch_seq: u64,
     watch_applied: HashMap<Arc<str>, u64>,
+    /// Indexes installed so far: a base of the latest one means the workspace as read is
+    /// analysed (the end of the indexing progress, `policylens/serverStatus`'s `ready`).
+    pub installs: u64,
 }
 
 impl State {
@@ -160,11 +160,7 @@ impl State {
             ws: Workspace::new(),
             docs: HashMap::new(),
             open: Arc::default(),
-            roots: Vec::new(),
-            roots_epoch: 0,
-            folderless: false,
-            fallback_roots: HashSet::new(),
-            root_note: None,
+            roots: Roots::default(),
             cluster_note: None,
             progress: None,
             settings: Settings::default(),
@@ -179,6 +175,7 @@ impl State {
             disk_scan: None,
             watch_seq: 0,
             watch_applied: HashMap::new(),
+            installs: 0,
         }
     }
 
@@ -244,47 +241,6 @@ impl State {
         self.openings += 1;
         let opening = self.openings;
         self.route(&path, text.to_owned(), OpenDoc { uri, version, opening })
-    }
-
-    /// Without workspace folders, a document opened outside every root so far brings its own:
-    /// the directory of the nearest `.policylens.yaml`, else the git repository (what `check
-    /// FILE` reads). A document with neither above it (a copied example) would otherwise be read
-    /// one directory at a time, each missing its neighbours' objects: its root is the highest
-    /// directory the user opened, the editor's working directory when the document is below
-    /// it, else the document's directory; a root of that kind below it is replaced. Never the
-    /// home directory or `/`, whose walk would read everything the user has; a file there is
-    /// analysed with the open documents alone.
-    pub fn root_for(&mut self, path: &str) -> Option<NewRoot> {
-        let file = Path::new(path);
-        if !self.folderless || self.roots.iter().any(|r| file.starts_with(r)) {
-            return None;
-        }
-        let dir = file.parent()?;
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let usable = |r: &Path| r.parent().is_some() && home.as_deref() != Some(r);
-        let marked = policylens_loader::find_config(dir).is_some() || dir.ancestors().any(|d| d.join(".git").exists());
-        let (root, fallback) = if marked {
-            (policylens_loader::workspace_root(file), None)
-        } else {
-            let cwd = std::env::current_dir().ok().filter(|c| dir.starts_with(c) && usable(c));
-            let why = if cwd.is_some() { "the editor's working directory" } else { "the file's directory" };
-            (cwd.unwrap_or_else(|| dir.to_path_buf()), Some(why))
-        };
-        if !usable(&root) {
-            return None;
-        }
-        if let Some(why) = fallback {
-            self.roots.retain(|r| !(r.starts_with(&root) && self.fallback_roots.contains(r)));
-            self.fallback_roots.insert(root.clone());
-            self.root_note = Some(format!(
-                "no .policylens.yaml or .git above {}: reading {} ({why}) as the workspace root",
-                file.display(),
-                root.display()
-            ));
-        }
-        self.roots.push(root.clone());
-        self.roots_epoch += 1;
-        Some(NewRoot { root, note: self.root_note.clone().filter(|_| fallback.is_some()) })
     }
 
     /// Applies the changes in order; `Err` when the document is not open (the client is out
@@ -361,7 +317,14 @@ impl State {
     }
 
     pub fn view(&mut self, caps: Arc<Caps>) -> View {
-        View { snap: self.ws.snapshot(), base: None, open: self.open.clone(), caps }
+        View {
+            snap: self.ws.snapshot(),
+            base: None,
+            open: self.open.clone(),
+            caps,
+            folders: self.roots.folders(),
+            installs: self.installs,
+        }
     }
 
     /// Replaces the whole workspace after a directory walk, keeping the open documents' texts.
@@ -384,12 +347,13 @@ impl State {
         }
         self.ws = fresh;
         self.disk = disk;
+        self.installs += 1;
         // Files changed on disk while the walk ran: as they are now.
         let mut touched: Vec<Arc<str>> = self.touched.take().unwrap_or_default().into_iter().collect();
         touched.sort();
         for path in touched {
             let p = Path::new(&*path);
-            let content = crate::config::is_discoverable(p, &self.roots, &self.excludes)
+            let content = crate::config::is_discoverable(p, &self.roots.dirs(), &self.excludes)
                 .then(|| policylens_loader::read_file(path.clone(), p).ok())
                 .flatten();
             self.apply_disk(path, content);
@@ -450,7 +414,7 @@ pub struct Shared {
     pub caps: OnceLock<Arc<Caps>>,
     /// Bumped on every workspace change; the diagnostics publisher watches it.
     pub changes: watch::Sender<u64>,
-    /// The roots epoch (`State::roots_epoch`) the last finished index read; 0 before the first.
+    /// The roots epoch (`Roots::epoch`) the last finished index read; 0 before the first.
     pub indexed: watch::Sender<u64>,
     /// Bumped whenever a parse set aside ends (landed or not).
     pub parsed: watch::Sender<u64>,
@@ -555,13 +519,42 @@ impl Shared {
     /// no definition (ARCHITECTURE.md: no answer is wrong while indexing).
     pub async fn ready(&self) {
         let mut indexed = self.indexed.subscribe();
-        let wanted = self.lock().roots_epoch.max(1);
+        let wanted = self.lock().roots.epoch.max(1);
         let _ = indexed.wait_for(|e| *e >= wanted).await;
+    }
+
+    /// Whether the server watches the disk itself (`disk::poll`): the client cannot register
+    /// watchers, or a workspace root lies above its folders and it cannot watch by base
+    /// directory. Decided from the roots named in `initialize`.
+    pub fn polls_disk(&self) -> bool {
+        let caps = self.caps();
+        let outside = !self.lock().roots.outside_folders().is_empty();
+        !caps.watched_files_dynamic || (outside && !caps.watched_files_relative)
+    }
+
+    /// Whether the last index installed has been analysed whole (a base of it is in place).
+    pub fn is_analysed(&self) -> bool {
+        let installs = self.lock().installs;
+        self.base().is_some_and(|b| b.installs >= installs)
+    }
+
+    /// Waits until a base of the index numbered `installs` (or a later one) is in place.
+    pub async fn analysed(&self, installs: u64) {
+        let mut bases = self.base_changed.subscribe();
+        loop {
+            bases.borrow_and_update();
+            if self.base().is_some_and(|b| b.installs >= installs) || self.shutdown.load(Ordering::Relaxed) {
+                return;
+            }
+            if bases.changed().await.is_err() {
+                return;
+            }
+        }
     }
 
     /// Whether the roots as they are now have been indexed.
     pub fn is_ready(&self) -> bool {
-        *self.indexed.borrow() >= self.lock().roots_epoch.max(1)
+        *self.indexed.borrow() >= self.lock().roots.epoch.max(1)
     }
 
     /// [`Shared::view_for`] once the roots are indexed ([`Shared::ready`]): for requests whose
@@ -612,7 +605,7 @@ mod tests {
         std::fs::write(&file, service("late")).unwrap();
         let path: Arc<str> = file.to_string_lossy().into();
         let mut st = State::new();
-        st.roots = vec![root.clone()];
+        st.roots = Roots::new(vec![root.clone()]);
         st.touched = Some(HashSet::new());
         let content = policylens_loader::read_file(path.clone(), &file).ok();
         assert!(st.apply_watched(1, path.clone(), content));

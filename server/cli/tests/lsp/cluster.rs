@@ -1,5 +1,5 @@
 //! The language server with `policylens.cluster.enabled`: the loopback API server's objects
-//! complete the workspace, a message says what is connected and what was skipped, the cluster
+//! complete the workspace, the log says what is connected and what was skipped, the cluster
 //! is followed as it changes (watch events, `410 Gone` and a relist), and an unreachable
 //! cluster leaves the workspace features running and is connected once it comes back.
 
@@ -27,6 +27,14 @@ fn kubectl() -> Option<std::path::PathBuf> {
     found
 }
 
+/// The log line that says the cluster is read (information goes to the log, not to a message
+/// box: Neovim shows those as a prompt that holds everything back until Enter is pressed).
+fn connected(m: &Value) -> bool {
+    m["method"] == "window/logMessage"
+        && m["params"]["type"] == 3
+        && m["params"]["message"].as_str().is_some_and(|t| t.starts_with("cluster `"))
+}
+
 fn codes(items: &serde_json::Value) -> Vec<String> {
     items["items"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap_or("").to_owned()).collect()
 }
@@ -40,12 +48,11 @@ fn the_cluster_completes_the_workspace_and_says_so() {
         .file("route.yaml", ROUTE)
         .settings(json!({"cluster": {"enabled": true, "kubeconfig": kc.to_str().unwrap()}}))
         .start();
-    let shown = s.wait_for(|m| m["method"] == "window/showMessage");
-    assert_eq!(shown["params"]["type"], 3, "{shown}");
+    let shown = s.wait_for(connected);
     assert_eq!(
         shown["params"]["message"],
         format!(
-            "policylens: cluster `fake` at {}/: 6 objects, watched; referencegrants.gateway.networking.k8s.io: not allowed to list (403); skipped",
+            "cluster `fake` at {}/: 6 objects, watched; referencegrants.gateway.networking.k8s.io: not allowed to list (403); skipped",
             api.addr
         )
     );
@@ -95,9 +102,9 @@ fn an_unreachable_cluster_leaves_the_files_analysed() {
 
     // The cluster comes back: the server tries again by itself and connects.
     let api = FakeApi::start_at(&addr, cluster());
-    let shown = s.wait_for(|m| m["method"] == "window/showMessage" && m["params"]["type"] == 3);
+    let shown = s.wait_for(connected);
     let text = shown["params"]["message"].as_str().unwrap();
-    assert!(text.starts_with(&format!("policylens: cluster `fake` at {addr}/: 6 objects, watched")), "{text}");
+    assert!(text.starts_with(&format!("cluster `fake` at {addr}/: 6 objects, watched")), "{text}");
     let start = Instant::now();
     while !codes(&s.pull("route.yaml", None)).is_empty() {
         assert!(start.elapsed() < Duration::from_secs(20), "the cluster's Gateway and Service never arrived");
@@ -148,7 +155,7 @@ fn the_cluster_is_followed_as_it_changes() {
         .file("route.yaml", ROUTE)
         .settings(json!({"cluster": {"enabled": true, "kubeconfig": kc.to_str().unwrap()}}))
         .start();
-    s.wait_for(|m| m["method"] == "window/showMessage");
+    s.wait_for(connected);
     s.open_disk("route.yaml");
 
     let ex = explain_until(&mut s, "the watched change", |ex| timeout(ex) == Some("25s"));
@@ -202,7 +209,7 @@ fn hover_and_the_cluster_objects_virtual_document() {
         // `policylens/debugSettle`: the whole-workspace pass has run (stale-status is one of it).
         .env("POLICYLENS_TEST", "1")
         .start();
-    s.wait_for(|m| m["method"] == "window/showMessage");
+    s.wait_for(connected);
     // The server asks the client to fetch its cluster documents from it.
     let reg = s.wait_for(|m| {
         m["method"] == "client/registerCapability"

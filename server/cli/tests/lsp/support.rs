@@ -84,6 +84,7 @@ pub struct Builder {
     wait_index: bool,
     root: Option<TempDir>,
     folderless: bool,
+    folder: Option<String>,
     cwd_in_root: bool,
     removed: Vec<String>,
 }
@@ -138,6 +139,13 @@ impl Builder {
     /// Names no workspace folder and no root (an editor with a single file open).
     pub fn no_folders(mut self) -> Builder {
         self.folderless = true;
+        self
+    }
+
+    /// Names this subfolder of the workspace (relative) as the client's only workspace
+    /// folder and root, as an editor opened on it does.
+    pub fn folder(mut self, rel: &str) -> Builder {
+        self.folder = Some(rel.into());
         self
     }
 
@@ -222,7 +230,10 @@ impl Builder {
             initialize_result: None,
             settings,
         };
-        let root_uri = server.root_uri();
+        let root_uri = match &self.folder {
+            Some(rel) => server.uri(rel),
+            None => server.root_uri(),
+        };
         let mut init = json!({
             "processId": std::process::id(),
             "clientInfo": {"name": "policylens-test-client", "version": "0"},
@@ -313,6 +324,10 @@ fn reader(
                     Value::Array(vec![settings.lock().unwrap().clone(); n])
                 }
                 "window/showDocument" => json!({"success": true}),
+                // A user picking the last choice offered.
+                "window/showMessageRequest" => {
+                    msg["params"]["actions"].as_array().and_then(|a| a.last()).cloned().unwrap_or(Value::Null)
+                }
                 _ => Value::Null,
             };
             let reply = json!({"jsonrpc": "2.0", "id": msg["id"], "result": result});
@@ -359,6 +374,7 @@ impl TestServer {
             wait_index: true,
             root: None,
             folderless: false,
+            folder: None,
             cwd_in_root: false,
             removed: Vec::new(),
         }

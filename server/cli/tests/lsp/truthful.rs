@@ -123,10 +123,14 @@ fn a_bare_directory_is_read_from_the_editor_working_directory() {
     // The demo without its config: a copied example with no root marker at all.
     let mut s = TestServer::builder().fixture("demo").remove(".policylens.yaml").no_folders().cwd_in_root().start();
     s.open_disk("policies/shop.yaml");
-    let note = s.wait_for(|m| m["method"] == "window/showMessage");
+    // Said in the log and the status, never in a message box (a prompt in Neovim).
+    let note = s.wait_for(|m| {
+        m["method"] == "window/logMessage"
+            && m["params"]["message"].as_str().is_some_and(|t| t.starts_with("no .policylens.yaml"))
+    });
     assert_eq!(
         s.normalize(&note["params"]),
-        json!({"type": 3, "message": "policylens: no .policylens.yaml or .git above /ROOT/policies/shop.yaml: reading /ROOT (the editor's working directory) as the workspace root"})
+        json!({"type": 3, "message": "no .policylens.yaml or .git above /ROOT/policies/shop.yaml: reading /ROOT (the editor's working directory) as the workspace root"})
     );
     let d = s.diagnostics_for("policies/shop.yaml");
     let codes: Vec<&str> = d["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
@@ -134,6 +138,8 @@ fn a_bare_directory_is_read_from_the_editor_working_directory() {
     let status = s.request("policylens/serverStatus", json!(null)).unwrap();
     let status = s.normalize(&status);
     assert_eq!(status["roots"], json!(["/ROOT"]));
+    assert_eq!(status["rootReasons"], json!(["the editor's working directory"]));
     assert_eq!(status["state"], "ready");
     assert!(status["rootNote"].as_str().unwrap().starts_with("no .policylens.yaml or .git above"));
+    assert!(s.wire.iter().all(|m| m["method"] != "window/showMessage"), "no message box");
 }

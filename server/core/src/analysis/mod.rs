@@ -138,19 +138,35 @@ pub use rename::{prepare_rename, rename};
 pub use symbols::{document_symbols, workspace_symbols};
 
 /// What `explain` should be asked about at `offset`: the target a reference or declaration
-/// there denotes, else the object whose document holds the offset; as a node of the topology.
-pub fn explain_node_at(snap: &crate::workspace::Snapshot, file: &str, offset: u32) -> Option<crate::topology::NodeId> {
+/// there denotes, else the object whose document holds the offset; as nodes of the topology.
+/// A policy is no target: for it, the targets it attaches to (what its author wants to see).
+pub fn explain_nodes_at(snap: &crate::workspace::Snapshot, file: &str, offset: u32) -> Vec<crate::topology::NodeId> {
     let world = snap.world();
     let t = &world.topology;
-    if let Some((target, _)) = refs::target_at(world, file, offset) {
-        return Some(match target.section {
+    let obj = match refs::target_at(world, file, offset) {
+        Some((target, _)) => match target.section {
             Some(i) => {
-                let name = crate::topology::section_name(world, target.obj, i)?;
-                t.section_node(world, target.obj, name)?
+                let node = crate::topology::section_name(world, target.obj, i)
+                    .and_then(|name| t.section_node(world, target.obj, name));
+                return node.into_iter().collect();
             }
-            None => t.object_node(target.obj),
-        });
+            None => target.obj,
+        },
+        None => {
+            let Some(id) =
+                refs::objects_in(world, file).into_iter().find(|&id| world.object(id).span.contains_inclusive(offset))
+            else {
+                return Vec::new();
+            };
+            id
+        }
+    };
+    if let Some(res) = t.policies.get(&obj) {
+        let mut nodes: Vec<_> = res.attached_nodes().collect();
+        nodes.dedup();
+        if !nodes.is_empty() {
+            return nodes;
+        }
     }
-    let id = refs::objects_in(world, file).into_iter().find(|&id| world.object(id).span.contains_inclusive(offset))?;
-    Some(t.object_node(id))
+    vec![t.object_node(obj)]
 }

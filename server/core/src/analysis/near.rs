@@ -93,6 +93,35 @@ pub fn completions(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset:
     }
 }
 
+/// The places in `file` that name what the cursor is on (an editor's highlights): its
+/// declaration there (`true`) and the references to it there. The file's own references are
+/// all in its partial world, so it answers right after an edit as the full world would.
+pub fn highlights(
+    snap: &Snapshot,
+    base: Option<&Snapshot>,
+    file: &str,
+    offset: u32,
+) -> Vec<(crate::syntax::Span, bool)> {
+    let in_world = |world: &Linked| {
+        let Some((target, _)) = super::refs::target_at(world, file, offset) else { return Vec::new() };
+        let (decl_file, decl) = super::refs::declaration(world, target);
+        let mut out: Vec<(crate::syntax::Span, bool)> = super::refs::usages(world, target)
+            .into_iter()
+            .filter(|u| *u.file == *file)
+            .map(|u| (u.span, false))
+            .collect();
+        if *decl_file == *file {
+            out.push((decl, true));
+        }
+        out.sort_by_key(|(s, _)| s.start);
+        out
+    };
+    match near(snap, base, file) {
+        Some(world) => in_world(&world),
+        None => in_world(snap.world()),
+    }
+}
+
 pub fn definition(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) -> Vec<Location> {
     match near(snap, base, file) {
         Some(world) => navigation::definition_in(&world, file, offset),

@@ -48,10 +48,23 @@ pub fn explain(view: &View, params: ExplainParams) -> Result<Value> {
         let path = crate::from_proto::path(&doc.uri).ok_or_else(|| Error::invalid_params("not a file URI"))?;
         let file = view.snap.source(&path).ok_or_else(|| failed(format!("{path} is not in the workspace")))?;
         let offset = crate::from_proto::offset(file, pos, view.enc());
-        let node = policylens_core::analysis::explain_node_at(&view.snap, &path, offset)
-            .ok_or_else(|| failed("no Kubernetes object at this position".to_owned()))?;
-        let ex = effective::explain(world, view.snap.effective(), node, PathLimit::default());
-        return explained(ex, params.format.as_deref());
+        let nodes = policylens_core::analysis::explain_nodes_at(&view.snap, &path, offset);
+        let mut each: Vec<Value> = Vec::new();
+        for node in nodes {
+            let ex = effective::explain(world, view.snap.effective(), node, PathLimit::default());
+            each.push(explained(ex, params.format.as_deref())?);
+        }
+        return match each.len() {
+            0 => Err(failed("no Kubernetes object at this position".to_owned())),
+            1 => Ok(each.remove(0)),
+            // A policy: each of its targets, the texts one after the other.
+            _ if params.format.as_deref() == Some("text") => {
+                let targets: Vec<Value> = each.iter().map(|e| e["target"].clone()).collect();
+                let texts: Vec<&str> = each.iter().filter_map(|e| e["text"].as_str()).collect();
+                Ok(serde_json::json!({"target": targets[0], "targets": targets, "text": texts.join("\n\n")}))
+            }
+            _ => Ok(Value::Array(each)),
+        };
     }
     let Some(target) = params.target.as_deref().map(str::trim) else {
         return Err(Error::invalid_params("give `target`, or `textDocument` and `position`"));
@@ -140,4 +153,21 @@ pub fn text_document_content(view: &View, params: ContentParams) -> Result<Value
         Some(json) => Ok(serde_json::json!({"text": crate::cluster_doc::render(&json).text})),
         None => Err(super::failed(format!("policylens: {} is not an object of the live cluster", params.uri.as_str()))),
     }
+}
+
+/// What is at a location, for a list to choose from: the object there as a §2.1 reference
+/// (`BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-pay`), else `file:line`.
+pub fn label_at(view: &View, loc: &tower_lsp_server::ls_types::Location) -> String {
+    let at = || {
+        let path = crate::from_proto::path(&loc.uri)?;
+        let file = view.snap.source(&path)?;
+        let offset = crate::from_proto::offset(file, loc.range.start, view.enc());
+        let world = view.snap.world();
+        let id = world.objects_of_file(&path).find(|&id| world.object(id).span.contains_inclusive(offset))?;
+        Some(world.key(id).to_string())
+    };
+    at().unwrap_or_else(|| {
+        let name = loc.uri.path().as_str().rsplit('/').next().unwrap_or("").to_owned();
+        format!("{name}:{}", loc.range.start.line + 1)
+    })
 }

@@ -203,7 +203,10 @@ pub async fn publisher(shared: Arc<Shared>) {
 /// Every file's diagnostics in LSP form: the files with any, and every open document.
 fn full(view: &View) -> Vec<(Arc<str>, Vec<Diagnostic>)> {
     // Findings on the live cluster's objects are `check --cluster`'s: an editor shows the files'.
-    let with_any = view.snap.diagnostics().keys().filter(|p| !crate::cluster_doc::is_cluster_path(p));
+    // A workspace read from above the client's folder reports that folder's files (and the
+    // open documents), as `check PATH` reports under its PATH.
+    let with_any =
+        view.snap.diagnostics().keys().filter(|p| !crate::cluster_doc::is_cluster_path(p) && view.reports(p));
     let open = view.open.keys().filter(|p| !view.snap.diagnostics().contains_key(*p));
     with_any.chain(open).map(|path| (path.clone(), to_proto::file_diagnostics(view, path))).collect()
 }
