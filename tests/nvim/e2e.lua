@@ -162,6 +162,48 @@ local function main()
   vim.api.nvim_win_close(explain_win, true)
   check(#vim.api.nvim_list_wins() == wins_before, 'the explain window did not close')
 
+  -- On a policy, the explanation of what it targets (before: "no policy reaches it"): the
+  -- name of BackendTrafficPolicy shop/checkout-pay (policies/shop.yaml line 7) explains
+  -- `HTTPRoute/shop/checkout#pay`.
+  vim.api.nvim_set_current_buf(shop)
+  vim.api.nvim_win_set_cursor(0, { 7, 9 })
+  vim.cmd('PolicylensExplain')
+  explain_win = H.float_win('the explain window on a policy')
+  explain = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(explain_win), 0, -1, false)
+  results.steps.explain_policy = explain
+  cli = vim.system({ 'policylens', 'explain', '--target', 'HTTPRoute/shop/checkout#pay', '--color', 'never',
+    results.workspace }, { text = true }):wait()
+  check(vim.deep_equal(explain, vim.split(cli.stdout, '\n', { trimempty = true })), 'explain on a policy %s\nCLI %s',
+    table.concat(explain, '\n'), cli.stdout)
+  vim.api.nvim_win_close(explain_win, true)
+
+  -- The code lens of a target several policies affect runs the plugin's command: the
+  -- policies in the quickfix list (before: a jump to the first only). HTTPRoute checkout
+  -- (its document starts on shop/routes.yaml line 34).
+  vim.api.nvim_set_current_buf(routes)
+  vim.lsp.codelens.refresh({ bufnr = routes })
+  local lens
+  wait_for('the code lens of HTTPRoute checkout', function()
+    for _, l in ipairs(vim.lsp.codelens.get(routes)) do
+      if l.range.start.line == 33 and l.command then
+        lens = l
+      end
+    end
+    return lens ~= nil
+  end)
+  local n = tonumber(lens.command.title:match('^(%d+) policies affect this'))
+  check(n and n > 1, 'the lens: %q', lens.command.title)
+  vim.fn.setqflist({}, 'r')
+  local lens_client = policylens_client(routes)
+  lens_client:exec_cmd(lens.command, { bufnr = routes })
+  local listed = vim.tbl_map(function(item)
+    return rel(vim.api.nvim_buf_get_name(item.bufnr)) .. ':' .. item.lnum
+  end, vim.fn.getqflist())
+  results.steps.lens_list = { title = lens.command.title, items = listed }
+  check(#listed == n, 'the lens lists %d places for %q: %s', #listed, lens.command.title, vim.inspect(listed))
+  vim.cmd('cclose')
+  vim.fn.setqflist({}, 'f')
+
   vim.cmd('PolicylensStatus')
   wait_for('the quickfix list', function()
     return #vim.fn.getqflist() > 0

@@ -4,6 +4,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  CloseAction,
+  CloseHandlerResult,
+  ErrorHandler,
   Executable,
   LanguageClient,
   LanguageClientOptions,
@@ -34,6 +37,10 @@ const EXPLAIN = 'policylens.explain';
 const SHOW_TOPOLOGY = 'policylens.showTopology';
 const FIND_REFERENCES = 'policylens.findReferences';
 const statusView = new StatusView();
+let statusTree: vscode.TreeView<unknown> | undefined;
+// The notice that the server crashed and was not restarted: a progress notification, which
+// (unlike an error message) the extension can close once the server runs again.
+let crashNotice: (() => void) | undefined;
 
 function configuredServer(): string {
   return vscode.workspace.getConfiguration('policylens').get<string>('server.path', '');
@@ -69,8 +76,54 @@ function openSettings(): Thenable<unknown> {
   return vscode.commands.executeCommand('workbench.action.openSettings', 'policylens');
 }
 
+function clearCrashNotice(): void {
+  crashNotice?.();
+  crashNotice = undefined;
+}
+
+function showCrashNotice(message: string): void {
+  clearCrashNotice();
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `policylens: ${message} Restart Server (status bar item) runs it again.` },
+    () => new Promise<void>((resolve) => (crashNotice = resolve)),
+  );
+}
+
+/**
+ * The client's own restart policy (5 crashes in 3 minutes stop it), with its "will not be
+ * restarted" message shown as a notice that is closed when the server runs again, instead of an
+ * error message that stays after a successful restart.
+ */
+function errorHandler(defaults: () => ErrorHandler): ErrorHandler {
+  return {
+    error: (error, message, count) => defaults().error(error, message, count),
+    closed: async (): Promise<CloseHandlerResult> => {
+      const result = await defaults().closed();
+      if (result.action === CloseAction.DoNotRestart) {
+        showCrashNotice(result.message ?? 'the language server stopped.');
+        return { ...result, handled: true };
+      }
+      return result;
+    },
+  };
+}
+
+/** Fills the Policy Status view from `policylens/status` while it is visible. */
+async function refreshStatusView(): Promise<void> {
+  const c = client;
+  if (c === undefined || !c.isRunning() || statusTree?.visible !== true) {
+    return;
+  }
+  try {
+    statusView.setAnswer(await c.sendRequest<unknown>('policylens/status', {}));
+  } catch {
+    // The next report of a finished analysis asks again.
+  }
+}
+
 function createClient(command: string): LanguageClient {
   const run: Executable = { command, args: ['serve'], transport: TransportKind.stdio };
+  let defaults: ErrorHandler | undefined;
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'yaml' }],
     // The server reads section `policylens` through workspace/configuration and asks to be told
@@ -88,9 +141,14 @@ function createClient(command: string): LanguageClient {
       executeCommand: (command, args, next) =>
         command === SHOW_REFERENCES ? showReferences(args[0], args[1], args[2]) : next(command, args),
     },
+    errorHandler: errorHandler(() => {
+      defaults ??= c.createDefaultErrorHandler();
+      return defaults;
+    }),
   };
   // The id `policylens` makes the client honour the `policylens.trace.server` setting.
-  return new LanguageClient('policylens', 'policylens', { run, debug: run }, clientOptions);
+  const c = new LanguageClient('policylens', 'policylens', { run, debug: run }, clientOptions);
+  return c;
 }
 
 function lookup() {
@@ -131,6 +189,10 @@ async function start(): Promise<void> {
   c.onNotification('policylens/serverStatus', (report: ServerReport) => {
     if (client === c) {
       setStatus({ kind: 'running', command, source, report });
+      // After every analysis: the Policy Status view follows the files, without a refresh.
+      if (report.state === 'ready') {
+        void refreshStatusView();
+      }
     }
   });
   // The client gives up on a server that keeps crashing: the item says so, in the warning
@@ -143,12 +205,16 @@ async function start(): Promise<void> {
       setStatus({ kind: 'stopped', why: 'The language server stopped (see Output).' });
     } else if (e.newState === State.Starting) {
       setStatus({ kind: 'starting', command, source });
-    } else if (e.newState === State.Running && itemState?.kind !== 'running') {
-      setStatus({ kind: 'running', command, source });
+    } else if (e.newState === State.Running) {
+      clearCrashNotice();
+      if (itemState?.kind !== 'running') {
+        setStatus({ kind: 'running', command, source });
+      }
     }
   });
   try {
     await c.start();
+    clearCrashNotice();
     if (itemState?.kind === 'starting') {
       setStatus({ kind: 'running', command, source });
     }
@@ -299,7 +365,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('policylens.explain', explain),
     vscode.commands.registerCommand('policylens.showEffectivePolicy', showEffectivePolicy),
-    vscode.window.registerTreeDataProvider('policylens.status', statusView),
+    (statusTree = vscode.window.createTreeView('policylens.status', { treeDataProvider: statusView })),
+    // Filled when it comes into view (and after every analysis while it is in view).
+    statusTree.onDidChangeVisibility((e) => (e.visible ? refreshStatusView() : undefined)),
     vscode.commands.registerCommand('policylens.showStatus', showStatus),
     vscode.commands.registerCommand('policylens.showTopology', (focus?: unknown) =>
       showTopology(context, serverCommand ?? foundServer(), output, typeof focus === 'string' ? focus : undefined),

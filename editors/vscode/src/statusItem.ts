@@ -6,6 +6,10 @@ export interface ServerReport {
   state?: string;
   progress?: { done?: number; total?: number } | null;
   roots?: string[];
+  /** Why each root was chosen, in the order of `roots`. */
+  rootReasons?: string[];
+  /** The workspace folders, whose files' findings are shown (besides the open files). */
+  folders?: string[];
   rootNote?: string | null;
   config?: string | null;
   files?: number;
@@ -35,9 +39,10 @@ function details(command: string, source: string, r: ServerReport | undefined): 
   if (r === undefined) {
     return lines[0];
   }
-  for (const root of r.roots ?? []) {
-    lines.push(`Root: ${root}`);
-  }
+  (r.roots ?? []).forEach((root, i) => {
+    const why = r.rootReasons?.[i];
+    lines.push(why === undefined ? `Root: ${root}` : `Root: ${root} — ${why}`);
+  });
   if (typeof r.rootNote === 'string') {
     lines.push(`Root chosen as a fallback: ${r.rootNote}`);
   }
@@ -55,6 +60,9 @@ export function itemView(s: ItemState): ItemView {
     case 'running': {
       const r = s.report;
       const tip = details(s.command, s.source, r);
+      if (r?.state === 'analysing') {
+        return { text: '$(sync~spin) policylens: analysing', tooltip: tip, warning: false };
+      }
       if (r === undefined || r.state !== 'ready') {
         const p = r?.progress;
         const counts = p?.total !== undefined ? ` ${p.done ?? 0}/${p.total}` : '';

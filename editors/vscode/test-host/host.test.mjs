@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { here, launch, pngSize, screenshotPath } from '../test-browser/chromium.mjs';
+import { here, launch, pngSize, repo, screenshotPath } from '../test-browser/chromium.mjs';
 import { ensureCodeServer, VERSION } from './codeServer.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8'));
@@ -36,6 +36,18 @@ if (host.skip !== undefined) {
   test('VS Code host (code-server) end to end', { skip: host.skip }, () => {});
 } else {
   await hostTests(host.bin);
+}
+
+// The loopback API server of the cluster tests (server/bench/src/bin/fake_api.rs), built when
+// missing.
+function findFakeApi() {
+  const built = ['debug', 'release'].map((p) => path.join(repo, 'target', p, 'policylens-fake-api'));
+  const found = built.find((b) => fs.existsSync(b));
+  if (found !== undefined) {
+    return found;
+  }
+  execFileSync('cargo', ['build', '--quiet', '-p', 'policylens-bench', '--bin', 'policylens-fake-api'], { cwd: repo, stdio: 'inherit' });
+  return built[0];
 }
 
 async function hostTests(bin) {
@@ -92,15 +104,25 @@ async function hostTests(bin) {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  // Starts code-server on `folder` (closing a browser left open), opens it in headless
-  // Chromium and waits for the explorer to list app.yaml; returns the page.
-  async function openWorkbench(dirArgs, flags, folder) {
+  // Starts code-server on `folder` (none: an empty window; closing a browser and a code-server
+  // left open), opens it in headless Chromium and waits for the explorer to list `file`;
+  // returns the page. `serverEnv` replaces the environment (a home of its own).
+  async function openWorkbench(dirArgs, flags, folder, file = 'app.yaml', serverEnv = env) {
     await browser?.close();
+    if (server !== undefined && server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      try {
+        process.kill(-server.pid, 'SIGTERM');
+      } catch {
+        // gone meanwhile
+      }
+      await exited;
+    }
     server = spawn(
       bin,
       [...dirArgs, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry', '--disable-update-check',
-        ...flags, '--disable-getting-started-override', folder],
-      { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+        ...flags, '--disable-getting-started-override', ...(folder === undefined ? [] : [folder])],
+      { env: serverEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let log = '';
     server.stderr.on('data', (d) => (log += d));
@@ -114,9 +136,54 @@ async function hostTests(bin) {
     });
     browser = await launch();
     const opened = await browser.context.newPage();
+    if (folder === undefined) {
+      await opened.goto(`${url}/?ew=true`);
+      await opened.waitForSelector('.monaco-workbench', { timeout: TIMEOUT });
+      return opened;
+    }
     await opened.goto(`${url}/?folder=${encodeURIComponent(folder)}`);
-    await opened.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="app.yaml"]', { timeout: TIMEOUT });
+    await opened.waitForSelector(`.explorer-folders-view .monaco-list-row[aria-label^="${file}"]`, { timeout: TIMEOUT });
     return opened;
+  }
+
+  // Opens `name` with Quick Open and waits for its tab.
+  async function quickOpen(p, name) {
+    await p.keyboard.press('Control+P');
+    await p.waitForSelector('.quick-input-widget input');
+    await p.keyboard.type(name);
+    await p.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`);
+    await p.keyboard.press('Enter');
+    await p.waitForSelector(`.tab[aria-label^="${name}"]`, { timeout: TIMEOUT });
+  }
+
+  // The status item's accessible label once the server says it is ready (findings counted).
+  async function readyItem(p) {
+    const item = await p.waitForSelector('[id="policylens.policylens"][aria-label*="policylens · "], [id="policylens.policylens"][aria-label^="check  policylens,"]', {
+      timeout: TIMEOUT,
+    });
+    return item.getAttribute('aria-label');
+  }
+
+  // The Problems panel's messages, once `count` are listed.
+  async function problems(p, count, open = true) {
+    if (open) {
+      await p.keyboard.press('Control+Shift+M');
+    }
+    await p.waitForFunction((n) => document.querySelectorAll('.markers-panel .marker-message').length === n, count, {
+      timeout: TIMEOUT,
+    });
+    return p.$$eval('.markers-panel .marker-message', (els) => els.map((e) => e.textContent));
+  }
+
+  // The messages `policylens check --format json PATH` reports, the CLI's own answer.
+  function checkMessages(target) {
+    let out;
+    try {
+      out = execFileSync(bundled, ['check', '--format', 'json', target], { encoding: 'utf8' });
+    } catch (e) {
+      out = e.stdout; // exit 1: findings
+    }
+    return JSON.parse(out).diagnostics.map((d) => d.message);
   }
 
   // Puts the cursor of app.yaml at `line:col` (Go to Line) and waits until the status bar says so.
@@ -155,7 +222,7 @@ async function hostTests(bin) {
     // (Its icon's name, `check`, is part of the accessible label.)
     assert.equal(
       await item.getAttribute('aria-label'),
-      `check  policylens · 1 error, 0 warnings, Running ${bundled} (bundled)\nRoot: ${dirs.workspace}\nConfig: none`,
+      `check  policylens · 1 error, 0 warnings, Running ${bundled} (bundled)\nRoot: ${dirs.workspace} — the workspace folder; no .policylens.yaml or .git in or above it\nConfig: none`,
     );
   });
 
@@ -199,6 +266,20 @@ async function hostTests(bin) {
       'affects 1 rule',
       'not accepted: TargetNotFound',
     ]);
+  });
+
+  // Issue 39 §6: the view is filled when it comes into view, without Show Policy Status.
+  step('the Policy Status view fills itself when it comes into view', async () => {
+    await page.click('.pane-header:has-text("Policy Status")');
+    await page.waitForFunction(
+      () => {
+        const rows = [...document.querySelectorAll('.monaco-list-row')].map((e) => e.textContent ?? '');
+        return ['shop/checkout-timeout', 'shop/checkout-retries'].every((p) => rows.some((r) => r.includes(p)));
+      },
+      undefined,
+      { timeout: TIMEOUT },
+    );
+    await page.click('.pane-header:has-text("Policy Status")');
   });
 
   step("a hover on the route ends in Explain, Show in topology and References; Explain opens the explain text", async () => {
@@ -255,6 +336,140 @@ async function hostTests(bin) {
     assert.deepEqual(pngSize(file), { width: 1400, height: 900 });
   });
 
+  // Issue 39 §1: VS Code opened on the demo's `shop/` folder. The server reads the whole demo
+  // (its .policylens.yaml is above the folder) and reports the folder's files: the one finding
+  // there, as `policylens check demo/shop` says; before, nine false not-found errors.
+  const demo = path.join(tmp, 'demo');
+  fs.cpSync(path.join(repo, 'fixtures', 'demo'), demo, { recursive: true });
+  step('a subfolder opened alone is read within its workspace', async () => {
+    const p = await openWorkbench(common, ['--disable-workspace-trust'], path.join(demo, 'shop'), 'routes.yaml');
+    await quickOpen(p, 'routes.yaml');
+    assert.equal(
+      await readyItem(p),
+      `check  policylens · 1 error, 0 warnings, Running ${bundled} (bundled)\nRoot: ${demo} — its .policylens.yaml is the nearest above the workspace folder ${demo}/shop\nConfig: ${demo}/.policylens.yaml`,
+    );
+    const cli = checkMessages(path.join(demo, 'shop'));
+    assert.equal(cli.length, 1);
+    assert.deepEqual(await problems(p, 1), cli);
+  });
+
+  // The same file opened in a window without a folder (File > Open File…): its workspace is
+  // the demo; the Problems panel holds the demo's findings, none of them a false not-found.
+  step('a file opened without a folder is read within its workspace', async () => {
+    const p = await openWorkbench(common, ['--disable-workspace-trust'], undefined);
+    await p.keyboard.press('Control+Shift+P');
+    await p.waitForSelector('.quick-input-widget input');
+    await p.keyboard.type('File: Open File');
+    await p.waitForSelector('.quick-input-list .monaco-list-row[aria-label^="File: Open File"]');
+    await p.keyboard.press('Enter');
+    // The simple file dialog: a path typed in full.
+    await p.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '').startsWith('/'), undefined, {
+      timeout: TIMEOUT,
+    });
+    await p.fill('.quick-input-widget input', path.join(demo, 'shop', 'routes.yaml'));
+    await p.keyboard.press('Enter');
+    await p.waitForSelector('.tab[aria-label^="routes.yaml"]', { timeout: TIMEOUT });
+    const label = await readyItem(p);
+    assert.ok(
+      label.includes(`Root: ${demo} — its .policylens.yaml is the nearest above ${demo}/shop/routes.yaml`),
+      label,
+    );
+    const cli = checkMessages(demo);
+    // Every finding of the demo in view at once (the list draws only the rows in view).
+    await p.keyboard.press('Control+Shift+M');
+    await p.keyboard.press('Control+Shift+P');
+    await p.waitForSelector('.quick-input-widget input');
+    await p.keyboard.type('View: Toggle Maximized Panel');
+    await p.waitForSelector('.quick-input-list .monaco-list-row[aria-label="View: Toggle Maximized Panel"]');
+    await p.keyboard.press('Enter');
+    assert.deepEqual((await problems(p, cli.length, false)).sort(), [...cli].sort());
+  });
+
+  // Issue 39 §3: `cluster.enabled` and nothing else. The other cluster settings are sent empty
+  // by VS Code; an empty kubeconfig means the default: here ~/.kube/config (a home of its own,
+  // no KUBECONFIG), which points at the tests' loopback API server.
+  step('cluster mode with nothing else set reads the default kubeconfig', async () => {
+    const fakeApi = findFakeApi();
+    const home = path.join(tmp, 'home');
+    fs.mkdirSync(path.join(home, '.kube'), { recursive: true });
+    const api = spawn(fakeApi, [path.join(home, '.kube', 'config')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let apiOut = '';
+    api.stdout.on('data', (d) => (apiOut += d));
+    const addr = await new Promise((resolve, reject) => {
+      api.stdout.on('data', () => {
+        const m = /^(http:\/\/127\.0\.0\.1:\d+)\n/.exec(apiOut);
+        if (m !== null) resolve(m[1]);
+      });
+      api.on('exit', (code) => reject(new Error(`policylens-fake-api exited ${code}`)));
+    });
+    try {
+      const folder = path.join(tmp, 'cluster-ws');
+      fs.mkdirSync(folder);
+      // The route's Gateway and Service exist only in the cluster.
+      fs.writeFileSync(
+        path.join(folder, 'route.yaml'),
+        'apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: checkout\n  namespace: shop\nspec:\n  parentRefs:\n  - name: edge\n    namespace: infra\n    sectionName: https\n  rules:\n  - name: pay\n    backendRefs:\n    - name: checkout\n      port: 8080\n',
+      );
+      const userCluster = path.join(tmp, 'user-cluster');
+      fs.mkdirSync(path.join(userCluster, 'User'), { recursive: true });
+      const settings = JSON.parse(fs.readFileSync(path.join(dirs.user, 'User', 'settings.json'), 'utf8'));
+      fs.writeFileSync(path.join(userCluster, 'User', 'settings.json'), JSON.stringify({ ...settings, 'policylens.cluster.enabled': true }));
+      const homeEnv = { ...env, HOME: home };
+      delete homeEnv.KUBECONFIG;
+      const p = await openWorkbench(['--user-data-dir', userCluster, '--extensions-dir', dirs.extensions],
+        ['--disable-workspace-trust'], folder, 'route.yaml', homeEnv);
+      await quickOpen(p, 'route.yaml');
+      const label = await readyItem(p);
+      assert.ok(label.startsWith('check  policylens, '), label);
+      assert.ok(label.includes(`\nCluster: cluster \`fake\` at ${addr}/: 6 objects, watched; `), label);
+      assert.deepEqual(await problems(p, 0), []);
+      assert.equal(await p.$('.notification-toast:has-text("kubeconfig")'), null, 'a kubeconfig error was shown');
+    } finally {
+      api.stdin.end();
+      await new Promise((resolve) => api.on('close', resolve));
+    }
+    const requests = apiOut.trim().split('\n').slice(1);
+    assert.ok(requests.length > 0, 'the loopback API server was never asked');
+    assert.ok(requests.every((r) => r.startsWith('GET ') && !r.includes('secrets')), requests.join('\n'));
+  });
+
+  // Issue 39 §6: the server crashes five times in three minutes, so the client gives up; the
+  // notice says so, and a successful Restart Server closes it (an error message would stay).
+  // The bundled binary is wrapped by a script that, while `down` exists, kills the server two
+  // seconds after it starts (after it has answered `initialize`, as a real crash would).
+  step('after the server crashed for good, a successful restart closes the notice', async () => {
+    const real = path.join(tmp, 'policylens-crash-real');
+    const down = path.join(tmp, 'server-down');
+    const pidFile = path.join(tmp, 'server.pid');
+    fs.renameSync(bundled, real);
+    fs.writeFileSync(
+      bundled,
+      `#!/bin/sh\necho $$ > '${pidFile}'\nif [ -e '${down}' ]; then (sleep 2; kill -9 $$) & fi\nexec '${real}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    try {
+      const p = await openWorkbench(common, ['--disable-workspace-trust'], dirs.workspace);
+      await quickOpen(p, 'app.yaml');
+      await readyItem(p);
+      fs.writeFileSync(down, '');
+      process.kill(Number(fs.readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
+      const notice = '.notification-toast:has-text("crashed 5 times")';
+      await p.waitForSelector(notice, { timeout: TIMEOUT });
+      await p.waitForSelector('[id="policylens.policylens"][aria-label*="policylens: stopped"]', { timeout: TIMEOUT });
+      fs.rmSync(down);
+      await p.keyboard.press('Control+Shift+P');
+      await p.waitForSelector('.quick-input-widget input');
+      await p.keyboard.type('policylens: Restart Server');
+      await p.waitForSelector('.quick-input-list .monaco-list-row[aria-label="policylens: Restart Server"]');
+      await p.keyboard.press('Enter');
+      await readyItem(p);
+      await p.waitForSelector(notice, { state: 'detached', timeout: TIMEOUT });
+    } finally {
+      fs.rmSync(bundled);
+      fs.renameSync(real, bundled);
+    }
+  });
+
   // Workspace trust: a cloned repository's .vscode/settings.json names another server (a
   // script that leaves a marker, then runs the real one). In a folder that is not trusted (trust
   // on, the folder never trusted), with the bundled binary taken away so that the setting would
@@ -262,7 +477,6 @@ async function hostTests(bin) {
   // warning colour, and offers Open Settings. (The extension host does not see a PATH set for
   // code-server, so the found-on-PATH case is not reproduced here.)
   step('in an untrusted folder, the settings naming another server do not run it', async () => {
-    process.kill(-server.pid, 'SIGTERM');
     const untrusted = path.join(tmp, 'untrusted');
     const real = path.join(tmp, 'policylens-real');
     const marker = path.join(tmp, 'evil-ran');

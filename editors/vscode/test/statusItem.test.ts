@@ -27,6 +27,25 @@ test('starting, indexing with counts, ready with the findings counted', () => {
     warning: false,
   });
   assert.equal(itemView({ ...running, report: { state: 'ready', diagnostics: { error: 0, warning: 0 } } }).text, '$(check) policylens');
+  // The files are read; their first analysis runs (seconds at 100k objects).
+  assert.equal(itemView({ ...running, report: { state: 'analysing' } }).text, '$(sync~spin) policylens: analysing');
+});
+
+test('each root is said with why it was chosen', () => {
+  const v = itemView({
+    ...running,
+    report: {
+      state: 'ready',
+      roots: ['/w'],
+      rootReasons: ['its .policylens.yaml is the nearest above the workspace folder /w/shop'],
+      folders: ['/w/shop'],
+      config: '/w/.policylens.yaml',
+    },
+  });
+  assert.equal(
+    v.tooltip,
+    'Running /x/policylens (bundled)\nRoot: /w — its .policylens.yaml is the nearest above the workspace folder /w/shop\nConfig: /w/.policylens.yaml',
+  );
 });
 
 test('a fallback root is marked and said', () => {

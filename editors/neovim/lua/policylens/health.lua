@@ -44,8 +44,13 @@ function M.check()
   if #(s.roots or {}) == 0 then
     health.warn('root: none yet (no workspace folder; a document opened brings its own)')
   end
-  for _, r in ipairs(s.roots or {}) do
-    health.info('root: ' .. r)
+  local reasons = type(s.rootReasons) == 'table' and s.rootReasons or {}
+  for i, r in ipairs(s.roots or {}) do
+    health.info('root: ' .. r .. (reasons[i] and (' (' .. reasons[i] .. ')') or ''))
+  end
+  local folders = type(s.folders) == 'table' and s.folders or {}
+  if #folders > 0 then
+    health.info('findings shown for: ' .. table.concat(folders, ', ') .. ' and the open buffers')
   end
   if s.rootNote ~= nil and s.rootNote ~= vim.NIL then
     health.warn('root chosen as a fallback: ' .. s.rootNote, {

@@ -12,7 +12,15 @@
 -- Defaults (setup{} options): codelens = true refreshes the code lenses ("N policies affect
 -- this") of the server's buffers on attach, on entering a buffer, on leaving insert mode and
 -- after every analysis of the workspace (Neovim 0.11 does not honour the server's
--- workspace/codeLens/refresh); cmd = { 'policylens', 'serve' }.
+-- workspace/codeLens/refresh); virtual_text = true shows policylens's findings at the end of
+-- their line (its diagnostics only; false leaves them to your vim.diagnostic.config(), a table
+-- is passed to it as the `virtual_text` option); progress = true echoes the server's progress
+-- while it reads and analyses the workspace (one line, kept out of :messages);
+-- cmd = { 'policylens', 'serve' }.
+--
+-- Messages from the server are shown on one line, never as a hit-enter prompt (Neovim's own
+-- handler for window/showMessage adds a second line, which stops everything until Enter); the
+-- details are in :checkhealth policylens and :LspLog.
 local M = {}
 
 -- The last `policylens/serverStatus` the server sent (state, roots, counts), for statuslines.
@@ -49,6 +57,31 @@ local function float(lines, title)
     vim.api.nvim_win_close(win, true)
   end, { buffer = buf, nowait = true })
   return buf, win
+end
+
+-- One line that fits the command line (`v:echospace`): a longer one, or two, would turn into
+-- a hit-enter prompt that holds back everything until Enter.
+function M.one_line(msg)
+  local line = vim.split(msg, '\n', { plain = true, trimempty = true })[1] or ''
+  local room = math.max(vim.v.echospace, 20)
+  if vim.fn.strdisplaywidth(line) > room then
+    line = vim.fn.strcharpart(line, 0, room - 1) .. '…'
+  end
+  return line
+end
+
+local function notify_line(msg, level)
+  vim.schedule(function()
+    vim.notify(M.one_line('policylens: ' .. msg), level)
+  end)
+end
+
+-- window/showMessage, on one line at its level.
+local function on_show_message(_, params)
+  local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
+  local text = (params.message or ''):gsub('^policylens: ', '')
+  notify_line(text, levels[params.type] or vim.log.levels.INFO)
+  return vim.NIL
 end
 
 function M.explain()
@@ -150,11 +183,55 @@ local function refresh_lenses(client_id)
 end
 
 -- The server's `policylens/serverStatus` notification: kept for statuslines; once it says
--- `ready` (after each analysis of the workspace) the lenses are asked for again.
+-- `ready` (after each analysis of the workspace) the lenses are asked for again. A root guessed
+-- without a marker is said once, on one line (the whole note is in :checkhealth policylens).
+local told_note = nil
 local function on_status(_, result, ctx)
   M.last_status = result
+  if result and result.rootNote ~= nil and result.rootNote ~= vim.NIL and result.rootNote ~= told_note then
+    told_note = result.rootNote
+    local roots = result.roots or {}
+    notify_line(('no .policylens.yaml or .git: reading %s (:checkhealth policylens)'):format(
+      vim.fn.fnamemodify(roots[#roots] or '?', ':~')), vim.log.levels.INFO)
+  end
   if M.codelens and result and result.state == 'ready' then
     refresh_lenses(ctx.client_id)
+  end
+end
+
+-- The code lens's command (`[uri, position, locations]`): one place is jumped to; several (the
+-- policies affecting a target) go to the quickfix list, as `grr` lists references.
+local function show_references(command, ctx)
+  local args = command.arguments or {}
+  local locations = args[3] or {}
+  local c = vim.lsp.get_client_by_id(ctx.client_id)
+  local encoding = c and c.offset_encoding or 'utf-16'
+  if #locations == 1 then
+    vim.lsp.util.show_document(locations[1], encoding, { focus = true })
+  elseif #locations > 1 then
+    local items = vim.lsp.util.locations_to_items(locations, encoding)
+    vim.fn.setqflist({}, ' ', { title = command.title or 'policylens', items = items })
+    vim.cmd('copen')
+  end
+end
+
+-- $/progress of the server (reading, then analysing the workspace), echoed on one line and
+-- kept out of :messages; cleared when it ends.
+local function on_progress(ev)
+  local c = vim.lsp.get_client_by_id(ev.data.client_id)
+  local value = ev.data.params and ev.data.params.value
+  if not c or c.name ~= 'policylens' or type(value) ~= 'table' then
+    return
+  end
+  local text = ''
+  if value.kind ~= 'end' then
+    text = M.one_line(('%s%s'):format(value.title or c.progress.pending[ev.data.params.token] or 'policylens',
+      value.message and (': ' .. value.message) or ''))
+  end
+  -- Not over a prompt or the command line being typed.
+  local mode = vim.api.nvim_get_mode().mode
+  if mode:sub(1, 1) ~= 'c' and mode:sub(1, 1) ~= 'r' then
+    vim.api.nvim_echo({ { text } }, false, {})
   end
 end
 
@@ -167,9 +244,30 @@ function M.setup(opts)
   vim.lsp.config('policylens', {
     cmd = opts.cmd,
     init_options = { statusNotifications = true },
-    handlers = { ['policylens/serverStatus'] = on_status },
+    handlers = { ['policylens/serverStatus'] = on_status, ['window/showMessage'] = on_show_message },
   })
+  -- The code lenses' command, run here instead of by the server (which can show one place only).
+  vim.lsp.commands['policylens.showReferences'] = show_references
   vim.lsp.enable('policylens')
+  local group = vim.api.nvim_create_augroup('policylens', { clear = true })
+  -- Findings at the end of their line, for this server's diagnostics only (Neovim 0.11 shows
+  -- none there by default: only an `E` in the sign column).
+  local virtual_text = opts.virtual_text == nil and true or opts.virtual_text
+  if virtual_text then
+    vim.api.nvim_create_autocmd('LspAttach', {
+      group = group,
+      callback = function(ev)
+        local c = vim.lsp.get_client_by_id(ev.data.client_id)
+        if c and c.name == 'policylens' then
+          local ns = vim.lsp.diagnostic.get_namespace(c.id, false)
+          vim.diagnostic.config({ virtual_text = virtual_text }, ns)
+        end
+      end,
+    })
+  end
+  if opts.progress ~= false then
+    vim.api.nvim_create_autocmd('LspProgress', { group = group, callback = on_progress })
+  end
   if M.codelens then
     local group = vim.api.nvim_create_augroup('policylens_codelens', { clear = true })
     vim.api.nvim_create_autocmd('LspAttach', {
