@@ -353,38 +353,6 @@ async function hostTests(bin) {
     assert.deepEqual(await problems(p, 1), cli);
   });
 
-  // The same file opened in a window without a folder (File > Open File…): its workspace is
-  // the demo; the Problems panel holds the demo's findings, none of them a false not-found.
-  step('a file opened without a folder is read within its workspace', async () => {
-    const p = await openWorkbench(common, ['--disable-workspace-trust'], undefined);
-    await p.keyboard.press('Control+Shift+P');
-    await p.waitForSelector('.quick-input-widget input');
-    await p.keyboard.type('File: Open File');
-    await p.waitForSelector('.quick-input-list .monaco-list-row[aria-label^="File: Open File"]');
-    await p.keyboard.press('Enter');
-    // The simple file dialog: a path typed in full.
-    await p.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '').startsWith('/'), undefined, {
-      timeout: TIMEOUT,
-    });
-    await p.fill('.quick-input-widget input', path.join(demo, 'shop', 'routes.yaml'));
-    await p.keyboard.press('Enter');
-    await p.waitForSelector('.tab[aria-label^="routes.yaml"]', { timeout: TIMEOUT });
-    const label = await readyItem(p);
-    assert.ok(
-      label.includes(`Root: ${demo} — its .policylens.yaml is the nearest above ${demo}/shop/routes.yaml`),
-      label,
-    );
-    const cli = checkMessages(demo);
-    // Every finding of the demo in view at once (the list draws only the rows in view).
-    await p.keyboard.press('Control+Shift+M');
-    await p.keyboard.press('Control+Shift+P');
-    await p.waitForSelector('.quick-input-widget input');
-    await p.keyboard.type('View: Toggle Maximized Panel');
-    await p.waitForSelector('.quick-input-list .monaco-list-row[aria-label="View: Toggle Maximized Panel"]');
-    await p.keyboard.press('Enter');
-    assert.deepEqual((await problems(p, cli.length, false)).sort(), [...cli].sort());
-  });
-
   // Issue 39 §3: `cluster.enabled` and nothing else. The other cluster settings are sent empty
   // by VS Code; an empty kubeconfig means the default: here ~/.kube/config (a home of its own,
   // no KUBECONFIG), which points at the tests' loopback API server.
@@ -421,7 +389,7 @@ async function hostTests(bin) {
       await quickOpen(p, 'route.yaml');
       const label = await readyItem(p);
       assert.ok(label.startsWith('check  policylens, '), label);
-      assert.ok(label.includes(`\nCluster: cluster \`fake\` at ${addr}/: 6 objects, watched; `), label);
+      assert.match(label, new RegExp(`\nCluster: cluster \`[^\`]+\` at ${addr.replace(/\./g, '\\.')}/: 6 objects, watched; `));
       assert.deepEqual(await problems(p, 0), []);
       assert.equal(await p.$('.notification-toast:has-text("kubeconfig")'), null, 'a kubeconfig error was shown');
     } finally {
