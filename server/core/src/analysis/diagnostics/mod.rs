@@ -14,6 +14,8 @@ pub(crate) use crate::model::section_noun;
 #[cfg(test)]
 mod repo_tests;
 #[cfg(test)]
+mod fidelity_tests;
+#[cfg(test)]
 mod spec_ref_tests;
 #[cfg(test)]
 mod tests;
