@@ -109,7 +109,7 @@ fn instance_nodes(world: &policylens_core::topology::Linked, node: NodeId) -> Ve
         .into_iter()
         .filter_map(|o| {
             let n = match &section {
-                Some(s) => t.section_node(world, o, s)?,
+                Some(s) => t.shown_section_node(world, o, s)?,
                 None => t.object_node(o),
             };
             let file = world.file_of(o);

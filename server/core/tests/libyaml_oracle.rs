@@ -118,7 +118,31 @@ spec:
   nulls: ~
 "#;
 
-const BASES: [&str; 3] = [CRD, DEPLOYMENT, ROUTES];
+/// A Flux HelmRelease's values as GitOps repositories write them: one anchor name defined again
+/// for each list item, every alias after a definition meaning that one. libyaml's loader
+/// rejects the second `&name`; go-yaml v3 (kustomize, Flux) accepts it, and decides
+/// (docs/semantics.md §4.1).
+const REDEFINED: &str = r#"apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: &app cloudflare-dns
+spec:
+  values:
+    fullnameOverride: *app
+    env:
+      - name: &name CF_API_TOKEN
+        valueFrom:
+          secretKeyRef:
+            name: &secret cloudflare-dns-secret
+            key: *name
+      - name: &name CF_ZONE_ID
+        valueFrom:
+          secretKeyRef: {name: *secret, key: *name}
+    sources: &sources [crd, gateway-httproute]
+    extraArgs: *sources
+"#;
+
+const BASES: [&str; 4] = [CRD, DEPLOYMENT, ROUTES, REDEFINED];
 
 fn lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
@@ -273,6 +297,38 @@ fn the_shapes_saphyr_rejected_load_with_libyaml_values() {
         let args = Tree::Seq(vec![s("--a", false), s("b", true)]);
         assert_eq!(docs, [Tree::Map(vec![(s("spec", true), Tree::Map(vec![(s("args", true), args)]))])]);
     }
+}
+
+/// An anchor defined again: libyaml rejects it, go-yaml v3 loads it (the later definition
+/// wins), and policylens reads it as go-yaml does, with no `yaml-syntax` error; an alias to an
+/// anchor defined nowhere is still one, naming that anchor.
+#[test]
+fn a_redefined_anchor_loads_as_go_yaml_loads_it() {
+    use oracle::{Tree, go_yaml, libyaml};
+    use policylens_core::syntax::parse_file;
+    let err = libyaml(REDEFINED).expect_err("libyaml's loader rejects a second `&name`");
+    assert!(err.contains("found duplicate anchor"), "{err}");
+    let docs = go_yaml(REDEFINED).expect("go-yaml loads it");
+    assert_eq!(compare(REDEFINED), Ok(Verdict::BothLoad));
+    let parsed = parse_file(REDEFINED);
+    assert_eq!(oracle::policylens(&parsed), Ok(docs.clone()));
+    // The second item's names: the later `&name` defines `CF_ZONE_ID`; aliases stay aliases.
+    let s = |v: &str| Tree::Scalar(v.to_owned(), true);
+    let Tree::Map(top) = &docs[0] else { panic!("{docs:?}") };
+    let Tree::Map(spec) = &top[3].1 else { panic!("{top:?}") };
+    let Tree::Map(values) = &spec[0].1 else { panic!("{spec:?}") };
+    let Tree::Seq(env) = &values[1].1 else { panic!("{values:?}") };
+    let Tree::Map(second) = &env[1] else { panic!("{env:?}") };
+    assert_eq!(second[0], (s("name"), s("CF_ZONE_ID")));
+    let Tree::Map(from) = &second[1].1 else { panic!("{second:?}") };
+    assert_eq!(from[0].1, Tree::Map(vec![(s("name"), Tree::Alias), (s("key"), Tree::Alias)]));
+
+    let undefined = "a: &one 1\nb: *two\n";
+    let parsed = parse_file(undefined);
+    let errors: Vec<&str> =
+        parsed.documents.iter().filter_map(|d| d.error.as_ref()).map(|e| e.message.as_str()).collect();
+    assert_eq!(errors, ["an alias (`*two`) to an anchor (`&two`) defined nowhere before it"]);
+    assert_eq!(compare(undefined), Ok(Verdict::BothReject));
 }
 
 #[test]

@@ -173,6 +173,12 @@ impl B {
         self.0.untargeted = Some(how.to_owned());
         self
     }
+    /// Kinds beyond the listed targets are the implementation's to allow (see
+    /// [`PolicyKind::open_targets`]).
+    fn open_targets(mut self, why: &str) -> B {
+        self.0.open_targets = Some(super::OpenTargets::Implementations(why.to_owned()));
+        self
+    }
     fn controllers(mut self, c: Controllers) -> B {
         self.0.controllers = c;
         self
@@ -253,15 +259,29 @@ pub(super) fn kinds() -> Vec<PolicyKind> {
 /// §2.1. Direct, None: oldest wins, the others are Conflicted.
 fn gateway_api(v: &mut Vec<PolicyKind>) {
     let p = Tpl::new("Gateway API", GW, MANY).max_refs(GATEWAY_API_MAX_REFS);
-    // `core/Service` is the Extended target; the others are implementation-specific ones seen
-    // in real files (Envoy Gateway Backend, Istio ServiceEntry, multicluster ServiceImport).
+    // `core/Service` is the Extended target. Gateway API lets implementations target other
+    // kinds ("Implementation-Specific Usage", gateway-api 4564255a geps/gep-1897/index.md and
+    // site/content/en/reference/api-types/policy/backendtlspolicy.md, which names
+    // InferencePool), so the list is open: those listed are the ones implementations document.
+    // Envoy Gateway's `Backend`, a section being an endpoint port number (envoyproxy/gateway
+    // d32f2829 internal/gatewayapi/route.go `getTargetBackendReference`); Istio's ServiceEntry,
+    // sections by port name (istio 86c9f01f pilot/pkg/config/kube/gateway/backend_policies.go);
+    // ServiceImport (Envoy Gateway, same function); kgateway's `Backend`; the Inference
+    // Extension's InferencePool (v1 `inference.networking.k8s.io`, and its alpha group), named
+    // by the Gateway API page above. A Service's section is a port *name* for every
+    // implementation read (Envoy Gateway's same function, which read numbers in earlier
+    // releases: envoyproxy/gateway issue 4769; Istio's file above): no numbers.
     v.push(
         p.direct(
             "BackendTLSPolicy",
             "core/Service# gateway.envoyproxy.io/Backend# networking.istio.io/ServiceEntry# \
-             multicluster.x-k8s.io/ServiceImport# gateway.kgateway.dev/Backend#",
+             multicluster.x-k8s.io/ServiceImport# gateway.kgateway.dev/Backend# \
+             inference.networking.k8s.io/InferencePool# inference.networking.x-k8s.io/InferencePool#",
         )
         .effective("core/Service")
+        .open_targets(
+            "Gateway API lets implementations target kinds of their own with it (GEP-1897, \"Implementation-Specific Usage\")",
+        )
         .done(),
     );
     // "Cannot be scoped to a port": no sectionName.
@@ -426,6 +446,16 @@ fn kuadrant(v: &mut Vec<PolicyKind>) {
 
 /// §2.4. No sectionName, no namespace. Only policies that set the same fields conflict;
 /// Inherited kinds merge field-wise with the route-level setting winning (PatchDefaults).
+///
+/// Two policies of one kind on one target: sorted oldest first (then by namespace/name), each
+/// is checked against every older valid one with its kind's `Conflicts`, and only a pair that
+/// sets the same field conflicts, the younger losing (nginx/nginx-gateway-fabric e55bfe33
+/// internal/controller/state/graph/policies.go `markConflictedPolicies`). Per kind, in
+/// internal/controller/nginx/config/policies/<kind>/validator.go: ClientSettingsPolicy compares
+/// `body.*` and `keepAlive.*` field by field, ProxySettingsPolicy `buffering.*` and `timeout.*`,
+/// UpstreamSettingsPolicy `zoneSize`, `keepAlive.*`, `loadBalancingMethod`, `hashMethodKey`
+/// and `useClusterIP`, ObservabilityPolicy `tracing` whole: the field-overlap rule
+/// (`Semantics::NginxGatewayFabric`). Policies setting different fields both apply.
 fn nginx_gateway_fabric(v: &mut Vec<PolicyKind>) {
     let p = Tpl::new("NGINX Gateway Fabric", "gateway.nginx.org", MANY)
         .semantics(Semantics::NginxGatewayFabric)

@@ -292,6 +292,8 @@ impl PolicyKindConfig {
             k.project = p.clone();
         }
         if let Some(ts) = &self.targets {
+            // The user's list is the word on it.
+            k.open_targets = None;
             k.targets = ts
                 .iter()
                 .map(|t| TargetKind { gk: GroupKind::new(&t.group, &t.kind), section_name: t.section_name })

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::{Catalog, Config, KindSource, PolicyClass, PolicyKind, Stanza, Strategy, TargetKind};
+use super::{Catalog, Config, KindSource, PolicyClass, PolicyKind, Stanza, Strategy};
 use crate::model::{Body, Crd, GroupKind, Object};
 use crate::syntax::Node;
 
@@ -60,6 +60,7 @@ pub fn build_catalog<'a>(config: &Config, objects: impl Iterator<Item = &'a Obje
         catalog.insert(kind);
     }
 
+    let attachable = Attachable::of(&catalog, unlabelled.values().copied());
     for gk in order {
         // Known routes and extensions with targetRef-shaped fields are not policies, and
         // neither is a kind whose CRD in the world is a route (it has `parentRefs`).
@@ -69,6 +70,11 @@ pub fn build_catalog<'a>(config: &Config, objects: impl Iterator<Item = &'a Obje
             continue;
         }
         let Some(obs) = seen.get(&gk) else { continue };
+        // A workload's controller (a VerticalPodAutoscaler's or a progressive-delivery
+        // Canary's `targetRef` to a Deployment) is no policy (docs/semantics.md §4.4).
+        if !obs.targets.iter().any(|(g, k)| attachable.admits(g.as_deref(), k.as_deref())) {
+            continue;
+        }
         let kind = match unlabelled.get(&gk) {
             Some(crd) => kind_from_crd(crd, None, Some(obs), KindSource::Shape),
             None => kind_from_shape(gk, obs),
@@ -76,6 +82,51 @@ pub fn build_catalog<'a>(config: &Config, objects: impl Iterator<Item = &'a Obje
         catalog.insert(kind);
     }
     catalog
+}
+
+/// The kinds a policy attaches to (docs/semantics.md §4.4): Gateway API's, core Services and
+/// Namespaces, the targets every known policy kind lists (implementations' backends such as
+/// Envoy Gateway's `Backend`, Istio's `ServiceEntry`, `ServiceImport`, `InferencePool`), and
+/// the kinds the world's CRDs make routes. Anything else (a Deployment, a StatefulSet, a
+/// HorizontalPodAutoscaler) is a workload or a kind of its own: an object whose references
+/// name only such kinds is no policy. Listed rather than excluded: a kind nobody names as a
+/// target is not one.
+struct Attachable {
+    kinds: std::collections::HashSet<GroupKind>,
+    /// The same kinds by name alone, for references that leave `group` out.
+    names: std::collections::HashSet<String>,
+}
+
+impl Attachable {
+    fn of<'c>(catalog: &Catalog, crds: impl Iterator<Item = &'c Crd>) -> Attachable {
+        let mut kinds: std::collections::HashSet<GroupKind> = std::collections::HashSet::new();
+        for k in ["Service", "Namespace"] {
+            kinds.insert(GroupKind::new("", k));
+        }
+        for k in catalog.iter() {
+            kinds.extend(k.targets.iter().map(|t| t.gk.clone()));
+            kinds.extend(k.effective_targets.iter().cloned());
+        }
+        kinds.extend(crds.filter(|c| crd_is_route(c)).map(|c| GroupKind::new(&c.group, &c.kind)));
+        let mut names: std::collections::HashSet<String> = kinds.iter().map(|gk| gk.kind.to_string()).collect();
+        for k in
+            ["Gateway", "GatewayClass", "HTTPRoute", "GRPCRoute", "TCPRoute", "TLSRoute", "UDPRoute", "ListenerSet"]
+        {
+            names.insert(k.to_owned());
+        }
+        Attachable { kinds, names }
+    }
+
+    /// Whether a reference naming `kind` (in `group`, when written) may attach a policy. A
+    /// kind that is absent or a placeholder may name anything.
+    fn admits(&self, group: Option<&str>, kind: Option<&str>) -> bool {
+        let Some(kind) = kind else { return true };
+        match group.map(crate::model::normalize_group) {
+            Some(g) if g == crate::model::GATEWAY_GROUP || g == "gateway.networking.x-k8s.io" => true,
+            Some(g) if !crate::model::is_placeholder(g) => self.kinds.contains(&GroupKind::new(g, kind)),
+            _ => self.names.contains(kind),
+        }
+    }
 }
 
 /// A CRD whose spec schema has `parentRefs` describes a route, whatever else it has.
@@ -112,13 +163,36 @@ struct Observed {
     target_selectors: bool,
     plural: bool,
     singular: bool,
+    /// The (group, kind)s their references and selectors name, as written; `None` for a kind
+    /// that is absent or a placeholder. At most [`MAX_OBSERVED`].
+    targets: Vec<(Option<String>, Option<String>)>,
 }
+
+/// Distinct (group, kind)s kept per observed kind: enough to find one a policy attaches to.
+const MAX_OBSERVED: usize = 32;
 
 impl Observed {
     fn add(&mut self, p: &crate::model::PolicyFields) {
         self.target_ref |= p.target_ref.is_some();
         self.target_refs |= p.target_refs.is_some();
         self.target_selectors |= p.target_selectors.is_some();
+        let refs = p.refs().map(|r| (r.group.as_deref(), r.kind.as_deref()));
+        let selectors = p.target_selectors.iter().flat_map(|s| &s.items).map(|s| (s.group.as_ref(), s.kind.as_ref()));
+        for (group, kind) in refs.chain(selectors) {
+            let kind = kind.map(|k| k.value.as_str()).filter(|k| !k.is_empty() && !crate::model::is_placeholder(k));
+            let entry = (group.map(|g| g.value.to_string()), kind.map(str::to_owned));
+            if self.targets.len() < MAX_OBSERVED && !self.targets.contains(&entry) {
+                self.targets.push(entry);
+            }
+        }
+        if p.target_ref.as_ref().is_some_and(|(_, r)| r.is_none())
+            || p.target_refs.as_ref().is_some_and(|l| l.items.is_empty())
+        {
+            // A reference that is no mapping, or an empty list: nothing says what it names.
+            if !self.targets.contains(&(None, None)) {
+                self.targets.push((None, None));
+            }
+        }
         if let Some(spec) = p.spec.as_ref().map(crate::syntax::PackedNode::unpack) {
             self.plural |= spec.get("defaults").is_some() || spec.get("overrides").is_some();
             self.singular |= spec.get("default").is_some() || spec.get("override").is_some();
@@ -182,7 +256,20 @@ fn kind_from_crd(crd: &Crd, class: Option<PolicyClass>, obs: Option<&Observed>, 
     }
     k.cross_namespace = info.namespace;
     k.default_ref_group = info.default_group.clone();
-    k.targets = info.targets.iter().map(|gk| TargetKind { gk: gk.clone(), section_name: info.section_name }).collect();
+    k.targets = info.refs.targets.clone();
+    k.open_targets = info.refs.open.clone().map(super::OpenTargets::Any);
+    k.numeric_sections = info.refs.numeric_sections;
+    if info.refs.optional != Some(false) && !k.target_optional {
+        // A kubebuilder scaffold's CRD, or one whose rules on `spec` policylens cannot follow:
+        // a policy without a reference is not known to be invalid.
+        k.target_optional = true;
+        k.untargeted = Some(match info.refs.optional {
+            Some(_) => format!("its CRD (`{}.{}`) does not require a target reference", crd.plural, crd.group),
+            None => {
+                format!("whether its CRD (`{}.{}`) requires a target reference is not known", crd.plural, crd.group)
+            }
+        });
+    }
     match class {
         PolicyClass::Direct => {
             k.stanza = stanza.unwrap_or(Stanza::None);
@@ -215,7 +302,8 @@ struct SchemaInfo {
     section_name: bool,
     namespace: bool,
     default_group: Option<String>,
-    targets: Vec<GroupKind>,
+    /// Targets, sections and required-ness from the rules and enums ([`super::crd_targets`]).
+    refs: super::crd_targets::RefSchema,
     stanza: Option<Stanza>,
     overrides: bool,
     /// `strategy` enum values in the stanza (or at spec level).
@@ -244,42 +332,23 @@ impl SchemaInfo {
         info.max_items =
             many.and_then(|m| m.get("maxItems")).and_then(Node::as_i64).and_then(|n| u32::try_from(n).ok());
 
-        // Rules and enums that constrain the referenced kind and group.
-        let mut rules: Vec<&str> = Vec::new();
-        let mut kinds: Vec<String> = Vec::new();
-        let mut groups: Vec<String> = Vec::new();
-        collect_rules(spec, &mut rules, true);
         let items = many.and_then(|m| m.get("items"));
         for ref_schema in [one, items].into_iter().flatten() {
-            collect_rules(ref_schema, &mut rules, false);
             let Some(rp) = ref_schema.get("properties") else {
                 continue;
             };
             info.section_name |= rp.get("sectionName").is_some();
             info.namespace |= rp.get("namespace").is_some();
-            if let Some(g) = rp.get("group") {
-                if info.default_group.is_none() {
-                    info.default_group = g
-                        .get("default")
-                        .and_then(Node::as_scalar)
-                        .map(|s| crate::model::normalize_group(&s.value).to_owned());
-                }
-                collect_rules(g, &mut rules, false);
-                push_enum(g, &mut groups);
-            }
-            if let Some(kn) = rp.get("kind") {
-                collect_rules(kn, &mut rules, false);
-                push_enum(kn, &mut kinds);
+            if info.default_group.is_none()
+                && let Some(g) = rp.get("group")
+            {
+                info.default_group = g
+                    .get("default")
+                    .and_then(Node::as_scalar)
+                    .map(|s| crate::model::normalize_group(&s.value).to_owned());
             }
         }
-        if let Some(m) = many {
-            collect_rules(m, &mut rules, false);
-        }
-        for rule in rules {
-            cel_values(rule, "kind", &mut kinds);
-            cel_values(rule, "group", &mut groups);
-        }
-        info.targets = kinds.iter().map(|k| GroupKind::new(&target_group(k, &groups), k)).collect();
+        info.refs = super::crd_targets::read(spec, one, many);
 
         let has = |k: &str| props.get(k).is_some();
         info.overrides = has("overrides") || has("override");
@@ -336,21 +405,6 @@ impl SchemaInfo {
     }
 }
 
-/// `x-kubernetes-validations[].rule` strings of a schema node. At spec level only rules that
-/// talk about the reference fields count.
-fn collect_rules<'n>(node: &'n Node, out: &mut Vec<&'n str>, spec_level: bool) {
-    let Some(list) = node.get("x-kubernetes-validations").and_then(Node::as_sequence) else {
-        return;
-    };
-    for item in list {
-        if let Some(rule) = item.get("rule").and_then(Node::as_str)
-            && (!spec_level || rule.contains("targetRef") || rule.contains("targetSelectors"))
-        {
-            out.push(rule);
-        }
-    }
-}
-
 fn push_enum(node: &Node, out: &mut Vec<String>) {
     for v in node.get("enum").and_then(Node::as_sequence).into_iter().flatten() {
         if let Some(s) = v.as_scalar() {
@@ -365,79 +419,10 @@ fn push_unique(out: &mut Vec<String>, v: &str) {
     }
 }
 
-/// Best-effort reading of CEL comparisons on a ref field: `<x>.kind == 'A'` and
-/// `<x>.kind in ['A', 'B']` (either quote style). Negations and other forms are skipped.
-fn cel_values(rule: &str, field: &str, out: &mut Vec<String>) {
-    let needle = format!(".{field}");
-    let mut rest = rule;
-    while let Some(i) = rest.find(&needle) {
-        rest = &rest[i + needle.len()..];
-        // `.kinds`, `.groupName`: another field.
-        if rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
-            continue;
-        }
-        let after = rest.trim_start();
-        if let Some(v) = after.strip_prefix("==") {
-            if let Some((s, _)) = quoted(v.trim_start()) {
-                push_unique(out, s);
-            }
-        } else if let Some(v) = after.strip_prefix("in").map(str::trim_start) {
-            let Some(mut list) = v.strip_prefix('[') else {
-                continue;
-            };
-            loop {
-                list = list.trim_start().trim_start_matches(',').trim_start();
-                match quoted(list) {
-                    Some((s, tail)) => {
-                        push_unique(out, s);
-                        list = tail;
-                    }
-                    None => break,
-                }
-            }
-        }
-    }
-}
-
-/// A leading `'…'` or `"…"` literal and the text after it.
-fn quoted(s: &str) -> Option<(&str, &str)> {
-    let q = s.chars().next().filter(|c| *c == '\'' || *c == '"')?;
-    let body = &s[1..];
-    let end = body.find(q)?;
-    Some((&body[..end], &body[end + 1..]))
-}
-
-/// The group of a target kind named by a CRD: the one group its rules pin, else the group a
-/// well-known kind lives in, else the single non-Gateway-API group mentioned, else Gateway
-/// API.
-fn target_group(kind: &str, groups: &[String]) -> String {
-    if let [only] = groups {
-        return only.clone();
-    }
-    let known = match kind {
-        "Gateway" | "GatewayClass" | "HTTPRoute" | "GRPCRoute" | "TCPRoute" | "TLSRoute" | "UDPRoute"
-        | "ListenerSet" => Some(GroupKind::new("gateway.networking.k8s.io", kind)),
-        "XListenerSet" | "XBackendTrafficPolicy" | "XBackend" => {
-            Some(GroupKind::new("gateway.networking.x-k8s.io", kind))
-        }
-        "Service" | "Namespace" => Some(GroupKind::new("", kind)),
-        _ => None,
-    };
-    if let Some(gk) = known {
-        return gk.group.to_string();
-    }
-    let others: Vec<&String> =
-        groups.iter().filter(|g| !matches!(g.as_str(), "" | "core" | "gateway.networking.k8s.io")).collect();
-    match others.as_slice() {
-        [one] => (*one).clone(),
-        _ => "gateway.networking.k8s.io".to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Semantics, load_config};
+    use crate::catalog::{Semantics, TargetKind, load_config};
     use crate::model::extract_objects;
     use crate::syntax::parse_file;
 
@@ -746,17 +731,5 @@ spec: {color: blue}
         assert_eq!(q.max_refs, 2);
         assert_eq!(q.targets.len(), 2);
         assert_eq!(q.class, PolicyClass::Inherited);
-    }
-
-    #[test]
-    fn catalog_cel_values() {
-        let mut kinds = Vec::new();
-        cel_values(
-            "self.kind == 'A' || self.kinds == 'X' || ref.kind in ['B', \"C\"] && self.kind != 'D'",
-            "kind",
-            &mut kinds,
-        );
-        cel_values("r.kind.endsWith('ListenerSet')", "kind", &mut kinds);
-        assert_eq!(kinds, vec!["A", "B", "C"]);
     }
 }

@@ -4,8 +4,10 @@
 //! config beats built-in beats CRD label beats shape.
 
 mod builtin;
+mod cel;
 pub mod config;
 pub mod controllers;
+mod crd_targets;
 mod discover;
 
 pub use config::{Config, ConfigError, Level, load_config};
@@ -77,6 +79,34 @@ impl Strategy {
 pub struct TargetKind {
     pub gk: GroupKind,
     pub section_name: bool,
+}
+
+/// Which unlisted kinds a policy kind may still target ([`PolicyKind::open_targets`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpenTargets {
+    /// Any kind: the kind's CRD has a rule on its references policylens cannot follow.
+    Any(String),
+    /// Kinds of implementations' own groups: the specification lets implementations add
+    /// targets (GEP-1897's implementation-specific BackendTLSPolicy targets), but not Gateway
+    /// API's own kinds (`gateway.networking.k8s.io`) or Kubernetes' core ones, whose allowed
+    /// ones are listed.
+    Implementations(String),
+}
+
+impl OpenTargets {
+    /// Why, in words.
+    pub fn why(&self) -> &str {
+        match self {
+            OpenTargets::Any(w) | OpenTargets::Implementations(w) => w,
+        }
+    }
+
+    fn admits(&self, gk: &GroupKind) -> bool {
+        match self {
+            OpenTargets::Any(_) => true,
+            OpenTargets::Implementations(_) => !matches!(&*gk.group, "" | crate::model::GATEWAY_GROUP),
+        }
+    }
 }
 
 /// A reference inside the spec proper to a routable object (docs/semantics.md §4.8): resolved
@@ -203,6 +233,13 @@ pub struct PolicyKind {
     pub class: PolicyClass,
     /// Allowed targets. Empty: any kind (checked only for existence).
     pub targets: Vec<TargetKind>,
+    /// Kinds missing from `targets` that are not known to be refused, and why: such a kind is
+    /// resolved as if allowed, with sections (docs/semantics.md §4.4).
+    pub open_targets: Option<OpenTargets>,
+    /// A `sectionName` on a core Service may name a port by its number (`"443"`) where no
+    /// port has that name: the kind's CRD pattern admits numbers and nothing says its
+    /// implementation reads them as names only.
+    pub numeric_sections: bool,
     /// The level whose behaviour the policy finally changes (e.g. Service for a
     /// backend policy); `None`: where its targets are (Direct) or the leaves below (Inherited).
     /// Always the first item of `effective_targets`.
@@ -286,6 +323,8 @@ impl PolicyKind {
             gk,
             class,
             targets: Vec::new(),
+            open_targets: None,
+            numeric_sections: false,
             effective_target: None,
             effective_targets: Vec::new(),
             cross_namespace: false,
@@ -322,12 +361,14 @@ impl PolicyKind {
     }
 
     /// Looks up an allowed target kind. With no declared targets, any kind is allowed, with
-    /// sections.
+    /// sections; so is any kind, when the kind's targets are open.
     pub fn target(&self, gk: &GroupKind) -> Option<TargetKind> {
         if self.targets.is_empty() {
             return Some(TargetKind { gk: gk.clone(), section_name: true });
         }
-        self.targets.iter().find(|t| &t.gk == gk).cloned()
+        let listed = self.targets.iter().find(|t| &t.gk == gk).cloned();
+        let open = self.open_targets.as_ref().is_some_and(|o| o.admits(gk));
+        listed.or_else(|| open.then(|| TargetKind { gk: gk.clone(), section_name: true }))
     }
 
     /// The strategy a policy gets when it names none (docs/semantics.md §5 item 5): `None` for Direct
@@ -460,7 +501,11 @@ mod tests {
         assert_eq!(btls.max_refs, GATEWAY_API_MAX_REFS);
         assert_eq!(btls.target(&GroupKind::new("", "Service")).map(|t| t.section_name), Some(true));
         assert_eq!(btls.target(&GroupKind::new("core", "Service")).map(|t| t.section_name), Some(true));
+        // Listed: Service and the kinds implementations document; open beyond them (GEP-1897).
         assert_eq!(btls.target(&GroupKind::new(GW, "Gateway")), None);
+        assert!(btls.open_targets.is_some());
+        assert!(btls.target(&GroupKind::new("example.dev", "MyBackend")).is_some());
+        assert!(btls.target(&GroupKind::new("inference.networking.k8s.io", "InferencePool")).is_some());
         assert_eq!(btls.effective_target, Some(GroupKind::new("", "Service")));
         assert_eq!(btls.default_strategy(), Strategy::None);
 

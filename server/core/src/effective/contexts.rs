@@ -248,10 +248,18 @@ impl KindPlan {
 /// an unnamed rule, Services with an unnamed port, objects without sections. Named sections
 /// are the effective targets otherwise.
 fn whole_object_counts(world: &Linked, o: ObjId) -> bool {
+    let t = &world.topology;
     match &world.object(o).body {
         Body::Gateway(g) => g.listeners.is_empty(),
         Body::ListenerSet(ls) => ls.listeners.is_empty(),
-        Body::Route(r) => r.rules.is_empty() || r.rules.iter().any(|r| r.name.is_none()),
+        // An unnamed rule with a node of its own (a policy its filter names) is that node.
+        Body::Route(r) => {
+            r.rules.is_empty()
+                || r.rules
+                    .iter()
+                    .enumerate()
+                    .any(|(k, rule)| rule.name.is_none() && t.rule_node(world, o, rule, k as u32).is_none())
+        }
         Body::Service(s) => s.ports.is_empty() || s.ports.iter().any(|p| p.name.is_none()),
         _ => true,
     }
@@ -950,9 +958,9 @@ fn admits(world: &Linked, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
     let Body::Route(r) = &world.object(route).body else {
         return true;
     };
-    for (rule, results) in r.rules.iter().zip(t.backend_refs(route)) {
+    for (k, (rule, results)) in r.rules.iter().zip(t.backend_refs(route)).enumerate() {
         // The node the rule's backend edges start from (as the topology builds them).
-        let from = rule.name.as_ref().and_then(|n| t.section_node(world, route, &n.value));
+        let from = t.rule_node(world, route, rule, k as u32);
         let rule_is_q = match section {
             Some(_) => from == Some(q),
             None => from.is_none(),

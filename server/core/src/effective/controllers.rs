@@ -6,71 +6,14 @@
 //! reached Gateway ignores is `unsupported-by-controller`. A policy that reaches no Gateway (a mesh route's, a Service
 //! no Gateway route sends to) is not judged.
 
-use std::collections::HashSet;
-
+use super::reach::reached_gateways;
 use crate::catalog::PolicyKind;
-use crate::model::Body;
-use crate::topology::{DagNode, Linked, NodeId};
+use crate::topology::Linked;
 use crate::world::ObjId;
 
 /// Whether Gateway `gw`'s controller is known and does not act on policies of `kind`.
 pub fn ignores(world: &Linked, kind: &PolicyKind, gw: ObjId) -> bool {
     world.topology.controller_of(gw).is_some_and(|s| !kind.controllers.act_under(&s.controller_name))
-}
-
-/// The Gateways policy `pid` reaches, in id order: above the nodes it attaches to, and below a
-/// GatewayClass it targets. In a unit's world, only the Gateways that world holds.
-pub fn reached_gateways(world: &Linked, pid: ObjId) -> Vec<ObjId> {
-    let t = &world.topology;
-    let Some(res) = t.policies.get(&pid) else { return Vec::new() };
-    let mut start: Vec<NodeId> = Vec::new();
-    for n in res.attached_nodes() {
-        match t.node(n) {
-            DagNode::Namespace(ns) => {
-                let ns = t.namespace_name(ns);
-                start.extend(world.ids().filter(|&o| world.namespace_of(o) == Some(ns)).map(|o| t.object_node(o)));
-            }
-            DagNode::Object(o) if matches!(world.object(o).body, Body::GatewayClass(_)) => {
-                start.extend(t.children(n).iter().copied());
-            }
-            _ => start.push(n),
-        }
-    }
-    let own: HashSet<NodeId> = start.iter().copied().collect();
-    let mut seen: HashSet<NodeId> = own.clone();
-    let mut queue = start;
-    let mut out = Vec::new();
-    while let Some(n) = queue.pop() {
-        if let DagNode::Object(o) = t.node(n) {
-            match world.object(o).body {
-                Body::Gateway(_) => {
-                    out.push(o);
-                    continue;
-                }
-                // Above a Service are the routes that send to it. A mesh route's traffic does
-                // not come from them: walk up from a Service only when the policy is on it.
-                Body::Service(_) if !own.contains(&n) => continue,
-                _ => {}
-            }
-        }
-        for &p in t.parents(n) {
-            if seen.insert(p) {
-                queue.push(p);
-            }
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    let unit = world.unit_of(pid);
-    if unit != 0 {
-        let borrowed: Vec<u32> =
-            res.attached_nodes().filter_map(|n| t.node_object(n)).map(|o| world.unit_of(o)).collect();
-        out.retain(|&g| {
-            let u = world.unit_of(g);
-            u == 0 || u == unit || borrowed.contains(&u)
-        });
-    }
-    out
 }
 
 /// Which of the Gateways a policy reaches ignore its kind.

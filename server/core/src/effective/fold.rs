@@ -28,7 +28,7 @@ use super::listmap::SchemaNode;
 use super::provenance::{PVal, Src, Supplier};
 use super::semantics::{Dictates, Rules, SameLevel};
 use super::spec::PolicySpec;
-use super::strategy::{Displaced, MergeRule, Patch, overlaps, prune};
+use super::strategy::{Displaced, MergeRule, Patch, prune};
 use crate::catalog::Strategy;
 use crate::world::ObjId;
 
@@ -302,19 +302,12 @@ fn holders_at(f: &Fold, level: u32) -> Vec<ObjId> {
 }
 
 fn first_overlap(tree: &PVal, patch: &Value, hit: &dyn Fn(&Src) -> bool, rules: &Rules) -> Option<ObjId> {
-    if !overlaps(tree, patch, hit, rules.units) {
-        return None;
+    // The policy that set the field both set (NGINX Gateway Fabric's `Conflicts` compares
+    // fields: the holder of another field of the same object is not the one in the way).
+    match super::strategy::first_overlap(tree, patch, hit, rules.units)?.origin {
+        Supplier::Policy(p) => Some(p),
+        _ => None,
     }
-    let mut found = None;
-    tree.for_each_src(&mut |s| {
-        if found.is_none()
-            && hit(s)
-            && let Supplier::Policy(p) = s.origin
-        {
-            found = Some(p);
-        }
-    });
-    found
 }
 
 /// Combines a challenger at a more specific level (or an override at the same level).

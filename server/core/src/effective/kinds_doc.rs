@@ -88,11 +88,18 @@ pub fn kinds_markdown() -> String {
          |---|---|---|---|---|---|---|---|---|\n",
     );
     for k in kinds {
-        let targets: Vec<String> = if k.targets.is_empty() {
+        let mut targets: Vec<String> = if k.targets.is_empty() {
             vec!["any".into()]
         } else {
             k.targets.iter().map(|t| format!("{}{}", t.gk, if t.section_name { "§" } else { "" })).collect()
         };
+        match &k.open_targets {
+            Some(crate::catalog::OpenTargets::Implementations(_)) => {
+                targets.push("an implementation's own kinds".into());
+            }
+            Some(crate::catalog::OpenTargets::Any(_)) => targets.push("any (a CRD rule not followed)".into()),
+            None => {}
+        }
         let r = rules(k);
         let class = match k.class {
             PolicyClass::Direct => "Direct",

@@ -18,6 +18,7 @@ pub mod kinds_doc;
 mod listmap;
 mod order;
 mod provenance;
+mod reach;
 mod semantics;
 mod shadow;
 mod spec;

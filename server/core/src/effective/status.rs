@@ -106,6 +106,8 @@ fn no_target_resolves(world: &Linked, pid: ObjId) -> bool {
     // A kind that applies by selector or namespace-wide without a target is not targetless.
     let untargeted =
         res.refs.is_empty() && res.selected.is_empty() && world.policy_kind(pid).is_some_and(|k| k.target_optional);
+    // A filter names it, beside another copy of the route: attached there, not targetless.
+    let untargeted = untargeted || (res.refs.is_empty() && world.topology.named_by_filter(world, pid));
     res.attached_nodes().next().is_none() && !templated && !untargeted
 }
 

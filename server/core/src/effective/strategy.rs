@@ -462,20 +462,36 @@ pub fn prune(tree: &mut PVal, keep: &dyn Fn(&Src) -> bool, on_drop: &mut dyn FnM
     go(tree, keep, &mut String::new(), on_drop)
 }
 
-/// Whether applying `patch` would touch a leaf for which `hit` holds.
-pub fn overlaps(tree: &PVal, patch: &Value, hit: &dyn Fn(&Src) -> bool, units: Units) -> bool {
-    fn go<'p>(t: &PVal, p: &'p Value, hit: &dyn Fn(&Src) -> bool, units: Units, path: &mut Vec<&'p str>) -> bool {
+/// The source of the first leaf applying `patch` would touch for which `hit` holds: who set
+/// the field both set.
+pub fn first_overlap(tree: &PVal, patch: &Value, hit: &dyn Fn(&Src) -> bool, units: Units) -> Option<Src> {
+    fn at(t: &PVal, hit: &dyn Fn(&Src) -> bool) -> Option<Src> {
+        let mut found = None;
+        t.for_each_src(&mut |s| {
+            if found.is_none() && hit(s) {
+                found = Some(*s);
+            }
+        });
+        found
+    }
+    fn go<'p>(
+        t: &PVal,
+        p: &'p Value,
+        hit: &dyn Fn(&Src) -> bool,
+        units: Units,
+        path: &mut Vec<&'p str>,
+    ) -> Option<Src> {
         let (PVal::Map(entries), Value::Object(m)) = (t, p) else {
-            return t.any_src(hit);
+            return at(t, hit);
         };
-        m.iter().any(|(k, pv)| {
-            let Some((_, ev)) = entries.iter().find(|(ek, _)| &**ek == k.as_str()) else { return false };
+        m.iter().find_map(|(k, pv)| {
+            let (_, ev) = entries.iter().find(|(ek, _)| &**ek == k.as_str())?;
             path.push(k);
             let r = match (ev, pv) {
                 (PVal::Map(_), Value::Object(pm)) if !pm.is_empty() && !units.is_unit(path) => {
                     go(ev, pv, hit, units, path)
                 }
-                _ => ev.any_src(hit),
+                _ => at(ev, hit),
             };
             path.pop();
             r
@@ -655,7 +671,7 @@ mod tests {
 
         let t = tree(&json!({"a":{"x":1},"b":2}), src(1, false), None);
         let same = |s: &Src| s.origin == Supplier::Policy(ObjId(1));
-        assert!(overlaps(&t, &json!({"a":{"x":5}}), &same, Units::Fields));
-        assert!(!overlaps(&t, &json!({"a":{"y":5},"c":1}), &same, Units::Fields));
+        assert!(first_overlap(&t, &json!({"a":{"x":5}}), &same, Units::Fields).is_some());
+        assert!(first_overlap(&t, &json!({"a":{"y":5},"c":1}), &same, Units::Fields).is_none());
     }
 }

@@ -36,10 +36,16 @@ pub fn extract_objects(file: &ParsedFile) -> Vec<Object> {
 /// The objects of the document at `index` of its file (itself, or a `kind: List`'s items).
 pub fn extract_document(doc: &Document, index: u32, out: &mut Vec<Object>) {
     let Some(root) = &doc.root else { return };
+    let from = out.len();
     if let Some(items) = list_items(root) {
         out.extend(items.iter().filter_map(|item| read_object(item, index)));
     } else if let Some(obj) = read_object(root, index) {
         out.push(obj);
+    }
+    if doc.error.is_some() {
+        for o in &mut out[from..] {
+            o.broken = true;
+        }
     }
 }
 
@@ -79,6 +85,7 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
         doc,
         templated: false,
         substitutable: !opts_out_of_substitution(meta),
+        broken: false,
         body,
     })
 }

@@ -52,6 +52,9 @@ pub struct Object {
     /// (`kustomize.toolkit.fluxcd.io/substitute: disabled`): a Flux Kustomization with
     /// variables gives its instance substituted values (`Object::substituted`).
     pub substitutable: bool,
+    /// Its document has a YAML syntax error: what it seems to lack may lie past the break,
+    /// and nothing is reported on it but the `yaml-syntax` error (docs/semantics.md §4.1).
+    pub broken: bool,
     pub body: Body,
 }
 

@@ -34,6 +34,7 @@ impl Object {
             doc,
             templated: _,
             substitutable: _,
+            broken: _,
             body,
         } = &mut o;
         *kind_span = kind_span.shifted(by);

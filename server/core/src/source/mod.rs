@@ -100,7 +100,7 @@ impl SourceFile {
             _ => return SourceFile::parse(prev.path.clone(), text),
         };
         // Templated and JSON texts are read as a whole (`parse_pieces_with`).
-        let whole = |t: &str| t.contains("{{") || t.trim_start().starts_with('{');
+        let whole = |t: &str| crate::syntax::is_templated(t) || t.trim_start().starts_with('{');
         let kustomization = is_kustomization_file(&prev.path);
         if kustomization || whole(old) || whole(&text) || decode::binary(text.as_bytes()).is_some() {
             return SourceFile::parse(prev.path.clone(), text);

@@ -10,4 +10,6 @@ mod parse;
 pub use line_index::{LineIndex, Position, PositionEncoding, Range};
 pub use node::{ByteEdit, Document, Entry, Node, NodeKind, ParsedFile, Scalar, ScalarStyle, Span, SyntaxError};
 pub use packed::PackedNode;
-pub use parse::{Moved, Reuse, parse_document_at, parse_each, parse_each_after, parse_file, parse_file_by_libyaml};
+pub use parse::{
+    Moved, Reuse, is_templated, parse_document_at, parse_each, parse_each_after, parse_file, parse_file_by_libyaml,
+};

@@ -19,6 +19,7 @@ mod tests;
 
 use builder::{MAX_DEPTH, Outcome, Scratch, parse_piece};
 use split::{Piece, line_end, split_documents};
+pub use template::is_templated;
 
 use super::{Document, Node, NodeKind, ParsedFile, Span, SyntaxError};
 
@@ -193,7 +194,7 @@ fn parse_pieces_with(
     }
     // The byte-order mark is not content; the parser never sees it.
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let templated = text.contains("{{");
+    let templated = template::is_templated(text);
     // A live cluster's objects are JSON texts: read directly, many times faster than the YAML
     // scanner reads flow collections (same tree; see `json.rs`).
     if readers.json
@@ -395,7 +396,7 @@ fn parse_document(
     }
     let syntax = reported.map(|(at, message)| {
         let at = before_trailing_space(src, piece.start, piece.end, at);
-        let found = src.as_bytes().get(at as usize).copied().unwrap_or(0);
+        let found = src.get(at as usize..).and_then(|r| r.chars().next()).unwrap_or('\0');
         SyntaxError { span: Span::new(at, at), message: plain_words(&message, found) }
     });
     let depth = best
@@ -446,7 +447,7 @@ fn before_trailing_space(src: &str, start: u32, end: u32, at: u32) -> u32 {
 
 /// libyaml's message (`context, problem`) in the words of someone editing Kubernetes YAML;
 /// `found` is the character where it stopped. Messages not listed are kept as they are.
-pub(crate) fn plain_words(message: &str, found: u8) -> String {
+pub(crate) fn plain_words(message: &str, found: char) -> String {
     let plain = match message {
         "while scanning a simple key, could not find expected ':'" => "a key without `:` after it (write `key: value`)",
         "while parsing a block mapping, did not find expected key" => {
@@ -472,22 +473,35 @@ pub(crate) fn plain_words(message: &str, found: u8) -> String {
         "while scanning a quoted scalar, found unexpected document indicator" => {
             "an unclosed quote (a `---` or `...` line came before its end)"
         }
-        "while scanning for the next token, found character that cannot start any token" if found == b'\t' => {
+        "while scanning for the next token, found character that cannot start any token" if found == '\t' => {
             "a tab where YAML needs spaces (indent with spaces only)"
         }
         "while scanning for the next token, found character that cannot start any token" => {
-            "a character that cannot start a value here (`@` and `` ` `` are reserved: quote the value)"
+            return cannot_start(found);
         }
         "while scanning a plain scalar, found a tab character that violates indentation"
         | "while scanning a block scalar, found a tab character where an indentation space is expected" => {
             "a tab where YAML needs spaces (indent with spaces only)"
         }
-        "found undefined alias" => "an alias (`*name`) to an anchor (`&name`) defined nowhere before it",
-        "found duplicate anchor; first occurrence" => "an anchor (`&name`) defined twice",
         "control characters are not allowed" => "a control character, which YAML does not allow in a file",
         _ => return message.to_owned(),
     };
     plain.to_owned()
+}
+
+/// The words for a character no YAML token starts with, naming it (`@` and `` ` `` are YAML's
+/// reserved indicators).
+fn cannot_start(found: char) -> String {
+    let shown = match found {
+        '`' => "`` ` ``".to_owned(),
+        c if c.is_control() => format!("the control character U+{:04X}", u32::from(c)),
+        c => format!("`{c}`"),
+    };
+    let why = match found {
+        '@' | '`' => " (reserved in YAML)",
+        _ => "",
+    };
+    format!("{shown} cannot start a value here{why}: quote the value")
 }
 
 /// Null documents (`~`, nothing, comments only) have no root.

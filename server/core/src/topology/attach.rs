@@ -71,8 +71,9 @@ fn attach_to(
     let candidates: Vec<(usize, &Listener)> =
         listeners.iter().enumerate().filter(|(_, l)| section.is_none_or(|s| l.name.value == s)).collect();
     if candidates.is_empty() {
-        // A listener a kustomize patch adds is not read: trusted, not reported.
-        if world.is_patched(parent) {
+        // A listener a kustomize patch adds, or one past a YAML error in the Gateway's
+        // document, is not read: trusted, not reported.
+        if world.is_incomplete(parent) {
             return ParentResolution::Unchecked;
         }
         return ParentResolution::SectionNotFound {

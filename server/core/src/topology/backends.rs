@@ -77,7 +77,9 @@ fn with_port(world: &World, target: ObjId, b: &BackendRef) -> BackendResolution 
     match (&world.object(target).body, b.port.as_ref()) {
         (Body::Service(svc), Some(port)) => match svc.ports.iter().position(|p| p.port == Some(port.value)) {
             Some(i) => BackendResolution::Found { target, port: Some(i as u32) },
-            None if svc.ports.is_empty() || world.is_patched(target) => BackendResolution::Found { target, port: None },
+            None if svc.ports.is_empty() || world.is_incomplete(target) => {
+                BackendResolution::Found { target, port: None }
+            }
             // Envoy Gateway does not check a backendRef's port against a Backend's endpoints
             // (envoyproxy/gateway `internal/gatewayapi/validate.go` `validateBackendPort`).
             None if world.object(target).kind() == "Backend" => BackendResolution::Found { target, port: None },

@@ -89,7 +89,7 @@ pub(super) fn build(world: &World) -> Topology {
             let namespaces =
                 if super::mesh::is_mesh_route(route) { SpecRefNamespaces::Any } else { SpecRefNamespaces::Granted };
             for (k, rule) in route.rules.iter().enumerate() {
-                let from = rule.name.as_ref().and_then(|n| b.t.section_node(world, id, &n.value)).unwrap_or(route_node);
+                let from = b.t.rule_node(world, id, rule, k as u32).unwrap_or(route_node);
                 let first = b.t.extension_refs.len();
                 extension_refs::resolve(world, id, k as u32, &rule.extension_refs, from, &mut b.t.extension_refs);
                 // The route refers to the policies its filters name (references, rename).
@@ -238,31 +238,38 @@ impl Builder {
     }
 
     fn add_sections(&mut self, world: &World, id: ObjId) {
-        let names: Vec<(u32, &str)> = match &world.object(id).body {
+        let names: Vec<(u32, Option<&str>)> = match &world.object(id).body {
             Body::Gateway(g) => {
-                g.listeners.iter().enumerate().map(|(i, l)| (i as u32, l.name.value.as_str())).collect()
+                g.listeners.iter().enumerate().map(|(i, l)| (i as u32, Some(l.name.value.as_str()))).collect()
             }
             Body::ListenerSet(ls) => {
-                ls.listeners.iter().enumerate().map(|(i, l)| (i as u32, l.name.value.as_str())).collect()
+                ls.listeners.iter().enumerate().map(|(i, l)| (i as u32, Some(l.name.value.as_str()))).collect()
             }
+            // Named rules; and an unnamed rule whose ExtensionRef filter names a policy: the
+            // policy applies to that rule alone, so it gets a node of its own (never a
+            // section a reference can name, GEP-995), where it meets no other rule's policy.
             Body::Route(r) => r
                 .rules
                 .iter()
                 .enumerate()
-                .filter_map(|(i, r)| r.name.as_ref().map(|n| (i as u32, n.value.as_str())))
+                .filter_map(|(i, r)| match &r.name {
+                    Some(n) => Some((i as u32, Some(n.value.as_str()))),
+                    None if names_policy(world, &r.extension_refs) => Some((i as u32, None)),
+                    None => None,
+                })
                 .collect(),
             Body::Service(s) => s
                 .ports
                 .iter()
                 .enumerate()
-                .filter_map(|(i, p)| p.name.as_ref().map(|n| (i as u32, n.value.as_str())))
+                .filter_map(|(i, p)| p.name.as_ref().map(|n| (i as u32, Some(n.value.as_str()))))
                 .collect(),
             _ => return,
         };
         let parent = self.t.object_node(id);
         for (i, name) in names {
             // Names are unique per object; a duplicate keeps the first (the API rejects it).
-            if self.t.section_node(world, id, name).is_some() {
+            if name.is_some_and(|name| self.t.section_node(world, id, name).is_some()) {
                 continue;
             }
             let n = NodeId(self.t.object_count + self.t.sections.len() as u32);
@@ -270,6 +277,15 @@ impl Builder {
             self.edge(parent, n);
         }
     }
+}
+
+/// Whether one of a rule's ExtensionRef filters names a kind that attaches policies this way.
+fn names_policy(world: &World, refs: &[crate::model::ExtensionRef]) -> bool {
+    refs.iter().any(|r| {
+        let (Some(group), Some(kind)) = (&r.group, &r.kind) else { return false };
+        let gk = crate::model::GroupKind::new(crate::model::normalize_group(&group.value), &kind.value);
+        world.catalog.get(&gk).is_some_and(|k| k.extension_ref)
+    })
 }
 
 impl Topology {

@@ -97,6 +97,21 @@ impl Topology {
         self.extension_by_policy[start..].iter().take_while(move |&&(p, _)| p == pid).map(|&(_, n)| n)
     }
 
+    /// Whether a route's ExtensionRef filter names policy `pid`: attaches it, or attaches
+    /// another instance of its identity (a copy of the policy beside another copy of the
+    /// route, docs/semantics.md §4.5). Such a policy has a target, wherever the filter is.
+    pub fn named_by_filter(&self, world: &World, pid: ObjId) -> bool {
+        if self.extension_nodes(pid).next().is_some() {
+            return true;
+        }
+        let o = world.object(pid);
+        let (ns, name) = (world.namespace_of(pid), world.name_of(pid));
+        self.extension_refs.iter().filter_map(|e| e.policy).any(|p| {
+            let q = world.object(p);
+            q.kind() == o.kind() && q.group() == o.group() && world.name_of(p) == name && world.namespace_of(p) == ns
+        })
+    }
+
     /// Whether `pid` is attached to `node` by an ExtensionRef filter (it then comes before
     /// the policies attached there by targetRefs).
     pub fn is_extension_attached(&self, node: NodeId, pid: ObjId) -> bool {

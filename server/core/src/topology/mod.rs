@@ -291,6 +291,32 @@ impl Topology {
         Some(NodeId(self.object_count + (start + k) as u32))
     }
 
+    /// The node of rule `index` of `route` (`rule`): its section, by name; for an unnamed rule,
+    /// the node it has when its ExtensionRef filter names a policy. `None`: the rule is the
+    /// route's (its backends hang off the route).
+    pub fn rule_node(&self, world: &World, route: ObjId, rule: &crate::model::Rule, index: u32) -> Option<NodeId> {
+        if let Some(n) = &rule.name {
+            return self.section_node(world, route, &n.value);
+        }
+        let start = *self.section_starts.get(route.0 as usize)? as usize;
+        let end = self.section_starts.get(route.0 as usize + 1).map_or(self.sections.len(), |&e| e as usize);
+        let k = self.sections.get(start..end)?.iter().position(|&(o, i)| o == route && i == index)?;
+        Some(NodeId(self.object_count + (start + k) as u32))
+    }
+
+    /// The node of a section as [`Topology::node_key`] shows it: by name, or an unnamed rule
+    /// with a node of its own by its place (`rules[1]`).
+    pub fn shown_section_node(&self, world: &World, id: ObjId, shown: &str) -> Option<NodeId> {
+        self.section_node(world, id, shown).or_else(|| self.unnamed_rule_node(world, id, shown))
+    }
+
+    fn unnamed_rule_node(&self, world: &World, route: ObjId, shown: &str) -> Option<NodeId> {
+        let index: u32 = shown.strip_prefix("rules[")?.strip_suffix(']')?.parse().ok()?;
+        let crate::model::Body::Route(r) = &world.object(route).body else { return None };
+        let rule = r.rules.get(index as usize).filter(|rule| rule.name.is_none())?;
+        self.rule_node(world, route, rule, index)
+    }
+
     /// The name of the namespace of a `DagNode::Namespace`.
     pub fn namespace_name(&self, index: u32) -> &Arc<str> {
         &self.namespace_names[index as usize]
@@ -398,7 +424,12 @@ impl Topology {
     pub fn node_key(&self, world: &World, id: NodeId) -> ObjectKey {
         match self.node(id) {
             DagNode::Object(o) => world.key(o),
-            DagNode::Section(o, i) => world.key(o).with_section(section_name(world, o, i)),
+            DagNode::Section(o, i) => match section_name(world, o, i) {
+                Some(name) => world.key(o).with_section(Some(name)),
+                // An unnamed rule with a node of its own: shown by its place, which no rule
+                // name can be.
+                None => world.key(o).with_section(Some(&format!("rules[{i}]"))),
+            },
             DagNode::Namespace(ns) => ObjectKey::new(GroupKind::new("", "Namespace"), None, self.namespace_name(ns)),
             DagNode::Virtual(k) => self.virtual_key(k).clone(),
         }
@@ -414,7 +445,7 @@ impl Topology {
         }
         if let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), &key.name) {
             return match &key.section {
-                Some(s) => self.section_node(world, o, s),
+                Some(s) => self.shown_section_node(world, o, s),
                 None => Some(self.object_node(o)),
             };
         }

@@ -109,7 +109,8 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
     };
     let fields = &other.policy;
     res.extension_refs = t.extension_nodes(pid).collect();
-    res.field_problems = field_problems(world, pid, kind, fields, !res.extension_refs.is_empty());
+    let by_filter = !res.extension_refs.is_empty() || t.named_by_filter(world, pid);
+    res.field_problems = field_problems(world, pid, kind, fields, by_filter);
     let mut seen: Vec<(ObjectKey, Span)> = Vec::new();
     let singular = fields.target_ref.as_ref().and_then(|(_, r)| r.as_ref()).map(|r| r.span);
     for r in fields.refs() {
@@ -378,7 +379,8 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             elsewhere: Vec::new(),
         });
     }
-    let candidates = world.candidates_from(pid, &gk, Some(ns), &n.value);
+    // A cluster-scoped target (a GatewayClass) is looked up without the policy's namespace.
+    let candidates = world.candidates_from(pid, &gk, key_ns, &n.value);
     if candidates.ids.is_empty()
         && let Some(node) = t.generated_node(&ObjectKey::new(gk.clone(), key_ns, &n.value))
     {
@@ -390,7 +392,9 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             None => TargetResolution::Resolved(t.object_node(target)),
             Some(s) => {
                 // Broken only when no instance it could mean has the section (§4.5).
-                if let Some(node) = candidates.ids.iter().find_map(|&c| section_target(world, t, c, &s.value)) {
+                let numeric = kind.numeric_sections;
+                if let Some(node) = candidates.ids.iter().find_map(|&c| section_target(world, t, c, &s.value, numeric))
+                {
                     return TargetResolution::Resolved(node);
                 }
                 if candidates.borrowed {
@@ -441,12 +445,30 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
 /// The node of section `section` of `target`; implementation-specific targets whose ports
 /// policylens does not read (kgateway `Backend`, `ServiceImport`) define their own sections:
 /// trusted, the policy attaches to the object. Istio `ServiceEntry` and Envoy Gateway
-/// `Backend` ports are read as a Service's (`model::extract`), so theirs are checked.
-fn section_target(world: &World, t: &Topology, target: ObjId, section: &str) -> Option<NodeId> {
+/// `Backend` ports are read as a Service's (`model::extract`), so theirs are checked. Where
+/// the policy kind lets a number name a core Service's port (`numeric`), `"443"` names the
+/// port numbered 443: its section when it has a name, else the Service.
+fn section_target(world: &World, t: &Topology, target: ObjId, section: &str, numeric: bool) -> Option<NodeId> {
     match t.section_node(world, target, section) {
         Some(node) => Some(node),
         None if !has_modelled_sections(world, target) => Some(t.object_node(target)),
+        None if numeric => port_by_number(world, t, target, section),
         None => None,
+    }
+}
+
+/// The node of the core Service port `section` numbers.
+fn port_by_number(world: &World, t: &Topology, target: ObjId, section: &str) -> Option<NodeId> {
+    let number: i64 = section.parse().ok()?;
+    let o = world.object(target);
+    let Body::Service(svc) = &o.body else { return None };
+    if !o.group_kind().is("", "Service") {
+        return None;
+    }
+    let port = svc.ports.iter().find(|p| p.port == Some(number))?;
+    match &port.name {
+        Some(name) => t.section_node(world, target, &name.value),
+        None => Some(t.object_node(target)),
     }
 }
 
@@ -462,7 +484,7 @@ fn templated_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind,
     };
     match &r.section_name {
         None => TargetResolution::Resolved(t.object_node(target)),
-        Some(s) => match section_target(world, t, target, &s.value) {
+        Some(s) => match section_target(world, t, target, &s.value, kind.numeric_sections) {
             Some(node) => TargetResolution::Resolved(node),
             None if crate::model::is_placeholder(&s.value) || s.value.contains('_') => TargetResolution::Templated,
             // The placeholder found its object; the section is a real name, and missing.
@@ -485,7 +507,7 @@ fn templated_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind,
 /// A kustomize patch may add sections the object as read lacks: then they are trusted too.
 fn has_modelled_sections(world: &World, id: ObjId) -> bool {
     matches!(world.object(id).body, Body::Gateway(_) | Body::ListenerSet(_) | Body::Route(_) | Body::Service(_))
-        && !world.is_patched(id)
+        && !world.is_incomplete(id)
 }
 
 /// Kinds whose CRD requires `group` (built-in or configured kinds with no default group);

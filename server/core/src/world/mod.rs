@@ -643,6 +643,13 @@ impl World {
         self.units.unit(index)
     }
 
+    /// Whether what the object seems to lack (a listener, a port, a rule) may be there after
+    /// all: a kustomize patch in its unit changes it, or its document broke (a YAML error)
+    /// before the rest of it could be read. Its sections are then not all known.
+    pub fn is_incomplete(&self, id: ObjId) -> bool {
+        self.object(id).broken || self.is_patched(id)
+    }
+
     /// Whether a kustomize patch in the object's unit changes it (its sections are then not
     /// all known: a patch may add a rule or a port).
     pub fn is_patched(&self, id: ObjId) -> bool {

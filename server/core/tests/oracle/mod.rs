@@ -5,7 +5,8 @@
 //! The oracle is libyaml's own loader (`yaml_parser_load`: the whole stream at once, documents
 //! as node graphs, anchors checked), not the event loop policylens builds its trees from, so
 //! the splitting into documents, the trees, recovery and the fast reader are all checked
-//! against it. Shared by `tests/libyaml_oracle.rs` and the `libyaml` fuzz target (which
+//! against it. Where libyaml and go-yaml v3 (what kustomize and Flux read with) differ, go-yaml
+//! decides ([`go_yaml`]): an anchor defined again replaces the earlier one. Shared by `tests/libyaml_oracle.rs` and the `libyaml` fuzz target (which
 //! compiles this file by path).
 
 use std::mem::MaybeUninit;
@@ -255,11 +256,119 @@ pub enum Verdict {
     Template,
 }
 
+/// The verdict of go-yaml v3 where it differs from libyaml's: libyaml's loader rejects an anchor
+/// defined twice in one document ("found duplicate anchor"), go-yaml v3 lets the later one
+/// replace the earlier (`yaml.v3` decode.go `parser.anchor` sets `p.anchors[name]`, overwriting;
+/// an alias resolves to the definition before it). Modelled by renaming each redefinition, and
+/// the aliases after it, apart, and loading that with libyaml.
+pub fn go_yaml(text: &str) -> Result<Vec<Tree>, String> {
+    let verdict = libyaml(text);
+    match &verdict {
+        Err(e) if e.contains("found duplicate anchor") => match anchors_renamed(text) {
+            Some(renamed) => libyaml(&renamed),
+            None => verdict,
+        },
+        _ => verdict,
+    }
+}
+
+/// `text` with every redefined anchor given a name of its own (`a` → `a__2`), and each alias
+/// pointing at the definition in force where it is: the stream go-yaml v3 loads. `None` when
+/// libyaml's event parser stops first (the text is broken anyway).
+fn anchors_renamed(text: &str) -> Option<String> {
+    use std::collections::HashMap;
+    let b = text.as_bytes();
+    // (offset of the `&` or `*`, length of the name with its sigil, replacement name)
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    // SAFETY: one parser, initialised before use and deleted once; each event is deleted
+    // after it has been read; anchor strings are read while their event is alive.
+    unsafe {
+        let mut parser = Box::new(MaybeUninit::<unsafe_sys::yaml_parser_t>::uninit());
+        let p = parser.as_mut_ptr();
+        if unsafe_sys::yaml_parser_initialize(p).fail {
+            return None;
+        }
+        unsafe_sys::yaml_parser_set_input_string(p, text.as_ptr(), text.len() as u64);
+        let mut event = Box::new(MaybeUninit::<unsafe_sys::yaml_event_t>::uninit());
+        let e = event.as_mut_ptr();
+        // Per document: how often each name was defined.
+        let mut defined: HashMap<Vec<u8>, usize> = HashMap::new();
+        let name_of = |a: *const u8| std::ffi::CStr::from_ptr(a.cast()).to_bytes().to_vec();
+        let mut unresolved = false;
+        let ok = loop {
+            if unsafe_sys::yaml_parser_parse(p, e).fail {
+                break false;
+            }
+            let ev = &*e;
+            let (start, end) = (ev.start_mark.index as usize, ev.end_mark.index as usize);
+            let anchor = match ev.type_ {
+                unsafe_sys::YAML_DOCUMENT_START_EVENT => {
+                    defined.clear();
+                    None
+                }
+                unsafe_sys::YAML_SCALAR_EVENT => Some(ev.data.scalar.anchor),
+                unsafe_sys::YAML_SEQUENCE_START_EVENT => Some(ev.data.sequence_start.anchor),
+                unsafe_sys::YAML_MAPPING_START_EVENT => Some(ev.data.mapping_start.anchor),
+                unsafe_sys::YAML_ALIAS_EVENT => {
+                    let name = name_of(ev.data.alias.anchor);
+                    if let Some(&n) = defined.get(&name).filter(|&&n| n > 1) {
+                        let mut sigil = b"*".to_vec();
+                        sigil.extend_from_slice(&name);
+                        // The `*name` token, from where libyaml marks the alias on.
+                        let to = (end + sigil.len()).min(b.len());
+                        match (start..to).find(|&i| b[i..].starts_with(&sigil)) {
+                            Some(at) => {
+                                edits.push((at, sigil.len(), format!("*{}__{n}", String::from_utf8_lossy(&name))))
+                            }
+                            None => unresolved = true,
+                        }
+                    }
+                    None
+                }
+                _ => None,
+            };
+            let mut found = !unresolved;
+            if let Some(a) = anchor.filter(|a| !a.is_null()) {
+                let name = name_of(a);
+                let n = defined.entry(name.clone()).or_insert(0);
+                *n += 1;
+                if *n > 1 {
+                    // The `&name` among the node's properties (a tag may come first).
+                    let mut sigil = b"&".to_vec();
+                    sigil.extend_from_slice(&name);
+                    match (start..end.min(b.len())).find(|&i| b[i..].starts_with(&sigil)) {
+                        Some(at) => {
+                            edits.push((at, sigil.len(), format!("&{}__{}", String::from_utf8_lossy(&name), *n)))
+                        }
+                        None => found = false,
+                    }
+                }
+            }
+            let done = ev.type_ == unsafe_sys::YAML_STREAM_END_EVENT;
+            unsafe_sys::yaml_event_delete(e);
+            if done || !found {
+                break found;
+            }
+        };
+        unsafe_sys::yaml_parser_delete(p);
+        if !ok {
+            return None;
+        }
+    }
+    let mut out = text.to_owned();
+    edits.sort_by_key(|e| e.0);
+    for (at, len, with) in edits.into_iter().rev() {
+        out.replace_range(at..at + len, &with);
+    }
+    Some(out)
+}
+
 /// Compares policylens with libyaml on `text`: same documents where libyaml loads it (values
 /// not compared in template files, whose actions read as placeholders), a `yaml-syntax` error
-/// where it rejects it, unless the file is a template.
+/// where it rejects it, unless the file is a template; go-yaml v3 decides where the two differ
+/// ([`go_yaml`]).
 pub fn compare(text: &str) -> Result<Verdict, String> {
-    let oracle = libyaml(text);
+    let oracle = go_yaml(text);
     let parsed = parse_file(text);
     // The fast reader reads exactly what libyaml's events give, spans included (a text that
     // is one JSON object is read by the JSON reader instead, with spans of its own).

@@ -14,6 +14,8 @@ pub(crate) use crate::model::section_noun;
 #[cfg(test)]
 mod repo_tests;
 #[cfg(test)]
+mod fidelity_tests;
+#[cfg(test)]
 mod spec_ref_tests;
 #[cfg(test)]
 mod tests;
@@ -151,6 +153,8 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     // thing once.
     let mut seen = std::collections::HashSet::new();
     out.retain(|d| seen.insert((d.file.clone(), d.span, d.code, d.message.clone())));
+    let broken = broken_objects(snapshot.files());
+    out.retain(|d| !in_broken(&broken, d));
     let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
     // Context files take part in the world but are never reported on. Findings on the live
     // cluster's objects are kept: the CLI reports them by object (which of them, with files
@@ -187,7 +191,8 @@ pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[B
     applied::check(&world, &mut refs);
     let mut seen = std::collections::HashSet::new();
     refs.retain(|d| seen.insert((d.span, d.code, d.message.clone())));
-    out.extend(refs.into_iter().filter(|d| *d.file == *path));
+    let broken = broken_objects(std::iter::once(file));
+    out.extend(refs.into_iter().filter(|d| *d.file == *path && !in_broken(&broken, d)));
     if let Some(edits) = edits {
         let keys: Vec<String> = world.objects_of_file(path).map(|id| world.key(id).to_string()).collect();
         let alive = |d: &Diagnostic| d.object.as_ref().is_none_or(|o| keys.contains(o));
@@ -284,6 +289,26 @@ fn cap(v: &mut Vec<Diagnostic>) {
 
 fn sort(v: &mut [Diagnostic]) {
     v.sort_by_key(|a| (a.span.start, a.span.end, a.code));
+}
+
+/// The spans of the objects read from documents with a YAML error, by file.
+fn broken_objects<'a>(files: impl Iterator<Item = &'a Arc<SourceFile>>) -> BTreeMap<Arc<str>, Vec<Span>> {
+    let mut out: BTreeMap<Arc<str>, Vec<Span>> = BTreeMap::new();
+    for f in files.filter(|f| !f.syntax_errors.is_empty()) {
+        let spans: Vec<Span> = f.objects.iter().filter(|o| o.broken).map(|o| o.span).collect();
+        if !spans.is_empty() {
+            out.insert(f.path.clone(), spans);
+        }
+    }
+    out
+}
+
+/// A finding on an object whose document did not parse: the `yaml-syntax` error already says
+/// what is wrong there, and what the object seems to lack may be past the break
+/// (docs/semantics.md §4.1), so nothing else is reported on it.
+fn in_broken(broken: &BTreeMap<Arc<str>, Vec<Span>>, d: &Diagnostic) -> bool {
+    d.code != Code::YamlSyntax
+        && broken.get(&d.file).is_some_and(|spans| spans.iter().any(|s| s.start <= d.span.start && d.span.end <= s.end))
 }
 
 fn syntax(f: &SourceFile, out: &mut Vec<Diagnostic>) {

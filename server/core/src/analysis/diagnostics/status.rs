@@ -104,6 +104,10 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
         // A copy that another instance of the same policy stands in for is a duplicate (reported
         // as such), not a policy that reaches nothing.
         let shadowed = world.topology.shadowed_by(pid).is_some();
+        // A copy a route's ExtensionRef filter names beside another copy of the route: the
+        // instance the filter resolves to is the one that acts (docs/semantics.md §4.5).
+        let shadowed = shadowed
+            || (world.topology.extension_nodes(pid).next().is_none() && world.topology.named_by_filter(world, pid));
         // What lies below a virtual or external target is unknown, so "nothing" cannot be said.
         let unknowable = world
             .topology

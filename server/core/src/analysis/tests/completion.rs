@@ -97,6 +97,8 @@ gateway.envoyproxy.io [Kind] Backend
 networking.istio.io [Kind] ServiceEntry
 multicluster.x-k8s.io [Kind] ServiceImport
 gateway.kgateway.dev [Kind] Backend
+inference.networking.k8s.io [Kind] InferencePool
+inference.networking.x-k8s.io [Kind] InferencePool
 "#,
     );
 }
@@ -385,6 +387,8 @@ Backend reference [Snippet] targetRefs entry · gateway.envoyproxy.io => "group:
 ServiceEntry reference [Snippet] targetRefs entry · networking.istio.io => "group: networking.istio.io\n    kind: ServiceEntry\n    name: ${1:name}"
 ServiceImport reference [Snippet] targetRefs entry · multicluster.x-k8s.io => "group: multicluster.x-k8s.io\n    kind: ServiceImport\n    name: ${1:name}"
 Backend reference [Snippet] targetRefs entry · gateway.kgateway.dev => "group: gateway.kgateway.dev\n    kind: Backend\n    name: ${1:name}"
+InferencePool reference [Snippet] targetRefs entry · inference.networking.k8s.io => "group: inference.networking.k8s.io\n    kind: InferencePool\n    name: ${1:name}"
+InferencePool reference [Snippet] targetRefs entry · inference.networking.x-k8s.io => "group: inference.networking.x-k8s.io\n    kind: InferencePool\n    name: ${1:name}"
 "#,
     );
 }

@@ -19,7 +19,7 @@ pub fn left_to_other_controllers(world: &Linked, pid: ObjId) -> bool {
     if !o.policy.istio_opt_out {
         return false;
     }
-    let reached = super::super::controllers::reached_gateways(world, pid);
+    let reached = super::super::reach::reached_gateways(world, pid);
     if !reached.is_empty() {
         return reached.iter().all(|&g| istio_serves(world, g));
     }

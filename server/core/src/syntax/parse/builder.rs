@@ -72,8 +72,11 @@ struct Builder<'a> {
     last_end: u32,
     document_started: bool,
     nodes: u32,
-    /// The anchors defined so far: libyaml's loader rejects an alias to none and a second
-    /// definition (the document's error, at the alias or the second anchor).
+    /// The anchors defined so far: an alias to none breaks the document (libyaml's loader and
+    /// go-yaml reject it). A second definition is not an error: go-yaml v3, which kustomize and
+    /// Flux read with, lets it replace the first, and libyaml alone rejects it
+    /// (docs/semantics.md §4.1: go-yaml decides where the two differ). Aliases are not
+    /// expanded, so which definition one names does not change the tree.
     anchors: Vec<Box<[u8]>>,
 }
 
@@ -83,7 +86,7 @@ enum Step {
     /// The document is over.
     Stop,
     /// The document is broken here (a file offset), for this reason.
-    Broken(u32, &'static str),
+    Broken(u32, String),
 }
 
 fn is_space(c: u8) -> bool {
@@ -234,14 +237,13 @@ impl Builder<'_> {
         (s, e.max(s))
     }
 
-    /// Notes an anchor's definition; a second one breaks the document, as in libyaml's loader.
-    fn define(&mut self, anchor: Option<&[u8]>, at: u32) -> Step {
-        let Some(a) = anchor else { return Step::Go };
-        if self.anchors.iter().any(|d| **d == *a) {
-            return Step::Broken(at, "found duplicate anchor; first occurrence");
+    /// Notes an anchor's definition (a second one of the same name replaces the first).
+    fn define(&mut self, anchor: Option<&[u8]>) {
+        if let Some(a) = anchor
+            && !self.anchors.iter().any(|d| **d == *a)
+        {
+            self.anchors.push(a.into());
         }
-        self.anchors.push(a.into());
-        Step::Go
     }
 
     fn is_templated(&self, s: u32, e: u32) -> bool {
@@ -312,28 +314,29 @@ impl Builder<'_> {
             Event::Alias { anchor } => {
                 let (s, e) = self.span(start, end);
                 if !self.anchors.iter().any(|d| **d == *anchor) {
-                    return Step::Broken(s, "found undefined alias");
+                    let name = String::from_utf8_lossy(anchor);
+                    return Step::Broken(
+                        s,
+                        format!("an alias (`*{name}`) to an anchor (`&{name}`) defined nowhere before it"),
+                    );
                 }
                 if self.skip == 0 {
                     self.attach(Node { span: Span::new(s, e), kind: NodeKind::Alias });
                 }
             }
             Event::Scalar { value, style, anchor, tagged } => {
-                let step = self.define(anchor, self.pos(start));
+                self.define(anchor);
                 if self.skip == 0 {
                     self.scalar(value, style, anchor.is_some() || tagged, start, end);
                 }
-                return step;
             }
             Event::SequenceStart { anchor, tagged, flow } => {
-                let step = self.define(anchor, self.pos(start));
+                self.define(anchor);
                 self.open(false, flow, anchor.is_some() || tagged, start, end);
-                return step;
             }
             Event::MappingStart { anchor, tagged, flow } => {
-                let step = self.define(anchor, self.pos(start));
+                self.define(anchor);
                 self.open(true, flow, anchor.is_some() || tagged, start, end);
-                return step;
             }
             Event::SequenceEnd | Event::MappingEnd => self.close(start, end),
         }
@@ -542,7 +545,7 @@ pub(super) fn parse_piece(
                 // level's simple key at each token (quadratic in the depth): stop reading.
                 Ok(Some(Step::Go)) if b.skip as usize > MAX_DEPTH * 4 => return None,
                 Ok(Some(Step::Go)) => {}
-                Ok(Some(Step::Broken(at, problem))) => return Some((at, problem.to_owned())),
+                Ok(Some(Step::Broken(at, problem))) => return Some((at, problem)),
                 Err(f) => {
                     // A quoted scalar left open is shown at its opening quote, not at the end
                     // of the document where libyaml noticed.

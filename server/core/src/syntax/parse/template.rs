@@ -1,5 +1,6 @@
-//! Template pre-processing (Helm `{{ … }}`, Hugo `{{< … >}}`): the file is rewritten, byte for
-//! byte, into something the YAML parser can read, so every offset stays that of the original.
+//! Template pre-processing (Helm `{{ … }}`, Hugo `{{< … >}}`, Jinja `{% … %}` and `{{ … }}`):
+//! the file is rewritten, byte for byte, into something the YAML parser can read, so every
+//! offset stays that of the original (docs/semantics.md §4.1).
 
 use super::split::line_end;
 
@@ -19,26 +20,34 @@ pub(super) struct Prepared {
     pub structural: Vec<u32>,
 }
 
-/// The first `{{` or `}}` at or after `from`.
-fn next_brace_pair(b: &[u8], from: usize) -> Option<usize> {
-    let rest = b.get(from..)?;
-    rest.windows(2).position(|w| w == b"{{" || w == b"}}").map(|i| from + i)
+/// Whether a file holds template actions: Go templates (Helm, Hugo) and Jinja both write
+/// `{{ … }}`; Jinja's statements are `{% … %}`, which no YAML value can start with either.
+pub fn is_templated(text: &str) -> bool {
+    text.contains("{{") || text.contains("{%")
 }
 
-/// Byte ranges of the template actions, `{{` through `}}`. An action left open (the user is
-/// typing it, or another `{{` comes first) ends at its line's end. Linear: each search stops
-/// at the next `{{` or `}}`.
+/// The first of `wanted` (two-byte delimiters) at or after `from`.
+fn next_of(b: &[u8], from: usize, wanted: &[&[u8; 2]]) -> Option<usize> {
+    let rest = b.get(from..)?;
+    rest.windows(2).position(|w| wanted.iter().any(|d| w == *d)).map(|i| from + i)
+}
+
+/// Byte ranges of the template actions, `{{` through `}}` and `{%` through `%}`. An action
+/// left open (the user is typing it, or another opening comes first) ends at its line's end.
+/// Linear: each search stops at the next opening or the action's own closing (Hugo's
+/// `{{% tab %}}` holds a `%}` inside its `}}`).
 fn find_actions(b: &[u8]) -> Vec<(usize, usize)> {
     let mut actions = Vec::new();
     let mut i = 0;
-    while let Some(s) = next_brace_pair(b, i) {
-        if b[s] == b'}' {
-            // A stray `}}`: plain text.
+    while let Some(s) = next_of(b, i, &[b"{{", b"}}", b"{%", b"%}"]) {
+        if b[s + 1] == b'}' {
+            // A stray `}}` or `%}`: plain text.
             i = s + 2;
             continue;
         }
-        let e = match next_brace_pair(b, s + 2) {
-            Some(c) if b[c] == b'}' => c + 2,
+        let closer: &[u8; 2] = if b[s + 1] == b'%' { b"%}" } else { b"}}" };
+        let e = match next_of(b, s + 2, &[closer, b"{{", b"{%"]) {
+            Some(c) if b[c..].starts_with(closer) => c + 2,
             other => {
                 let eol = line_end(b, s).0;
                 other.map_or(eol, |r| r.min(eol)).max(s + 2)
@@ -56,6 +65,36 @@ fn blank(out: &mut [u8], from: usize, to: usize, with: u8) {
             *c = with;
         }
     }
+}
+
+/// Whether the action `s..e` on the line starting at `line` writes the block of the key before
+/// it: it follows `key:` and ends the line, and either its output starts on a line of its own
+/// (`nindent`) or the lines after it are indented deeper than the key (the rest of the block).
+/// Read as a scalar, the action would leave those lines no key to belong to.
+fn opens_block(b: &[u8], line: usize, s: usize, e: usize, eol: usize) -> bool {
+    let before = &b[line..s];
+    let after_key = before.iter().rposition(|&c| c != b' ' && c != b'\t').is_some_and(|i| before[i] == b':');
+    if !after_key || b[e..eol].iter().any(|c| !c.is_ascii_whitespace()) {
+        return false;
+    }
+    if b[s..e].windows(7).any(|w| w == b"nindent") {
+        return true;
+    }
+    // The key's column: where the word before its `:` starts (`- name:` is at the name).
+    let colon = line + before.iter().rposition(|&c| c == b':').unwrap_or(0);
+    let key_start = b[line..colon].iter().rposition(|&c| c == b' ' || c == b'\t').map_or(line, |i| line + i + 1);
+    let key_indent = key_start - line;
+    // The next line with content, skipping blank and comment lines.
+    let mut next = super::split::line_end(b, line).1;
+    while next < b.len() {
+        let (end, after) = super::split::line_end(b, next);
+        let text = &b[next..end];
+        match text.iter().position(|&c| c != b' ') {
+            Some(i) if text[i] != b'#' => return i > key_indent,
+            _ => next = after,
+        }
+    }
+    false
 }
 
 /// Rewrites `text` from `from` (past a byte-order mark).
@@ -97,13 +136,15 @@ pub(super) fn prepare(text: &str, from: usize) -> Prepared {
                 structural.push(line as u32);
             } else {
                 for &(s, e) in &actions[first..last] {
-                    if s >= line && e <= eol && !(s > line && src[s - 1] == b':') {
+                    if s >= line && e <= eol && !(s > line && src[s - 1] == b':') && !opens_block(src, line, s, e, eol)
+                    {
                         blank(&mut out, s, e, PLACEHOLDER);
                         placeholders.push((s as u32, e as u32));
                     } else {
                         // A multi-line action cannot become one scalar: drop its part here.
                         // Right after a key's `:` an action writes the value's block
-                        // (`key:{{ toYaml .x | nindent 4 }}`): the key reads as one without.
+                        // (`key:{{ toYaml .x | nindent 4 }}`, `labels: {{ include "x" . |
+                        // nindent 4 }}` and the lines it leads): the key reads as one without.
                         blank(&mut out, s.max(line), e.min(eol), b' ');
                         if structural.last() != Some(&(line as u32)) {
                             structural.push(line as u32);
