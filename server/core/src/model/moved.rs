@@ -34,6 +34,7 @@ impl Object {
             doc,
             templated: _,
             substitutable: _,
+            intent: _,
             body,
         } = &mut o;
         *kind_span = kind_span.shifted(by);
@@ -66,6 +67,7 @@ impl Object {
             }
             Body::Other(other) => {
                 let Other { policy, reported: _, server: _, delegate_options, gitops } = &mut **other;
+                let Other { policy, reported: _, server: _, delegate_options, release: _ } = &mut **other;
                 policy.shift(by);
                 delegate_options.shift(by);
                 if let Some(g) = gitops {
