@@ -163,11 +163,8 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
                 _ => Box::default(),
             };
             let gitops = super::gitops::read(root, group, kind).map(Box::new);
-            Body::Other(Box::new(Other { policy, reported, server, delegate_options, gitops }))
-}
-
             let release = release::helm_release(root, group, kind).map(Box::new);
-            Body::Other(Box::new(Other { policy, reported, server, delegate_options, release }))
+            Body::Other(Box::new(Other { policy, reported, server, delegate_options, gitops, release }))
         }
     }
 }

@@ -66,8 +66,7 @@ impl Object {
                 ports.shift(by);
             }
             Body::Other(other) => {
-                let Other { policy, reported: _, server: _, delegate_options, gitops } = &mut **other;
-                let Other { policy, reported: _, server: _, delegate_options, release: _ } = &mut **other;
+                let Other { policy, reported: _, server: _, delegate_options, gitops, release: _ } = &mut **other;
                 policy.shift(by);
                 delegate_options.shift(by);
                 if let Some(g) = gitops {

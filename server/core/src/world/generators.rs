@@ -107,9 +107,9 @@ fn helm_release(world: &World, id: ObjId) -> Option<Vec<Product>> {
     let place = match &release.namespace {
         Some(ns) if !is_placeholder(ns) => Place::Namespace(Arc::from(ns.as_str())),
         Some(_) => Place::Any,
-        // An Argo CD Application without a destination namespace installs where the chart's
-        // objects say.
-        None if world.object(id).group() == "argoproj.io" => Place::Any,
+        // An Argo CD Application without a destination namespace installs what names none into
+        // the cluster's default namespace.
+        None if world.object(id).group() == "argoproj.io" => Place::Namespace(world.default_namespace.clone()),
         None => Place::Own,
     };
     Some(vec![Product { place, makes: Makes::Anything }])
@@ -194,6 +194,9 @@ fn gateway_data_plane(world: &World, id: ObjId) -> Option<Vec<Product>> {
 pub struct Generator {
     /// How messages name it: ``HelmRelease `media/sonarr` ``.
     pub label: Arc<str>,
+    /// Its name (a release's, an operator resource's): of two generators that could make an
+    /// object, the one whose name the object's starts with is named.
+    pub name: Arc<str>,
     pub unit: u32,
     /// `None`: any namespace.
     pub namespace: Option<Arc<str>>,
@@ -274,13 +277,15 @@ impl Generators {
                 None => format!("{} `{}`", o.kind(), world.name_of(id)),
             }
             .into();
+            let name: Arc<str> = world.name_of(id).into();
             for p in products {
                 let namespace = match p.place {
                     Place::Own => world.namespace_of(id).map(Arc::from),
                     Place::Namespace(ns) => Some(ns),
                     Place::Any => None,
                 };
-                list.push(Generator { label: label.clone(), unit: world.unit_of(id), namespace, makes: p.makes });
+                let unit = world.unit_of(id);
+                list.push(Generator { label: label.clone(), name: name.clone(), unit, namespace, makes: p.makes });
             }
         }
         // fluxcd/notification-controller `config/manager/service.yaml`: where Flux is installed,
@@ -288,6 +293,7 @@ impl Generators {
         if let Some(id) = flux {
             list.push(Generator {
                 label: "Flux's notification-controller".into(),
+                name: "notification-controller".into(),
                 unit: world.unit_of(id),
                 namespace: Some("flux-system".into()),
                 makes: Makes::Named {
@@ -300,9 +306,13 @@ impl Generators {
         Generators { list }
     }
 
-    /// The first generator `from`'s unit sees that could make `wanted`.
+    /// A generator `from`'s unit sees that could make `wanted`: the one named like it (a
+    /// release `zigbee` for a route `zigbee`), else the first.
     fn find(&self, unit: u32, wanted: &Wanted<'_>) -> Option<&Generator> {
-        self.list.iter().find(|g| (g.unit == 0 || g.unit == unit) && g.could_make(wanted))
+        let mut able = self.list.iter().filter(|g| (g.unit == 0 || g.unit == unit) && g.could_make(wanted));
+        let first = able.next()?;
+        let named = |g: &&Generator| wanted.name.starts_with(&*g.name);
+        Some(if named(&first) { first } else { able.find(named).unwrap_or(first) })
     }
 
     fn find_kind(&self, unit: u32, gk: &GroupKind, namespace: Option<&str>) -> Option<&Generator> {
@@ -320,6 +330,7 @@ fn templated(world: &World, id: ObjId, o: &Object) -> Option<Generator> {
     let file = world.shown_path(&world.file_of(id).path);
     Some(Generator {
         label: format!("`{file}`").into(),
+        name: "".into(),
         unit: world.unit_of(id),
         namespace,
         makes: Makes::Like { gk: o.group_kind(), prefix, suffix, shown: name.to_owned() },
@@ -345,30 +356,27 @@ fn helm_charts(world: &World) -> Vec<Generator> {
     for f in world.files.iter() {
         let Some(k) = &f.kustomization else { continue };
         let dir = f.path.rsplit_once('/').map_or("", |(d, _)| d);
-        // The unit of what the kustomization applies from its own directory.
-        let unit = world
+        // The unit of what the kustomization applies from its own directory, and the namespace
+        // it puts them in when something applies it (a Flux Kustomization's `targetNamespace`);
+        // without one, what names no namespace goes to the default.
+        let here: Vec<&super::units::Membership> = world
             .files
             .iter()
             .filter(|g| g.path.rsplit_once('/').map_or("", |(d, _)| d) == dir)
-            .find_map(|g| world.units.of(&g.path).first().map(|m| m.unit))
-            .unwrap_or(0);
+            .flat_map(|g| world.units.of(&g.path))
+            .collect();
+        let unit = here.first().map_or(0, |m| m.unit);
+        let applied_ns = here.iter().find_map(|m| m.transform.as_ref()?.namespace.clone());
         for c in &k.helm_charts {
-            let namespace = k
-                .namespace
-                .as_ref()
-                .map(|n| n.value.as_str())
-                .or(c.namespace.as_deref())
-                .filter(|n| !is_placeholder(n));
+            let written = k.namespace.as_ref().map(|n| n.value.clone()).or_else(|| c.namespace.clone());
+            let namespace = written.or_else(|| applied_ns.clone()).filter(|n| !is_placeholder(n));
             let release = c.release_name.as_deref().unwrap_or(&c.name.value);
+            let file = world.shown_path(&f.path);
             out.push(Generator {
-                label: format!(
-                    "the Helm chart `{}` (release `{release}`) of `{}`",
-                    c.name.value,
-                    world.shown_path(&f.path)
-                )
-                .into(),
+                label: format!("the Helm chart `{}` (release `{release}`) of `{file}`", c.name.value).into(),
+                name: release.into(),
                 unit,
-                namespace: namespace.map(Arc::from),
+                namespace: Some(namespace.map_or_else(|| world.default_namespace.clone(), |n| Arc::from(n.as_str()))),
                 makes: Makes::Anything,
             });
         }

@@ -336,17 +336,19 @@ spec:
     backendRefs:
     - name: $0loki-gateway$0
       port: 80
-//- kubernetes/flux/config/cluster.yaml
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
+//- kubernetes/apps/flux-system/webhooks/receiver.yaml
+apiVersion: notification.toolkit.fluxcd.io/v1
+kind: Receiver
 metadata:
-  name: cluster-apps
+  name: github
   namespace: flux-system
 spec:
-  interval: 30m
-  path: ./kubernetes/apps
-  sourceRef:
-    kind: GitRepository
+  type: github
+  events: ["ping", "push"]
+  secretRef:
+    name: github-webhook-token
+  resources:
+  - kind: GitRepository
     name: flux-system
 //- kubernetes/apps/flux-system/webhooks/route.yaml
 apiVersion: gateway.networking.k8s.io/v1
