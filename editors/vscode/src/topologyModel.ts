@@ -6,7 +6,13 @@
 // (not accepted) get a row of their own under the graph.
 
 export type NodeType = 'object' | 'section' | 'namespace' | 'virtual';
-export type PolicyState = 'enforced' | 'partiallyEnforced' | 'overridden' | 'notEnforced' | 'notAccepted';
+export type PolicyState =
+  | 'enforced'
+  | 'partiallyEnforced'
+  | 'overridden'
+  | 'notEnforced'
+  | 'notAccepted'
+  | 'unknown';
 
 export interface GraphNode {
   id: string;
@@ -90,6 +96,7 @@ export const STATE_LABEL: Record<PolicyState, string> = {
   overridden: 'overridden',
   notEnforced: 'not enforced',
   notAccepted: 'not accepted',
+  unknown: 'effect unknown',
 };
 
 /** Text metrics: a fixed advance per character (the view's font is monospace). */
@@ -200,7 +207,7 @@ export function layout(graph: GraphJson): Layout {
     b.layer += shift;
   }
   // A node is coloured by the worst state of what attaches to it.
-  const worst: PolicyState[] = ['enforced', 'partiallyEnforced', 'overridden', 'notEnforced', 'notAccepted'];
+  const worst: PolicyState[] = ['enforced', 'unknown', 'partiallyEnforced', 'overridden', 'notEnforced', 'notAccepted'];
   for (const p of graph.policies) {
     for (const t of p.targets) {
       const b = byId.get(t);

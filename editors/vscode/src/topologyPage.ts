@@ -43,7 +43,7 @@ const STYLE = `
   --box: var(--vscode-editorWidget-background, #252526);
   --line: var(--vscode-editorWidget-border, #6b6b6b);
   --focus: var(--vscode-focusBorder, #007fd4);
-  --enforced: #4caf50; --partiallyEnforced: #ff9800; --overridden: #9e9e9e; --notEnforced: #ab47bc; --notAccepted: #ef5350;
+  --enforced: #4caf50; --partiallyEnforced: #ff9800; --overridden: #9e9e9e; --notEnforced: #ab47bc; --notAccepted: #ef5350; --unknown: #29b6f6;
 }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 12px var(--vscode-editor-font-family, 'DejaVu Sans Mono', Menlo, Consolas, monospace); }
@@ -57,6 +57,7 @@ header h1 { font-size: 13px; margin: 0; font-weight: 600; }
 .legend-item.partiallyEnforced .swatch { border-color: var(--partiallyEnforced); }
 .legend-item.overridden .swatch { border-color: var(--overridden); }
 .legend-item.notEnforced .swatch { border-color: var(--notEnforced); border-style: dotted; }
+.legend-item.unknown .swatch { border-color: var(--unknown); border-style: dotted; }
 .legend-item.notAccepted .swatch { border-color: var(--notAccepted); border-style: dashed; }
 input { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line); padding: 2px 6px; }
 button { font: inherit; color: var(--fg); background: var(--box); border: 1px solid var(--line); padding: 2px 10px; cursor: pointer; }
@@ -74,6 +75,7 @@ main.fit svg { width: 100%; height: auto; }
 .box.policy.partiallyEnforced rect { stroke: var(--partiallyEnforced); }
 .box.policy.overridden rect { stroke: var(--overridden); }
 .box.policy.notEnforced rect { stroke: var(--notEnforced); stroke-dasharray: 2 3; }
+.box.policy.unknown rect { stroke: var(--unknown); stroke-dasharray: 2 3; }
 .box.policy.notAccepted rect { stroke: var(--notAccepted); stroke-dasharray: 6 4; }
 .box rect.bar { stroke: none; }
 .box.reached.enforced rect.bar { fill: var(--enforced); }
@@ -88,6 +90,7 @@ main.fit svg { width: 100%; height: auto; }
 .box.policy.partiallyEnforced text.status { fill: var(--partiallyEnforced); }
 .box.policy.overridden text.status { fill: var(--overridden); }
 .box.policy.notEnforced text.status { fill: var(--notEnforced); }
+.box.policy.unknown text.status { fill: var(--unknown); }
 .box.policy.notAccepted text.status, .box.policy.notAccepted text.name { fill: var(--notAccepted); }
 .box.clickable { cursor: pointer; }
 .box.clickable:hover rect, .box:focus rect { stroke: var(--focus); stroke-width: 2.5; }

@@ -59,6 +59,7 @@ fn render(r: &StatusReport, st: Style) -> String {
                 Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
                 Some(Enforcement::Overridden) => "Overridden",
                 Some(Enforcement::NotEnforced) => "NotEnforced",
+                Some(Enforcement::Unknown) => "Unknown",
                 None => "-",
             };
             let affects = if p.accepted.status { p.affects.len().to_string() } else { String::new() };
@@ -105,6 +106,9 @@ fn render(r: &StatusReport, st: Style) -> String {
         }
         if let Some(ignored) = &p.ignored {
             let _ = writeln!(out, "    not enforced: {}", ignored.message);
+        }
+        for u in &p.unknown {
+            let _ = writeln!(out, "    effect unknown on {}: {}", u.reference, u.message);
         }
         if !p.superseded_by.is_empty() {
             let _ = writeln!(out, "    superseded by: {}", p.superseded_by.join(", "));

@@ -123,12 +123,14 @@ fn monorepo_of_examples_overlays_and_a_chart_reports_only_true_findings() {
 fn a_flat_folder_of_test_cases_is_a_case_per_file_over_a_shared_base() {
     // Two cases each put a ClientTrafficPolicy on the shared Gateway: never a conflict. Checking
     // the testdata folder alone resolves against the whole repository (the Gateway is in
-    // base/), and reports only under the folder. The true findings stay.
+    // base/), and reports only under the folder. The true findings stay; a target the test
+    // creates itself is a note, its policy accepted with its effect unknown.
     let want = [
         "fixtures/repos/e2e/test/e2e/testdata/backend-tls.yaml:13:20 error[section-not-found] \
          Service/e2e-infra/infra-backend has no port named `https` (its only port, 8080, has no name; name it to target it)",
-        "fixtures/repos/e2e/test/e2e/testdata/dangling.yaml:11:13 error[target-not-found] \
-         HTTPRoute/e2e-infra/http-with-basic-auth does not exist",
+        "fixtures/repos/e2e/test/e2e/testdata/dangling.yaml:12:13 information[target-not-found] \
+         HTTPRoute/e2e-infra/http-with-basic-auth does not exist (nothing this test or example can reach defines it: \
+         it is left to the reader or the test harness)",
         "fixtures/repos/e2e/test/e2e/testdata/merge/policies.yaml:7:9 warning[overridden] nothing \
          `BackendTrafficPolicy.gateway.envoyproxy.io/e2e-infra/merged-route` sets is in effect: everything is superseded by \
          `BackendTrafficPolicy.gateway.envoyproxy.io/e2e-infra/merged-rule`",
@@ -154,6 +156,25 @@ fn a_flat_folder_of_test_cases_is_a_case_per_file_over_a_shared_base() {
             ("ClientTrafficPolicy.gateway.envoyproxy.io/e2e-infra/client-timeout", "Enforced"),
             ("ClientTrafficPolicy.gateway.envoyproxy.io/e2e-infra/preserve-case", "Enforced"),
         ]
+    );
+    let dangling = v["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["policy"] == "SecurityPolicy.gateway.envoyproxy.io/e2e-infra/basic-auth")
+        .expect("the dangling policy");
+    assert_eq!(
+        (&dangling["accepted"], &dangling["enforcement"], &dangling["affects"], &dangling["unknown"]),
+        (
+            &serde_json::json!({"status": true, "reason": "Accepted"}),
+            &serde_json::json!("Unknown"),
+            &serde_json::json!([]),
+            &serde_json::json!([{
+                "ref": "HTTPRoute/e2e-infra/http-with-basic-auth",
+                "reason": "LeftToTheReader",
+                "message": "nothing this test or example can reach defines it: it is left to the reader or the test harness"
+            }])
+        )
     );
     // A route of one case, explained: its case's policy only, labelled by nothing (the route is
     // the case's own).

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::syntax::Span;
-use crate::world::{ObjId, World};
+use crate::world::{ObjId, Unknown, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -164,6 +164,9 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
     /// Replacement texts for `span` that would fix it (closest names), best first.
     pub fixes: Vec<String>,
+    /// Why the world is not closed for what the finding claims (docs/semantics.md §6.1): then
+    /// it is reported as information at most, with these words appended.
+    pub unknown: Option<Unknown>,
 }
 
 impl Diagnostic {
@@ -177,6 +180,7 @@ impl Diagnostic {
             object: None,
             related: Vec::new(),
             fixes: Vec::new(),
+            unknown: None,
         }
     }
 
@@ -192,6 +196,12 @@ impl Diagnostic {
 
     pub fn fix(mut self, replacement: Option<String>) -> Diagnostic {
         self.fixes.extend(replacement);
+        self
+    }
+
+    /// The finding's certainty: `Some` when the world is not closed for it.
+    pub fn unknown(mut self, unknown: Option<Unknown>) -> Diagnostic {
+        self.unknown = unknown;
         self
     }
 }

@@ -101,7 +101,13 @@ pub fn load(req: &Request, progress: &mut dyn FnMut(usize, usize)) -> Result<Loa
         ws.set_config(Some(&shown(cp)), &text);
     }
     ws.set_config_dirs(config_path.as_deref().and_then(Path::parent).map(Path::to_path_buf), Some(cwd.clone()));
-    ws.set_roots(roots.clone());
+    // Files checked in isolation name no directory to walk; their folders are still those of
+    // their config's workspace (a `fixtures/` or `tests/` above that is no folder of cases).
+    let named_roots = match config_path.as_deref().and_then(Path::parent) {
+        Some(dir) if roots.is_empty() => vec![dir.to_path_buf()],
+        _ => roots.clone(),
+    };
+    ws.set_roots(named_roots);
     let config = ws.config().config.clone();
     let excludes = config.exclude_matcher();
     let is_excluded = |p: &Path| excludes.is_excluded(p);

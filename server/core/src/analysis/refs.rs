@@ -261,8 +261,8 @@ fn backend_site(s: &mut RefSite<'_>, b: &RefFields, res: &BackendResolution) {
             s.problem =
                 Some(format!("no port {} (ports: {})", b.port.as_ref().map_or(0, |p| p.value), ports.join(", ")));
         }
-        BackendResolution::NotFound { suggestion } => {
-            s.problem = Some(not_found("", suggestion.as_deref().map(String::as_str)));
+        BackendResolution::NotFound(m) => {
+            s.problem = Some(unknown_or(not_found("", m.suggestion.as_deref()), m.unknown.as_ref()));
         }
         BackendResolution::NotPermitted { target } => {
             s.object = *target;
@@ -310,7 +310,9 @@ fn parent_site(world: &Linked, s: &mut RefSite<'_>, p: &RefFields, res: &ParentR
                 s.section_named = p.section_name.is_some();
             }
         }
-        ParentResolution::NotFound { suggestion } => s.problem = Some(not_found("", suggestion.as_deref())),
+        ParentResolution::NotFound { suggestion, unknown } => {
+            s.problem = Some(unknown_or(not_found("", suggestion.as_deref()), unknown.as_ref()));
+        }
         ParentResolution::SectionNotFound { parent, available } => {
             s.object = Some(*parent);
             let section = p.section_name.as_ref().map_or("", |n| n.value.as_str());
@@ -361,6 +363,16 @@ fn listeners(world: &Linked, id: ObjId) -> Vec<&str> {
     }
 }
 
+/// A problem as hover says it: where the world is not closed for it, what is unknown instead.
+fn unknown_or(problem: String, unknown: Option<&crate::world::Unknown>) -> String {
+    match unknown {
+        // Its words already say so: "not in the files; HelmRelease … may render it".
+        Some(u @ crate::world::Unknown::Generated(_)) => u.words(),
+        Some(u) => format!("not in the files ({})", u.words()),
+        None => problem,
+    }
+}
+
 fn not_found(what: &str, suggestion: Option<&str>) -> String {
     let mut s = format!("{what}not found");
     if let Some(x) = suggestion {
@@ -383,12 +395,12 @@ fn problem_text(world: &Linked, p: &RefProblem) -> String {
         RefProblem::SectionNotSupported { gk } => format!("{} sections cannot be targeted", gk.kind),
         RefProblem::CrossNamespaceForbidden => "cross-namespace reference not allowed".into(),
         RefProblem::CrossNamespaceNoGrant { namespace } => format!("no ReferenceGrant in `{namespace}` admits it"),
-        RefProblem::NotFound { suggestion, elsewhere, .. } => {
+        RefProblem::NotFound { suggestion, elsewhere, unknown, .. } => {
             let mut s = not_found("", suggestion.as_deref());
             if suggestion.is_none() && !elsewhere.is_empty() {
                 s.push_str(&format!(" (one exists in {})", elsewhere.join(", ")));
             }
-            s
+            unknown_or(s, unknown.as_ref())
         }
         RefProblem::SectionNotFound { target, section, suggestion, .. } => {
             let noun = crate::model::section_noun(world.object(*target).kind());

@@ -35,8 +35,11 @@ pub enum Scope {
     #[default]
     All,
     /// One unit's world: its policies and the workspace's, over its objects, the workspace's,
-    /// and those of the units its policies borrowed a target from.
-    Unit { unit: u32, borrowed: Vec<u32> },
+    /// and those of the units its policies borrowed a target from. In a case of a folder of
+    /// cases, one file's policies (`file`, an index into the world's files): two files of a case
+    /// are alternatives (versions of an example, inputs of different tests), not applied
+    /// together (docs/semantics.md §4.7).
+    Unit { unit: u32, file: Option<u32>, borrowed: Vec<u32> },
     /// The workspace's world: its policies, over every object but those of the units that
     /// have a world of their own for the kind (`own`).
     Shared { own: Vec<u32> },
@@ -46,7 +49,10 @@ impl Scope {
     pub fn admits_policy(&self, world: &Linked, p: ObjId) -> bool {
         match self {
             Scope::All => true,
-            Scope::Unit { unit, .. } => matches!(world.unit_of(p), 0) || world.unit_of(p) == *unit,
+            Scope::Unit { unit, file, .. } => {
+                let u = world.unit_of(p);
+                u == 0 || (u == *unit && file.is_none_or(|f| world.file_index(p) == f))
+            }
             Scope::Shared { .. } => world.unit_of(p) == 0,
         }
     }
@@ -58,7 +64,7 @@ impl Scope {
         let u = world.topology.node_object(n).map_or(0, |o| world.unit_of(o));
         match self {
             Scope::All => true,
-            Scope::Unit { unit, borrowed } => u == 0 || u == *unit || borrowed.contains(&u),
+            Scope::Unit { unit, borrowed, .. } => u == 0 || u == *unit || borrowed.contains(&u),
             Scope::Shared { own } => u == 0 || !own.contains(&u),
         }
     }
@@ -71,23 +77,26 @@ impl Scope {
         }
     }
 
-    /// The worlds to compute for policies in `units` (each policy's unit, any order), and the
-    /// units of the nodes each unit's policies attach to (`attached_units`, for borrowing).
-    pub fn split(units: &[u32], attached_units: &HashMap<u32, Vec<u32>>) -> Vec<Scope> {
-        let mut own: Vec<u32> = units.iter().copied().filter(|&u| u != 0).collect();
-        own.sort_unstable();
-        own.dedup();
-        if own.is_empty() {
+    /// The worlds to compute for policies in `units` (each policy's unit, and its file where
+    /// the unit is a case: any order), and the units of the nodes each unit's policies attach
+    /// to (`attached_units`, for borrowing).
+    pub fn split(units: &[(u32, Option<u32>)], attached_units: &HashMap<u32, Vec<u32>>) -> Vec<Scope> {
+        let mut keys: Vec<(u32, Option<u32>)> = units.iter().copied().filter(|&(u, _)| u != 0).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        if keys.is_empty() {
             return vec![Scope::All];
         }
-        let mut out: Vec<Scope> = own
+        let mut own: Vec<u32> = keys.iter().map(|&(u, _)| u).collect();
+        own.dedup();
+        let mut out: Vec<Scope> = keys
             .iter()
-            .map(|&unit| {
+            .map(|&(unit, file)| {
                 let mut borrowed: Vec<u32> =
                     attached_units.get(&unit).into_iter().flatten().copied().filter(|&b| b != 0 && b != unit).collect();
                 borrowed.sort_unstable();
                 borrowed.dedup();
-                Scope::Unit { unit, borrowed }
+                Scope::Unit { unit, file, borrowed }
             })
             .collect();
         out.insert(0, Scope::Shared { own });
@@ -124,7 +133,8 @@ impl KindPlan {
             let at = world.topology.node_object(n).map_or(0, |o| world.unit_of(o));
             for &p in list {
                 let u = world.unit_of(p);
-                units.push(u);
+                let case = world.unit(u).kind == crate::world::units::UnitKind::Case;
+                units.push((u, case.then(|| world.file_index(p))));
                 attached_units.entry(u).or_default().push(at);
             }
         }

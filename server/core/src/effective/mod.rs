@@ -31,8 +31,8 @@ pub use provenance::{Supplier, field_label};
 pub use spec::UnknownStrategy;
 pub use status::{
     AcceptedReport, ClusterSource, Enforcement, IgnoredReport, Lost, PolicyStatus, PolicyStatusReport, Reason,
-    ReportedConditionJson, ReportedStatus, StatusReport, accepted_report, agrees, broken_backend_outcome,
-    supplier_label,
+    ReportedConditionJson, ReportedStatus, StatusReport, UnknownReport, accepted_report, agrees,
+    broken_backend_outcome, supplier_label, unknown_effects,
 };
 
 use std::collections::HashMap;
@@ -317,7 +317,14 @@ impl EffectiveIndex {
         }
         let mut statuses = HashMap::with_capacity(world.policies.len());
         for (&pid, agg) in world.policies.iter().zip(aggs) {
-            let st = status::finish(pre.get(&pid).copied(), agg, unknown.remove(&pid), ignored.contains_key(&pid));
+            let effect_unknown = !status::unknown_effects(world, pid).is_empty();
+            let st = status::finish(
+                pre.get(&pid).copied(),
+                agg,
+                unknown.remove(&pid),
+                ignored.contains_key(&pid),
+                effect_unknown,
+            );
             statuses.insert(pid, st);
         }
         // A policy no controller accepts is reported as such, not as ignored.

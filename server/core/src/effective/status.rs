@@ -30,6 +30,10 @@ pub enum Enforcement {
     /// Accepted, yet the controllers it reaches do not act on it (docs/semantics.md §4.4.1):
     /// Kuadrant's `Enforced=False` on a Gateway of another provider.
     NotEnforced,
+    /// Accepted, and every target it names is one the files do not hold but something else
+    /// may supply (a test harness, a Helm release, an operator: docs/semantics.md §6.1): what it
+    /// does there is unknown. The status report's `unknown` says why.
+    Unknown,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -99,7 +103,9 @@ pub(super) fn pre_reason(world: &Linked, pid: ObjId, spec: &PolicySpec) -> Optio
     None
 }
 
-/// Whether policy `pid` targets things and none of them (or of their sections) resolves.
+/// Whether policy `pid` targets things and none of them (or of their sections) resolves. A
+/// target the files do not hold but something else may supply is not "not found": the policy's
+/// effect there is unknown (docs/semantics.md §6.1).
 fn no_target_resolves(world: &Linked, pid: ObjId) -> bool {
     let Some(res) = world.topology.policies.get(&pid) else { return false };
     let templated = res.refs.iter().any(|r| matches!(r, TargetResolution::Templated));
@@ -108,7 +114,25 @@ fn no_target_resolves(world: &Linked, pid: ObjId) -> bool {
         res.refs.is_empty() && res.selected.is_empty() && world.policy_kind(pid).is_some_and(|k| k.target_optional);
     // A filter names it, beside another copy of the route: attached there, not targetless.
     let untargeted = untargeted || (res.refs.is_empty() && world.topology.named_by_filter(world, pid));
-    res.attached_nodes().next().is_none() && !templated && !untargeted
+    let unknown = res.unknown_targets().next().is_some();
+    res.attached_nodes().next().is_none() && !templated && !untargeted && !unknown
+}
+
+/// Where policy `pid`'s effect is unknown: the targets and the backends in its spec that the
+/// files do not hold but something else may supply, with why (docs/semantics.md §6.1).
+pub fn unknown_effects(world: &Linked, pid: ObjId) -> Vec<(String, &crate::world::Unknown)> {
+    let t = &world.topology;
+    let own_ns = world.namespace_of(pid).unwrap_or("");
+    let mut out: Vec<(String, &crate::world::Unknown)> = Vec::new();
+    if let Some(res) = t.policies.get(&pid) {
+        out.extend(res.unknown_targets().map(|(k, u)| (k.to_string(), u)));
+    }
+    for b in t.spec_refs(pid) {
+        if let Some(u) = b.resolution.unknown() {
+            out.push((b.fields.spelled("Service", own_ns), u));
+        }
+    }
+    out
 }
 
 /// One policy's outcomes over every context, accumulated. Contexts arrive grouped by target,
@@ -214,11 +238,14 @@ fn insert_sorted<T: Ord>(set: &mut Vec<T>, item: T) {
     }
 }
 
+/// A policy's status from what its contexts gave (`agg`). `effect_unknown`: some target or
+/// spec backend is one the files do not hold but something else may supply.
 pub(super) fn finish(
     pre: Option<Reason>,
     mut agg: Agg,
     unknown_strategy: Option<UnknownStrategy>,
     ignored: bool,
+    effect_unknown: bool,
 ) -> PolicyStatus {
     for v in [&mut agg.reached, &mut agg.affects, &mut agg.lost_targets] {
         v.sort();
@@ -243,6 +270,8 @@ pub(super) fn finish(
         None
     } else if ignored {
         Some(Enforcement::NotEnforced)
+    } else if agg.contexts == 0 && effect_unknown {
+        Some(Enforcement::Unknown)
     } else if agg.contexts == 0 || agg.all_kept {
         Some(Enforcement::Enforced)
     } else if !agg.any_kept {
@@ -300,6 +329,23 @@ pub struct PolicyStatusReport {
     /// controller reported one for the spec as it is (a stale status is not compared).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agrees: Option<bool>,
+    /// Where its effect is unknown: targets (and backends in its spec) the files do not hold
+    /// but something else may supply (docs/semantics.md §6.1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<UnknownReport>,
+}
+
+/// A reference of a policy whose effect is unknown, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct UnknownReport {
+    /// The §2.1 reference it names (`Service/media/sonarr`).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// `LeftToTheReader` (a folder of tests or examples: its harness or reader supplies it),
+    /// `Generated` (a Helm release, an operator or a Gateway's implementation may make it),
+    /// `NotApplied` (nothing applies the policy's file) or `ShapeOnlyKind`.
+    pub reason: &'static str,
+    pub message: String,
 }
 
 /// Why a policy is not enforced although accepted.
@@ -511,6 +557,10 @@ pub(super) fn report(
                 ignored: ignored.get(&pid).map(|i| IgnoredReport { reason: i.reason(), message: i.words(world, pid) }),
                 reported,
                 agrees: agrees(reported_by, generation, s.accepted),
+                unknown: unknown_effects(world, pid)
+                    .into_iter()
+                    .map(|(reference, u)| UnknownReport { reference, reason: u.reason(), message: u.words() })
+                    .collect(),
             })
         })
         .collect();
@@ -577,7 +627,7 @@ mod tests {
             for t in targets {
                 agg.add(NodeId(t), &[NodeId(t)], &outcome);
             }
-            let st = finish(None, agg, None, false);
+            let st = finish(None, agg, None, false, false);
             (st.lost.iter().map(|l| l.target.0).collect::<Vec<_>>(), st.lost_targets)
         };
         let n = MAX_LOST as u32 * 2;

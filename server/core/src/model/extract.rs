@@ -7,13 +7,14 @@ mod core_kinds;
 mod gateway;
 mod policy;
 mod read;
+mod release;
 mod route;
 mod spec_refs;
 
 pub use spec_refs::{PathStep, spec_path_steps, spec_refs_at};
 
 use super::refs::GATEWAY_GROUP;
-use super::{Body, Object, Other, RouteKind, Str, Timestamp, TypeMeta, normalize_group};
+use super::{Body, Intent, Object, Other, RouteKind, Str, Timestamp, TypeMeta, normalize_group};
 use crate::syntax::{Document, Node, ParsedFile};
 
 /// Experimental copies of Gateway API kinds (XListenerSet, older xRoutes) live here.
@@ -75,6 +76,7 @@ fn read_object(root: &Node, doc: u32) -> Option<Object> {
         meta.get("creationTimestamp").and_then(Node::as_str).and_then(Timestamp::parse).map(Box::new);
     let body = read_body(root, group, kind, &labels);
     Some(Object {
+        intent: intent(root),
         meta: type_meta,
         kind_span: kind_node.span,
         name,
@@ -95,6 +97,21 @@ fn opts_out_of_substitution(meta: &Node) -> bool {
     ["annotations", "labels"]
         .iter()
         .any(|k| meta.at(&[k, super::gitops::SUBSTITUTE_KEY]).and_then(Node::as_str) == Some("disabled"))
+}
+
+/// What the document says of being applied (docs/semantics.md §4.8): a top-level key that
+/// starts with `_` is no field of any Kubernetes kind (test harnesses write `_err:` beside an
+/// input their test expects the API server to reject); an empty `spec:` is how kubebuilder
+/// scaffolds a sample (`config/samples`, with a `TODO(user)` comment the parser drops).
+fn intent(root: &Node) -> Intent {
+    let entries = root.as_mapping().unwrap_or_default();
+    if entries.iter().any(|e| e.key.as_str().is_some_and(|k| k.starts_with('_'))) {
+        return Intent::MeantToFail;
+    }
+    match root.get("spec") {
+        Some(spec) if spec.is_null() || spec.as_mapping().is_some_and(<[_]>::is_empty) => Intent::ScaffoldLike,
+        _ => Intent::Applied,
+    }
 }
 
 /// Istio leaves a policy carrying this annotation (set to `"true"`) to other controllers
@@ -153,7 +170,8 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
                 _ => Box::default(),
             };
             let gitops = super::gitops::read(root, group, kind).map(Box::new);
-            Body::Other(Box::new(Other { policy, reported, server, delegate_options, gitops }))
+            let release = release::helm_release(root, group, kind).map(Box::new);
+            Body::Other(Box::new(Other { policy, reported, server, delegate_options, gitops, release }))
         }
     }
 }

@@ -29,6 +29,20 @@ pub struct Kustomization {
     /// Files of `patches[].path` and `patchesStrategicMerge`: partial objects laid over the
     /// resources, not objects of their own.
     pub patches: Vec<Spanned<Str>>,
+    /// `helmCharts`: charts kustomize inflates (with `--enable-helm`); what they render is not
+    /// in the files (docs/semantics.md §4.11).
+    pub helm_charts: Vec<HelmChart>,
+}
+
+/// One `helmCharts` item (kustomize `api/types/helmchartargs.go` `HelmChart`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HelmChart {
+    /// `name`: the chart's name.
+    pub name: Spanned<Str>,
+    /// `releaseName`, defaulting to the chart's name.
+    pub release_name: Option<Str>,
+    /// `namespace`: where its objects go (the kustomization's `namespace:` overrides it).
+    pub namespace: Option<Str>,
 }
 
 impl Kustomization {
@@ -67,6 +81,21 @@ impl Kustomization {
             name_prefix: text("namePrefix"),
             name_suffix: text("nameSuffix"),
             patches,
+            helm_charts: root
+                .get("helmCharts")
+                .and_then(Node::as_sequence)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|c| {
+                    let name = c.get("name")?;
+                    let text = |key: &str| c.get(key).and_then(Node::as_str).map(str_of);
+                    Some(HelmChart {
+                        name: Spanned::new(str_of(name.as_str()?), name.span),
+                        release_name: text("releaseName"),
+                        namespace: text("namespace"),
+                    })
+                })
+                .collect(),
         })
     }
 }

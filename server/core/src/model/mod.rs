@@ -15,7 +15,7 @@ mod time;
 mod type_meta;
 
 pub use extract::{PathStep, extract_document, extract_objects, spec_path_steps, spec_refs_at};
-pub use kustomize::{Kustomization, is_kustomization_file, is_remote};
+pub use kustomize::{HelmChart, Kustomization, is_kustomization_file, is_remote};
 pub use labels::{LabelExpr, LabelSelector};
 pub use placeholder::{is_placeholder, normalize_placeholder};
 pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, is_core_kind, normalize_group, str_of};
@@ -55,7 +55,22 @@ pub struct Object {
     /// Its document has a YAML syntax error: what it seems to lack may lie past the break,
     /// and nothing is reported on it but the `yaml-syntax` error (docs/semantics.md §4.1).
     pub broken: bool,
+    /// What the document says of whether it is meant to be applied (docs/semantics.md §4.8).
+    pub intent: Intent,
     pub body: Body,
+}
+
+/// Whether a document is meant to be applied, as it says itself (docs/semantics.md §4.8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Intent {
+    #[default]
+    Applied,
+    /// A top-level key no API server accepts (a test harness's `_err:`, `_expected:`): an input
+    /// meant to fail.
+    MeantToFail,
+    /// An empty `spec:` or a `TODO(user)` comment: a scaffold (kubebuilder's `config/samples`)
+    /// when it lies where scaffolds are written.
+    ScaffoldLike,
 }
 
 impl Object {
@@ -370,6 +385,20 @@ pub struct Other {
     /// What a Flux Kustomization, an Argo CD Application or a variables' ConfigMap says about
     /// what is applied (docs/semantics.md §4.7).
     pub gitops: Option<Box<gitops::GitOps>>,
+    /// A Helm release (a Flux HelmRelease, an Argo CD Application with a Helm source): what it
+    /// renders is not in the files (docs/semantics.md §4.11).
+    pub release: Option<Box<HelmRelease>>,
+}
+
+/// What policylens reads of a Helm release: where its objects go and which chart it installs.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct HelmRelease {
+    /// The namespace its objects are installed in when it names one (Flux
+    /// `spec.targetNamespace`, Argo CD `spec.destination.namespace`); else the release's own.
+    pub namespace: Option<Str>,
+    /// The chart's name (Flux `spec.chart.spec.chart` or `spec.chartRef.name`, Argo CD
+    /// `spec.source.chart`), when written.
+    pub chart: Option<Str>,
 }
 
 /// `metadata` fields only the API server writes.

@@ -35,6 +35,7 @@ impl Object {
             templated: _,
             substitutable: _,
             broken: _,
+            intent: _,
             body,
         } = &mut o;
         *kind_span = kind_span.shifted(by);
@@ -66,7 +67,7 @@ impl Object {
                 ports.shift(by);
             }
             Body::Other(other) => {
-                let Other { policy, reported: _, server: _, delegate_options, gitops } = &mut **other;
+                let Other { policy, reported: _, server: _, delegate_options, gitops, release: _ } = &mut **other;
                 policy.shift(by);
                 delegate_options.shift(by);
                 if let Some(g) = gitops {

@@ -15,7 +15,7 @@ mod suppress;
 pub use decode::{FileContent, decode};
 pub use suppress::{Suppression, SuppressionScope};
 
-use crate::model::{Kustomization, Object, extract_document, is_kustomization_file};
+use crate::model::{Intent, Kustomization, Object, extract_document, is_kustomization_file};
 use crate::syntax::{LineIndex, Moved, Position, PositionEncoding, Span, SyntaxError, parse_each, parse_each_after};
 
 #[derive(Debug)]
@@ -183,6 +183,12 @@ impl SourceFile {
             }
             o.mark_placeholders();
             o.substitutable &= text.get(o.span.start as usize..o.span.end as usize).is_some_and(|t| t.contains("${"));
+            // kubebuilder writes `# TODO(user): Add fields here` into the samples it scaffolds.
+            if o.intent == Intent::Applied
+                && text.get(o.span.start as usize..o.span.end as usize).is_some_and(|t| t.contains("TODO(user)"))
+            {
+                o.intent = Intent::ScaffoldLike;
+            }
         }
         let content_hashes =
             objects.iter().map(|o| fold32(hash(&text[o.span.start as usize..o.span.end as usize]))).collect();

@@ -7,7 +7,7 @@ use crate::model::{
     Body, FromNamespaces, GATEWAY_GROUP, GroupKind, Listener, ListenerSet, ParentRef, Route, normalize_group,
 };
 use crate::suggest;
-use crate::world::{ObjId, World};
+use crate::world::{ObjId, Wanted, World};
 
 /// Resolves one parentRef of `route` (object `route_id`).
 pub(super) fn resolve_parent(
@@ -39,7 +39,9 @@ pub(super) fn resolve_parent(
             return ParentResolution::Unchecked;
         }
         let suggestion = suggest::closest(name, world.names_seen_from(route_id, &gk, ns)).map(str::to_owned);
-        return ParentResolution::NotFound { suggestion };
+        let unknown =
+            world.certainty(route_id, &Wanted { gk: &gk, namespace: Some(ns), name }, suggestion.is_some()).unknown();
+        return ParentResolution::NotFound { suggestion, unknown };
     }
     // The copy of the parent that admits the route, else the nearest's refusal.
     candidates.first_satisfying(
@@ -244,8 +246,11 @@ pub(super) fn resolve_listener_set_parent(world: &World, id: ObjId, ls: &Listene
         None if p.templated || is_placeholder(ns) || world.is_external(&gk, Some(ns), name) => {
             ParentResolution::Unchecked
         }
-        None => ParentResolution::NotFound {
-            suggestion: suggest::closest(name, world.names_seen_from(id, &gk, ns)).map(str::to_owned),
-        },
+        None => {
+            let suggestion = suggest::closest(name, world.names_seen_from(id, &gk, ns)).map(str::to_owned);
+            let unknown =
+                world.certainty(id, &Wanted { gk: &gk, namespace: Some(ns), name }, suggestion.is_some()).unknown();
+            ParentResolution::NotFound { suggestion, unknown }
+        }
     }
 }

@@ -1,13 +1,13 @@
 //! backendRefs (a route rule's, and those inside a policy's spec): existence,
 //! ReferenceGrants and ports.
 
-use super::BackendResolution;
 use super::delegation::{self, Delegation};
+use super::{BackendResolution, Missing};
 use crate::catalog::SpecRefNamespaces;
 use crate::model::is_placeholder;
 use crate::model::{BackendRef, Body, GATEWAY_GROUP, GroupKind, normalize_group};
 use crate::suggest;
-use crate::world::{ObjId, World};
+use crate::world::{ObjId, Wanted, World};
 
 /// What a route rule's backendRef names when it leaves `group` and `kind` out.
 pub(super) fn route_default() -> GroupKind {
@@ -45,9 +45,7 @@ pub(super) fn resolve_backend(
         if b.templated || is_placeholder(ns) || world.is_external(&gk, Some(ns), name) || !is_service {
             return BackendResolution::Unchecked;
         }
-        return BackendResolution::NotFound {
-            suggestion: suggest::closest(name, world.names_seen_from(from, &gk, ns)).map(|s| Box::new(s.to_owned())),
-        };
+        return missing(world, from, &gk, ns, name);
     }
     if ns != from_ns {
         let permitted = match namespaces {
@@ -70,6 +68,15 @@ pub(super) fn resolve_backend(
         |r| matches!(r, BackendResolution::Found { .. }),
         BackendResolution::Unchecked,
     )
+}
+
+/// A backend no file `from` can see defines: a near name, and whether the world is closed for
+/// it (docs/semantics.md §6.1).
+fn missing(world: &World, from: ObjId, gk: &GroupKind, ns: &str, name: &str) -> BackendResolution {
+    let suggestion = suggest::closest(name, world.names_seen_from(from, gk, ns)).map(str::to_owned);
+    let wanted = Wanted { gk, namespace: Some(ns), name };
+    let unknown = world.certainty(from, &wanted, suggestion.is_some()).unknown();
+    BackendResolution::NotFound(Box::new(Missing { suggestion, unknown }))
 }
 
 /// The backend `target` with the port `b` names.
@@ -130,12 +137,7 @@ fn delegated(world: &World, parent: ObjId, d: Delegation<'_>) -> BackendResoluti
                 None if is_placeholder(namespace) || world.is_external(&gk, Some(namespace), name) => {
                     return BackendResolution::Unchecked;
                 }
-                None => {
-                    let names = world.names_seen_from(parent, &gk, namespace);
-                    return BackendResolution::NotFound {
-                        suggestion: suggest::closest(name, names).map(|s| Box::new(s.to_owned())),
-                    };
-                }
+                None => return missing(world, parent, &gk, namespace, name),
             }
         }
         Delegation::Selected { namespace, label } => {

@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::{GroupKind, ObjectKey};
-use crate::world::{ObjId, World};
+use crate::world::{ObjId, Unknown, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
@@ -61,8 +61,9 @@ pub enum DagNode {
 pub enum ParentResolution {
     /// Attached to these listener nodes (or, for a mesh parent, the Service node).
     Attached { parent: ObjId, nodes: Vec<NodeId> },
-    /// No such Gateway/ListenerSet/Service.
-    NotFound { suggestion: Option<String> },
+    /// No such Gateway/ListenerSet/Service; `unknown` when the world is not closed for it
+    /// (docs/semantics.md §6.1: a harness or a generator may supply it).
+    NotFound { suggestion: Option<String>, unknown: Option<Unknown> },
     /// The parent exists but has no listener (Service port) named `sectionName`; `available`
     /// lists the names it has.
     SectionNotFound { parent: ObjId, available: Vec<String> },
@@ -88,9 +89,7 @@ pub enum BackendResolution {
         target: ObjId,
         available: Box<Vec<i64>>,
     },
-    NotFound {
-        suggestion: Option<Box<String>>,
-    },
+    NotFound(Box<Missing>),
     /// Cross-namespace with no ReferenceGrant admitting it.
     NotPermitted {
         target: Option<ObjId>,
@@ -106,16 +105,34 @@ pub enum BackendResolution {
 
 const _: () = assert!(std::mem::size_of::<BackendResolution>() == 16);
 
+/// A backend that no instance the reference could mean defines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Missing {
+    /// A near name (did-you-mean).
+    pub suggestion: Option<String>,
+    /// Why the world is not closed for it, when it is not (docs/semantics.md §6.1).
+    pub unknown: Option<Unknown>,
+}
+
 impl BackendResolution {
     /// The reference names nothing it may use: no such backend, no such port, or no
-    /// ReferenceGrant admits it.
+    /// ReferenceGrant admits it. A backend something else may supply (its certainty is
+    /// unknown) is not broken: what it does is unknown.
     pub fn is_broken(&self) -> bool {
-        matches!(
-            self,
-            BackendResolution::NotFound { .. }
-                | BackendResolution::PortNotFound { .. }
-                | BackendResolution::NotPermitted { .. }
-        )
+        match self {
+            BackendResolution::NotFound(m) => m.unknown.is_none(),
+            BackendResolution::PortNotFound { .. } | BackendResolution::NotPermitted { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// Why the backend's effect is unknown, when it names something the files do not hold
+    /// and something else may supply.
+    pub fn unknown(&self) -> Option<&Unknown> {
+        match self {
+            BackendResolution::NotFound(m) => m.unknown.as_ref(),
+            _ => None,
+        }
     }
 
     /// The object the reference names, when it exists (whether or not it may name it).

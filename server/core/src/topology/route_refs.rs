@@ -79,7 +79,9 @@ mod tests {
     #[test]
     fn runs_split_at_the_next_route() {
         let mut rr = RouteRefs::default();
-        let nf = |s: &str| BackendResolution::NotFound { suggestion: Some(Box::new(s.into())) };
+        let nf = |s: &str| {
+            BackendResolution::NotFound(Box::new(super::super::Missing { suggestion: Some(s.into()), unknown: None }))
+        };
         rr.begin_route(ObjId(1));
         rr.push_parent(ParentResolution::Unchecked);
         rr.begin_rule();

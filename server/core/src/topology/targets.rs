@@ -9,7 +9,7 @@ use crate::model::{
 };
 use crate::suggest;
 use crate::syntax::Span;
-use crate::world::{ObjId, World};
+use crate::world::{ObjId, Unknown, Wanted, World};
 
 /// Why a target reference does not resolve.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +34,9 @@ pub enum RefProblem {
         key: ObjectKey,
         suggestion: Option<String>,
         elsewhere: Vec<String>,
+        /// Why the world is not closed for it, when it is not (docs/semantics.md §6.1): the
+        /// policy is then accepted, its effect there unknown.
+        unknown: Option<Unknown>,
     },
     SectionNotFound {
         target: ObjId,
@@ -75,9 +78,9 @@ pub struct PolicyResolution {
     /// Refs that repeat an earlier one: (this ref's span, the first one's span).
     pub duplicates: Vec<(Span, Span)>,
     /// `targetSelectors` items that are malformed (the item's span and why), or that select
-    /// nothing (the span and what they looked for).
+    /// nothing (the span, what they looked for, and why something may still match).
     pub invalid_selectors: Vec<(Span, String)>,
-    pub empty_selectors: Vec<(Span, String)>,
+    pub empty_selectors: Vec<(Span, String, Option<Unknown>)>,
 }
 
 impl PolicyResolution {
@@ -90,6 +93,18 @@ impl PolicyResolution {
             })
             .chain(self.selected.iter().copied())
             .chain(self.extension_refs.iter().copied())
+    }
+
+    /// The targets that name nothing in the files but that something else may supply
+    /// (docs/semantics.md §6.1), with why: the policy's effect there is unknown.
+    pub fn unknown_targets(&self) -> impl Iterator<Item = (&ObjectKey, &Unknown)> {
+        self.refs.iter().filter_map(|r| match r {
+            TargetResolution::Problem(p) => match &**p {
+                RefProblem::NotFound { key, unknown: Some(u), .. } => Some((key, u)),
+                _ => None,
+            },
+            _ => None,
+        })
     }
 
     /// Malformed: bad ref fields or field combination (status reason `Invalid`).
@@ -188,13 +203,16 @@ pub(super) fn resolve_policy(world: &World, t: &mut Topology, pid: ObjId) -> Pol
                         "{first}{more} has these labels, but no ReferenceGrant in namespace `{ns}` lets a {} from `{policy_ns}` select {them}; add one there",
                         policy_gk.kind
                     ),
+                    None,
                 ));
             } else if !any && world.is_checkable_kind(&gk) {
                 let scope = match from {
                     FromNamespaces::Same => format!("in namespace `{policy_ns}`"),
                     _ => "in the namespaces it may reach".to_owned(),
                 };
-                res.empty_selectors.push((s.span, format!("no {} {scope} has these labels", gk.kind)));
+                let within = matches!(from, FromNamespaces::Same).then_some(policy_ns);
+                let unknown = world.selection_certainty(pid, &gk, within).unknown();
+                res.empty_selectors.push((s.span, format!("no {} {scope} has these labels", gk.kind), unknown));
             }
         }
     }
@@ -372,12 +390,11 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
         if world.namespace_exists(&n.value) {
             return TargetResolution::Resolved(t.ensure_namespace_node(&n.value));
         }
+        let suggestion = suggest::closest(&n.value, world.namespaces()).map(str::to_owned);
+        let wanted = Wanted { gk: &gk, namespace: None, name: &n.value };
+        let unknown = world.certainty(pid, &wanted, suggestion.is_some()).unknown();
         let key = ObjectKey::new(gk, None, &n.value);
-        return TargetResolution::problem(NotFound {
-            suggestion: suggest::closest(&n.value, world.namespaces()).map(str::to_owned),
-            key,
-            elsewhere: Vec::new(),
-        });
+        return TargetResolution::problem(NotFound { suggestion, key, elsewhere: Vec::new(), unknown });
     }
     // A cluster-scoped target (a GatewayClass) is looked up without the policy's namespace.
     let candidates = world.candidates_from(pid, &gk, key_ns, &n.value);
@@ -432,7 +449,12 @@ fn resolve_ref(world: &World, t: &mut Topology, pid: ObjId, kind: &PolicyKind, r
             };
             let suggestion = suggest::closest(&n.value, names).map(str::to_owned);
             let elsewhere = world.namespaces_holding_from(pid, &gk, &n.value);
-            TargetResolution::problem(NotFound { key: ObjectKey::new(gk, key_ns, &n.value), suggestion, elsewhere })
+            let wanted = Wanted { gk: &gk, namespace: key_ns, name: &n.value };
+            // A near name, or the same name in another namespace, says what was meant.
+            let near = suggestion.is_some() || !elsewhere.is_empty();
+            let unknown = world.certainty(pid, &wanted, near).unknown();
+            let key = ObjectKey::new(gk, key_ns, &n.value);
+            TargetResolution::problem(NotFound { key, suggestion, elsewhere, unknown })
         }
         None => {
             let key =

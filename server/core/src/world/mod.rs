@@ -5,9 +5,13 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
+pub mod certainty;
 pub(crate) mod cross_refs;
+pub mod generators;
 mod key_index;
 pub mod units;
+
+pub use certainty::{Certainty, Unknown, Wanted};
 
 use cross_refs::CrossRefs;
 use key_index::KeyIndex;
@@ -138,6 +142,9 @@ pub struct WorldCore {
     /// (`workspace/closure.rs`): built with the language server's base (`Snapshot::as_base`),
     /// shared by every hover on it.
     cross_refs: OnceLock<CrossRefs>,
+    /// What makes objects the files do not hold (`generators.rs`), built when a missing
+    /// object first asks.
+    generators: OnceLock<generators::Generators>,
 }
 
 impl std::ops::Deref for World {
@@ -202,6 +209,10 @@ impl World {
         for (fi, f) in files.iter().enumerate() {
             for m in units.of(&f.path).iter().filter(|m| !m.patch) {
                 for oi in 0..f.objects.len() {
+                    // Inputs meant to fail and scaffolds take part in nothing (§4.8).
+                    if units.is_inert(&f.path, &f.objects[oi]) {
+                        continue;
+                    }
                     insts.push(Instance { fi: fi as u32, oi: oi as u32, unit: m.unit, transform: m.transform.clone() });
                 }
             }
@@ -210,7 +221,7 @@ impl World {
         let mut patched = HashSet::new();
         for f in &files {
             for m in units.of(&f.path).iter().filter(|m| m.patch) {
-                for o in &f.objects {
+                for o in f.objects.iter().filter(|o| !units.is_inert(&f.path, o)) {
                     let gk = o.group_kind();
                     let t = m.transform.as_deref();
                     let ns = (!cluster_scoped.contains(&gk))
@@ -411,6 +422,7 @@ impl World {
                 .map(|k| k.object())
                 .collect(),
             cross_refs: OnceLock::new(),
+            generators: OnceLock::new(),
         };
         World { core: Arc::new(core), outer }
     }
@@ -599,17 +611,22 @@ impl World {
     }
 
     /// Every instance of this key a reference written in `from` could mean, the one
-    /// [`World::lookup_from`] picks first: those its unit sees, nearest first, else those it
-    /// may borrow from other cases (`borrowed`). A reference is broken only when none of them
-    /// satisfies it (docs/semantics.md §4.5); one that only borrowed copies could satisfy is a
-    /// guess either way, and is not reported.
+    /// [`World::lookup_from`] picks first: those its unit sees, nearest first, then those it
+    /// may borrow from other cases of its folder (`borrowed` when there are only those). A
+    /// reference is broken only when none of them satisfies it (docs/semantics.md §4.5, §4.7):
+    /// a test harness may pair a route with another case's copy of its Service (one with the
+    /// port the route names). One that only borrowed copies could satisfy is a guess either
+    /// way, and is not reported.
     pub fn candidates_from(&self, from: ObjId, gk: &GroupKind, namespace: Option<&str>, name: &str) -> Candidates {
-        let mut all: Vec<ObjId> = self.matching(gk, namespace, name).collect();
-        let visible = all.iter().any(|&id| self.sees(from, id));
-        all.retain(|&id| if visible { self.sees(from, id) } else { self.may_borrow(from, id) });
-        all.sort_by_key(|&id| std::cmp::Reverse((self.nearness(from, id), std::cmp::Reverse(id))));
-        let borrowed = !visible && !all.is_empty();
-        Candidates { ids: all, borrowed }
+        let near = |&id: &ObjId| std::cmp::Reverse((self.nearness(from, id), std::cmp::Reverse(id)));
+        let (mut seen, mut others): (Vec<ObjId>, Vec<ObjId>) =
+            self.matching(gk, namespace, name).partition(|&id| self.sees(from, id));
+        others.retain(|&id| self.may_borrow(from, id));
+        seen.sort_by_key(near);
+        others.sort_by_key(near);
+        let borrowed = seen.is_empty() && !others.is_empty();
+        seen.extend(others);
+        Candidates { ids: seen, borrowed }
     }
 
     /// An object's name: as written, or as its kustomization renamed it.

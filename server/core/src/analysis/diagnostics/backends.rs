@@ -44,18 +44,24 @@ fn diagnostic(world: &Linked, owner: ObjId, b: &RefFields, res: &BackendResoluti
         BackendResolution::Found { .. } | BackendResolution::Unchecked | BackendResolution::Delegated { .. } => {
             return None;
         }
-        BackendResolution::NotFound { suggestion } => {
+        BackendResolution::NotFound(missing) => {
+            let suggestion = &missing.suggestion;
             let mut msg = format!("{} does not exist", b.spelled("Service", own_ns));
-            if b.kind.as_ref().is_some_and(|k| k.value == "HTTPRoute") {
+            // What requests meet is said only where the backend is certainly missing.
+            let certain = missing.unknown.is_none();
+            if certain && b.kind.as_ref().is_some_and(|k| k.value == "HTTPRoute") {
                 // kgateway route delegation (docs "Automatic route replacement").
                 msg.push_str(": requests this rule delegates get an HTTP 500");
             }
             if let Some(s) = suggestion {
                 msg.push_str(&format!("; did you mean `{s}`?"));
             }
-            msg.push_str(&consequence(if suggestion.is_some() { " " } else { ": " }));
-            let d = Diagnostic::new(file, name_span, Code::BackendNotFound, msg).fix(suggestion.as_deref().cloned());
-            super::unless_left_to_the_reader(d, world, owner, suggestion.is_some())
+            if certain {
+                msg.push_str(&consequence(if suggestion.is_some() { " " } else { ": " }));
+            }
+            Diagnostic::new(file, name_span, Code::BackendNotFound, msg)
+                .fix(suggestion.clone())
+                .unknown(missing.unknown.clone())
         }
         BackendResolution::PortNotFound { target, available } => {
             let span = b.port.as_ref().map_or(name_span, |p| p.span);

@@ -12,6 +12,8 @@ mod suppress;
 pub use crate::diagnostic::{Code, DOCS_URL, Diagnostic, Related, Severity, Suppressed};
 pub(crate) use crate::model::section_noun;
 #[cfg(test)]
+mod certainty_tests;
+#[cfg(test)]
 mod repo_tests;
 #[cfg(test)]
 mod fidelity_tests;
@@ -27,9 +29,7 @@ use std::sync::Arc;
 
 use crate::source::SourceFile;
 use crate::syntax::{ByteEdit, Span};
-use crate::topology::Linked;
 use crate::workspace::{Reported, Snapshot};
-use crate::world::ObjId;
 
 impl Snapshot {
     /// Every diagnostic of the workspace, by file path (files without any are absent).
@@ -142,6 +142,7 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     duplicates::check(world, None, duplicates_on(config), &mut out);
     status::check(snapshot.effective(), world, &mut out);
     applied::check(world, &mut out);
+    out.iter_mut().for_each(settle);
     for &i in &world.units.unmatched_worlds {
         if let (Some(path), Some(glob), Some(span)) =
             (&config.path, config.config.worlds.get(i), config.config.worlds_spans.get(i))
@@ -189,6 +190,7 @@ pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[B
     policies::check(&world, &mut refs);
     duplicates::check(&world, Some(path), duplicates_on(snapshot.config()), &mut refs);
     applied::check(&world, &mut refs);
+    refs.iter_mut().for_each(settle);
     let mut seen = std::collections::HashSet::new();
     refs.retain(|d| seen.insert((d.span, d.code, d.message.clone())));
     let broken = broken_objects(std::iter::once(file));
@@ -227,26 +229,16 @@ fn carry(previous: &[Diagnostic], edits: &[ByteEdit]) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// A parent or backend that a file of a folder of examples or tests names, that nothing its
-/// case can reach defines, under no near name: the reader or the test harness provides it
-/// (Istio's translator tests register their Services in Go; Gateway API's examples leave the
-/// backends to the reader). Still reported, as a note, so that it does not fail a run; a near
-/// name (a typo) keeps the full severity. Policies' targets are not judged so: a dangling
-/// targetRef is what policylens is for.
-fn left_to_the_reader(world: &Linked, from: ObjId) -> bool {
-    world.units.in_case_folder(&world.file_of(from).path)
-}
-
-/// A "does not exist" finding on `from`, made a note when [`left_to_the_reader`] holds and no
-/// near name was found.
-pub(super) fn unless_left_to_the_reader(mut d: Diagnostic, world: &Linked, from: ObjId, near: bool) -> Diagnostic {
-    if !near && left_to_the_reader(world, from) {
-        d.message.push_str(
-            " (nothing this test or example can reach defines it: it is left to the reader or the test harness)",
-        );
-        d.severity = Severity::Information;
+/// Certainty decides severity (docs/semantics.md §6.1), here and nowhere else: a finding whose
+/// world is not closed (a test harness, a Helm release or an operator may supply what it says
+/// is missing; nothing applies the file; the kind's rule is unknown) is information at most,
+/// and says what is unknown. Every finding carries its certainty from where it was found
+/// (`world::certainty`, kept by the topology's resolutions).
+fn settle(d: &mut Diagnostic) {
+    if let Some(u) = &d.unknown {
+        d.severity = d.severity.max(Severity::Information);
+        d.message.push_str(&format!(" ({})", u.words()));
     }
-    d
 }
 
 /// Whether the config turned `duplicate-object` on (it is off by default, but where one

@@ -22,8 +22,12 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
         for (span, why) in &res.invalid_selectors {
             out.push(Diagnostic::new(file, *span, Code::InvalidSelector, why.clone()).object(world, pid));
         }
-        for (span, what) in &res.empty_selectors {
-            out.push(Diagnostic::new(file, *span, Code::SelectorMatchesNothing, what.clone()).object(world, pid));
+        for (span, what, unknown) in &res.empty_selectors {
+            out.push(
+                Diagnostic::new(file, *span, Code::SelectorMatchesNothing, what.clone())
+                    .object(world, pid)
+                    .unknown(unknown.clone()),
+            );
         }
         for (dup, first) in &res.duplicates {
             out.push(
@@ -100,7 +104,7 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                         ),
                     )]
                 }
-                RefProblem::NotFound { key, suggestion, elsewhere } => {
+                RefProblem::NotFound { key, suggestion, elsewhere, unknown } => {
                     let mut msg = format!("{key} does not exist");
                     if let Some(s) = suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
@@ -111,7 +115,9 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                             list(elsewhere)
                         ));
                     }
-                    let mut d = Diagnostic::new(file, name_span, Code::TargetNotFound, msg).fix(suggestion.clone());
+                    let mut d = Diagnostic::new(file, name_span, Code::TargetNotFound, msg)
+                        .fix(suggestion.clone())
+                        .unknown(unknown.clone());
                     if let Some(s) = suggestion
                         && let Some(o) = world.lookup(&key.gk, key.namespace.as_deref(), s)
                     {

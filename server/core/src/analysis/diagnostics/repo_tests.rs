@@ -101,7 +101,7 @@ fn what_a_case_names_and_nothing_it_reaches_defines_is_left_to_the_harness() {
             "//- {dir}/gw.yaml\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: gw\nspec:\n  gatewayClassName: $0{class}$0\n  listeners:\n  - {{name: http, port: 80, protocol: HTTP}}\n"
         )
     };
-    let route = "//- hack/invalid-examples/route.yaml\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\nspec:\n  parentRefs:\n  - name: $0elsewhere$0\n";
+    let route = "//- hack/more-examples/route.yaml\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\nspec:\n  parentRefs:\n  - name: $0elsewhere$0\n";
     check(
         &format!(
             "{CLASS}{}{}{}{route}",
@@ -111,7 +111,7 @@ fn what_a_case_names_and_nothing_it_reaches_defines_is_left_to_the_harness() {
         ),
         r#"
 deploy/gw.yaml "example-gateway-class" warning[gateway-class-not-found] GatewayClass/example-gateway-class does not exist in the workspace; declare it in `external` if the cluster provides it
-hack/invalid-examples/route.yaml "elsewhere" information[parent-not-found] Gateway/default/elsewhere does not exist (nothing this test or example can reach defines it: it is left to the reader or the test harness)
+hack/more-examples/route.yaml "elsewhere" information[parent-not-found] Gateway/default/elsewhere does not exist (nothing this test or example can reach defines it: it is left to the reader or the test harness)
 test/inputs/a/gw.yaml "example-gateway-class" information[gateway-class-not-found] GatewayClass/example-gateway-class does not exist in the workspace; declare it in `external` if the cluster provides it (nothing this test or example can reach defines it: it is left to the reader or the test harness)
 test/inputs/b/gw.yaml "eh" warning[gateway-class-not-found] GatewayClass/eh does not exist; did you mean `eg`?
 "#,

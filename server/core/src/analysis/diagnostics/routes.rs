@@ -4,7 +4,7 @@ use super::{Code, Diagnostic, list, section_noun};
 use crate::model::{Body, GroupKind};
 use crate::topology::Linked;
 use crate::topology::ParentResolution;
-use crate::world::ObjId;
+use crate::world::{ObjId, Wanted};
 
 pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
     let t = &world.topology;
@@ -33,7 +33,7 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
             let name_span = p.name.as_ref().map_or(p.span, |n| n.span);
             let d = match res {
                 ParentResolution::Attached { .. } | ParentResolution::Unchecked => continue,
-                ParentResolution::NotFound { suggestion } => {
+                ParentResolution::NotFound { suggestion, unknown } => {
                     let kind = p.kind.as_ref().map_or("Gateway", |k| k.value.as_str());
                     let ns = p.namespace.as_ref().map(|n| n.value.as_str()).or(world.namespace_of(rid)).unwrap_or("");
                     let name = p.name.as_ref().map_or("", |n| n.value.as_str());
@@ -43,8 +43,9 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
                     if let Some(s) = suggestion {
                         msg.push_str(&format!("; did you mean `{s}`?"));
                     }
-                    let d = Diagnostic::new(file, name_span, Code::ParentNotFound, msg).fix(suggestion.clone());
-                    super::unless_left_to_the_reader(d, world, rid, suggestion.is_some())
+                    Diagnostic::new(file, name_span, Code::ParentNotFound, msg)
+                        .fix(suggestion.clone())
+                        .unknown(unknown.clone())
                 }
                 ParentResolution::SectionNotFound { parent, available } => {
                     let span = p.section_name.as_ref().map_or(name_span, |s| s.span);
@@ -100,14 +101,14 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
         let span = p.name.as_ref().map_or(p.span, |n| n.span);
         let file = &world.file_of(lid).path;
         let d = match res {
-            ParentResolution::NotFound { suggestion } => {
+            ParentResolution::NotFound { suggestion, unknown } => {
                 // Spelled as every other reference: `Gateway/infra/edge`.
                 let spelled = p.spelled("Gateway", world.namespace_of(lid).unwrap_or(""));
                 let mut msg = format!("{spelled} does not exist");
                 if let Some(s) = suggestion {
                     msg.push_str(&format!("; did you mean `{s}`?"));
                 }
-                Diagnostic::new(file, span, Code::ParentNotFound, msg).fix(suggestion.clone())
+                Diagnostic::new(file, span, Code::ParentNotFound, msg).fix(suggestion.clone()).unknown(unknown.clone())
             }
             // The ListenerSet counterpart of a listener refusing a route (both are the
             // parent's `*.namespaces.from` saying no; upstream reason `NotAllowed`).
@@ -186,11 +187,13 @@ fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
         if let Some(s) = &suggestion {
             msg = format!("GatewayClass/{} does not exist; did you mean `{s}`?", class.value);
         }
-        let near = suggestion.is_some();
+        let wanted = Wanted { gk: &gc, namespace: None, name: &class.value };
+        let unknown = world.certainty(id, &wanted, suggestion.is_some()).unknown();
         let d = Diagnostic::new(&world.file_of(id).path, class.span, Code::GatewayClassNotFound, msg)
             .object(world, id)
-            .fix(suggestion);
-        out.push(super::unless_left_to_the_reader(d, world, id, near));
+            .fix(suggestion)
+            .unknown(unknown);
+        out.push(d);
     }
 }
 
@@ -213,17 +216,24 @@ fn extension_refs(world: &Linked, out: &mut Vec<Diagnostic>) {
         let ns = world.namespace_of(e.route).unwrap_or("");
         let suggestion =
             crate::suggest::closest(&name.value, world.names_seen_from(e.route, &gk, ns)).map(str::to_owned);
-        let mut msg = format!(
-            "{gk}/{ns}/{} does not exist: requests this rule handles get an HTTP error (an ExtensionRef filter that does not resolve is never skipped)",
-            name.value
-        );
+        let wanted = Wanted { gk: &gk, namespace: Some(ns), name: &name.value };
+        let unknown = world.certainty(e.route, &wanted, suggestion.is_some()).unknown();
+        // What requests meet is a claim about the filter being missing: unsaid where it is unknown.
+        let mut msg = match unknown {
+            None => format!(
+                "{gk}/{ns}/{} does not exist: requests this rule handles get an HTTP error (an ExtensionRef filter that does not resolve is never skipped)",
+                name.value
+            ),
+            Some(_) => format!("{gk}/{ns}/{} does not exist", name.value),
+        };
         if let Some(s) = &suggestion {
             msg.push_str(&format!("; did you mean `{s}`?"));
         }
         out.push(
             Diagnostic::new(&world.file_of(e.route).path, name.span, Code::TargetNotFound, msg)
                 .fix(suggestion)
-                .object(world, e.route),
+                .object(world, e.route)
+                .unknown(unknown),
         );
     }
 }
@@ -238,6 +248,9 @@ fn missing_delegate_option(world: &Linked, vs: ObjId, index: u32) -> Option<Diag
     let gk = GroupKind::new("gateway.solo.io", "VirtualHostOption");
     let ns = r.namespace.as_ref().map(|n| n.value.as_str()).or(world.namespace_of(vs)).unwrap_or("");
     let suggestion = crate::suggest::closest(&name.value, world.names_seen_from(vs, &gk, ns)).map(str::to_owned);
+    let unknown = world
+        .certainty(vs, &Wanted { gk: &gk, namespace: Some(ns), name: &name.value }, suggestion.is_some())
+        .unknown();
     let mut msg = format!(
         "{gk}/{ns}/{} does not exist: Gloo skips it with a warning, and its options do not reach this virtual host",
         name.value
@@ -248,6 +261,7 @@ fn missing_delegate_option(world: &Linked, vs: ObjId, index: u32) -> Option<Diag
     Some(
         Diagnostic::new(&world.file_of(vs).path, name.span, Code::TargetNotFound, msg)
             .fix(suggestion)
-            .object(world, vs),
+            .object(world, vs)
+            .unknown(unknown),
     )
 }

@@ -115,7 +115,17 @@ pub(super) fn check(eff: &EffectiveIndex, world: &Linked, out: &mut Vec<Diagnost
             .get(&pid)
             .is_some_and(|r| r.refs.iter().any(|x| matches!(x, TargetResolution::Virtual(_))));
         let untargeted = crate::analysis::summary::untargeted_scope(world, pid).is_some();
-        if st.accepted && st.reached == 0 && !templated(world, pid) && !shadowed && !unknowable && !untargeted {
+        // Nothing reached where its targets are unknown (docs/semantics.md §6.1): unknown, not
+        // nothing.
+        let unknown = st.enforcement == Some(Enforcement::Unknown);
+        if st.accepted
+            && st.reached == 0
+            && !templated(world, pid)
+            && !shadowed
+            && !unknowable
+            && !untargeted
+            && !unknown
+        {
             out.push(affects_nothing(world, pid, file, st).object(world, pid));
         }
     }

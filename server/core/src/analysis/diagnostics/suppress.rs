@@ -24,6 +24,9 @@ pub(super) fn apply(
     for mut d in diags {
         match level(d.code) {
             Some(Level::Off) => continue,
+            // A finding whose world is not closed stays information at most: the config may
+            // lower it, not raise it (docs/semantics.md §6.1).
+            Some(l) if d.unknown.is_some() => d.severity = d.severity.max(severity(l)),
             Some(l) => d.severity = severity(l),
             None => {}
         }

@@ -77,6 +77,9 @@ pub enum PolicyState {
     // comment would turn the schema's enum into a oneOf.)
     NotEnforced,
     NotAccepted,
+    // Accepted, and every target it names is one the files do not hold but something else may
+    // supply (docs/semantics.md §6.1): what it does is unknown.
+    Unknown,
 }
 
 impl PolicyState {
@@ -87,6 +90,7 @@ impl PolicyState {
             PolicyState::Overridden => "overridden",
             PolicyState::NotEnforced => "not enforced",
             PolicyState::NotAccepted => "not accepted",
+            PolicyState::Unknown => "effect unknown",
         }
     }
 
@@ -98,6 +102,7 @@ impl PolicyState {
             PolicyState::Overridden => "#757575",
             PolicyState::NotEnforced => "#6a1b9a",
             PolicyState::NotAccepted => "#c62828",
+            PolicyState::Unknown => "#0277bd",
         }
     }
 }
@@ -171,6 +176,7 @@ pub fn build(world: &Linked, index: &EffectiveIndex, focus: Option<NodeId>) -> G
                 (Reason::Accepted, Some(Enforcement::PartiallyEnforced)) => PolicyState::PartiallyEnforced,
                 (Reason::Accepted, Some(Enforcement::Overridden)) => PolicyState::Overridden,
                 (Reason::Accepted, Some(Enforcement::NotEnforced)) => PolicyState::NotEnforced,
+                (Reason::Accepted, Some(Enforcement::Unknown)) => PolicyState::Unknown,
                 (Reason::Accepted, _) => PolicyState::Enforced,
                 _ => PolicyState::NotAccepted,
             };

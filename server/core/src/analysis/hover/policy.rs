@@ -116,6 +116,7 @@ pub(super) fn status_parts(status: Option<&crate::effective::PolicyStatus>) -> O
             Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
             Some(Enforcement::Overridden) => "Overridden",
             Some(Enforcement::NotEnforced) => "NotEnforced",
+            Some(Enforcement::Unknown) => "effect unknown",
         };
         ("Accepted", e)
     } else {

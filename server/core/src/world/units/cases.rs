@@ -51,7 +51,7 @@ impl Builder<'_> {
         let mut in_context: HashSet<Key> = HashSet::new();
         for (fi, f) in self.files.iter().enumerate() {
             let release = chart_of[fi].is_some();
-            for o in &f.objects {
+            for o in f.objects.iter().filter(|o| !self.units.is_inert(&f.path, o)) {
                 let ns = own_namespace(o, release, default_ns);
                 let mut keys = vec![identity(o, &ns)];
                 // A reference across namespaces leans on the grants of the namespace it enters.
@@ -75,7 +75,8 @@ impl Builder<'_> {
         for (n, members) in nodes.iter().enumerate() {
             for &fi in members {
                 let release = chart_of[fi].is_some();
-                for o in &self.files[fi].objects {
+                let f = &self.files[fi];
+                for o in f.objects.iter().filter(|o| !self.units.is_inert(&f.path, o)) {
                     let own = own_namespace(o, release, default_ns);
                     for key in referenced(o, &own, cluster_scoped) {
                         if in_context.contains(&key) {
@@ -258,7 +259,7 @@ impl CaseFolders {
     }
 
     /// Whether a folder so named holds cases: one of the names, or a name made of words one of
-    /// which is (`invalid-examples`, `e2e_tests`, `test-data`).
+    /// which is (`more-examples`, `e2e_tests`, `test-data`).
     fn is_case_folder(&self, folder: &str) -> bool {
         self.names.iter().any(|n| n == folder || folder.split(['-', '_', '.']).any(|w| w == n))
     }

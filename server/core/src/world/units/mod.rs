@@ -19,6 +19,7 @@ use crate::source::{Origin, SourceFile};
 
 mod cases;
 mod flux;
+mod intent;
 mod kustomize;
 mod worlds;
 
@@ -30,9 +31,23 @@ use worlds::WorldGlobs;
 /// `{{ .Release.Namespace }}` stands for.
 pub const RELEASE_NAMESPACE: &str = "{{ .Release.Namespace }}";
 
-/// Folder names that hold independent cases by default (docs/semantics.md §4.7).
-pub const CASE_FOLDERS: &[&str] =
-    &["testdata", "test", "tests", "e2e", "fixtures", "examples", "example", "samples", "golden"];
+/// Folder names that hold independent cases by default (docs/semantics.md §4.7): tests and
+/// examples, and documentation (its snippets and design sketches are cases too).
+pub const CASE_FOLDERS: &[&str] = &[
+    "testdata",
+    "test",
+    "tests",
+    "e2e",
+    "fixtures",
+    "examples",
+    "example",
+    "samples",
+    "golden",
+    "docs",
+    "doc",
+    "design",
+    "proposals",
+];
 
 /// What a unit is, for messages: `case test/e2e/testdata/a.yaml`, `kustomization
 /// overlays/prod`.
@@ -171,6 +186,8 @@ pub struct Units {
     in_case_folders: HashMap<Arc<str>, Arc<str>>,
     /// Some unit is [`UnitKind::NotApplied`].
     isolated: bool,
+    /// Files where kubebuilder writes its samples: a scaffold there is not applied.
+    samples: HashSet<Arc<str>>,
 }
 
 impl Default for Units {
@@ -181,6 +198,7 @@ impl Default for Units {
             unmatched_worlds: Vec::new(),
             in_case_folders: HashMap::new(),
             isolated: false,
+            samples: HashSet::new(),
         }
     }
 }
@@ -199,6 +217,12 @@ impl Units {
     /// The outermost folder of cases holding the file, if any.
     pub fn case_folder(&self, path: &str) -> Option<&str> {
         self.in_case_folders.get(path).map(|f| &**f)
+    }
+
+    /// Whether object `o` of file `path` takes part in nothing: an input meant to fail, or a
+    /// scaffold (docs/semantics.md §4.8).
+    pub fn is_inert(&self, path: &str, o: &crate::model::Object) -> bool {
+        intent::inert(o, self.samples.contains(path))
     }
 
     pub fn unit(&self, i: u32) -> &Unit {
@@ -232,6 +256,8 @@ impl Units {
             files.iter().map(|f| relative(&f.path, config, &base)).collect()
         };
         let mut b = Builder { files, rel: &rel, units: Units::default(), claimed: vec![false; files.len()] };
+        b.units.samples =
+            rel.iter().zip(files).filter(|(r, _)| intent::in_samples(r)).map(|(_, f)| f.path.clone()).collect();
         let by_rel: HashMap<&str, usize> = rel.iter().enumerate().map(|(i, r)| (r.as_str(), i)).collect();
         let worlds = WorldGlobs::new(config);
         let mut matched_worlds = vec![false; config.worlds.len()];
@@ -298,8 +324,14 @@ impl Units {
             if let Some(w) = worlds.world_of(&world_rel[fi], &mut matched_worlds) {
                 let unit = b.unit(UnitKind::World, &w);
                 b.add(fi, Membership { unit, transform: release, patch: false });
-            } else if cases.folder_of(parent(&rel[fi])).is_some() {
-                pending.push(fi);
+            } else if let Some(root) = cases.outermost(parent(&rel[fi])) {
+                if intent::named_for_failure(&rel[fi], &root) {
+                    // An input meant to fail: in no unit.
+                    b.claimed[fi] = true;
+                    b.units.by_file.insert(files[fi].path.clone(), Box::default());
+                } else {
+                    pending.push(fi);
+                }
             } else if release.is_some() {
                 b.add(fi, Membership { unit: 0, transform: release, patch: false });
             }

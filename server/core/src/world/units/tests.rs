@@ -131,11 +131,12 @@ fn files_of_a_case_folder_are_cases_linked_by_what_only_another_defines() {
 fn a_folder_named_with_a_case_word_holds_cases() {
     let route =
         |name: &str| format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: {name}\n");
-    // Gateway API's hack/invalid-examples; a word inside a longer word (`testutils`,
-    // `latest`) is not one.
+    // Gateway API's hack/invalid-examples (whose inputs are meant to fail: in no unit); a word
+    // inside a longer word (`testutils`, `latest`) is not one.
     let got = instances(
         &[
             ("hack/invalid-examples/a.yaml", &route("a")),
+            ("hack/more-examples/a.yaml", &route("a")),
             ("hack/e2e_tests/b.yaml", &route("b")),
             ("internal/testutils/c.yaml", &route("c")),
             ("releases/latest/d.yaml", &route("d")),
@@ -145,7 +146,7 @@ fn a_folder_named_with_a_case_word_holds_cases() {
     assert_eq!(
         got,
         [
-            "HTTPRoute/default/a @ hack/invalid-examples/a.yaml [case hack/invalid-examples/a.yaml]",
+            "HTTPRoute/default/a @ hack/more-examples/a.yaml [case hack/more-examples/a.yaml]",
             "HTTPRoute/default/b @ hack/e2e_tests/b.yaml [case hack/e2e_tests/b.yaml]",
             "HTTPRoute/default/c @ internal/testutils/c.yaml [the workspace]",
             "HTTPRoute/default/d @ releases/latest/d.yaml [the workspace]",
