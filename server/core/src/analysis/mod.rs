@@ -151,6 +151,10 @@ pub fn explain_node_at(snap: &crate::workspace::Snapshot, file: &str, offset: u3
             None => t.object_node(target.obj),
         });
     }
-    let id = refs::objects_in(world, file).into_iter().find(|&id| world.object(id).span.contains_inclusive(offset))?;
+    // The innermost: a route a chart rendered lies inside its release's document.
+    let id = refs::objects_in(world, file)
+        .into_iter()
+        .filter(|&id| world.object(id).span.contains_inclusive(offset))
+        .min_by_key(|&id| world.object(id).span.len())?;
     Some(t.object_node(id))
 }
