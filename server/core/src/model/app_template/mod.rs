@@ -153,12 +153,12 @@ impl<'a> Chart<'a> {
         self.services.iter().find(|s| s.key == key)
     }
 
+    /// An object of the item `item` under its key at `key_span`.
     fn object(
         &self,
         meta: &'static TypeMeta,
         name: Spanned<Str>,
-        key_span: Span,
-        item: &Node,
+        (key_span, item): (Span, &Node),
         own: Vec<(Str, Str)>,
         r: &Release<'_>,
         body: Body,
@@ -208,7 +208,7 @@ impl<'a> Chart<'a> {
         own.extend(self.item_labels(v, s.item));
         let name = Spanned::new(s.name.as_str().into(), s.name_span.unwrap_or(s.key_span));
         let body = Body::Service(Service { ports: ports.into_boxed_slice() });
-        self.object(TypeMeta::of("", "Service"), name, s.key_span, s.item, own, r, body)
+        self.object(TypeMeta::of("", "Service"), name, (s.key_span, s.item), own, r, body)
     }
 
     fn item_labels(&self, v: &Values<'a>, item: &'a Node) -> Vec<(Str, Str)> {
@@ -268,8 +268,7 @@ impl<'a> Chart<'a> {
         let mut o = self.object(
             TypeMeta::of(GATEWAY_GROUP, kind.kind()),
             Spanned::new(name.into(), name_span.unwrap_or(key_span)),
-            key_span,
-            item,
+            (key_span, item),
             own,
             r,
             body,
