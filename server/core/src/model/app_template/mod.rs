@@ -58,6 +58,12 @@ pub(crate) struct Release<'a> {
     pub doc: u32,
 }
 
+/// A scalar of the document `root` as written, an alias followed to its anchor (the release's
+/// own fields: `chartRef: {name: *app}`).
+pub(crate) fn resolved(root: &Node, text: &str, n: &Node) -> Option<String> {
+    Values::new(root, text, "").raw(n)
+}
+
 /// Renders the release's Services and routes into `out`; returns how many.
 pub(crate) fn render(r: &Release<'_>, out: &mut Vec<Object>) -> u32 {
     let Some(generation) = Generation::of(r.version) else { return 0 };

@@ -150,3 +150,14 @@ fn other_charts_and_old_versions_render_nothing() {
     let v2 = "  chart:\n    spec:\n      chart: app-template\n      version: 2.6.0\n";
     assert_eq!(rendered(&release(v2, "service:\n  app:\n    ports: {http: {port: 80}}\n")), Vec::<String>::new());
 }
+
+#[test]
+fn a_chart_ref_written_with_aliases_is_read() {
+    let text = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: &app opencode\nspec:\n  chartRef:\n    kind: OCIRepository\n    name: *app\n  values:\n    service:\n      app:\n        ports: {http: {port: 80}}\n";
+    let objs = objects(text);
+    assert_eq!(
+        objs[0].release().map(|r| r.chart.clone()),
+        Some(crate::model::ChartRef::Source { kind: "OCIRepository".into(), name: "opencode".into(), namespace: None })
+    );
+    assert_eq!(rendered(text), ["Service opencode"]);
+}

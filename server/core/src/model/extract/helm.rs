@@ -58,6 +58,21 @@ pub(super) fn source(kind: &str, spec: Option<&Node>) -> Helm {
 /// app-template: named so, or a `chartRef` (the world keeps them only when its source serves
 /// app-template).
 pub(super) fn render(root: &Node, text: &str, at: usize, out: &mut Vec<Object>) {
+    // A chartRef written with aliases (`name: *app`) reads only with the text at hand.
+    if let Some(Body::Helm(h)) = out.get_mut(at).map(|o| &mut o.body)
+        && let Helm::Release(r) = &mut **h
+        && r.chart == ChartRef::Unknown
+        && let Some(cr) = root.at(&["spec", "chartRef"])
+    {
+        let field = |k: &str| cr.get(k).and_then(|n| app_template::resolved(root, text, n)).filter(|s| !s.is_empty());
+        if let (Some(kind), Some(name)) = (field("kind"), field("name")) {
+            r.chart = ChartRef::Source {
+                kind: kind.into(),
+                name: name.into(),
+                namespace: field("namespace").map(Into::into),
+            };
+        }
+    }
     let Some(obj) = out.get(at) else { return };
     let Body::Helm(h) = &obj.body else { return };
     let Helm::Release(r) = &**h else { return };
