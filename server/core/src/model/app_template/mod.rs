@@ -56,6 +56,9 @@ pub(crate) struct Release<'a> {
     /// The rendered objects' `metadata.namespace` (the release namespace), when known here.
     pub namespace: Option<Spanned<Str>>,
     pub doc: u32,
+    /// Flux substitutes the release's values (the whole build's text) unless the release opts
+    /// out: its rendered objects follow it.
+    pub substitutable: bool,
 }
 
 /// A scalar of the document `root` as written, an alias followed to its anchor (the release's
@@ -181,6 +184,7 @@ impl<'a> Chart<'a> {
             span: Span::new(key_span.start, item.span.end.max(key_span.end)),
             doc: r.doc,
             templated: false,
+            substitutable: r.substitutable,
             body,
         }
     }

@@ -85,10 +85,22 @@ pub(super) fn render(root: &Node, text: &str, at: usize, out: &mut Vec<Object>) 
     if r.release_name.len() > MAX_RELEASE_NAME {
         return;
     }
-    let (name, namespace, doc) =
-        (r.release_name.clone(), r.target_namespace.clone().or_else(|| obj.namespace.clone()), obj.doc);
-    let release =
-        app_template::Release { values, root, text, name: &name, version: version.as_deref(), namespace, doc };
+    let (name, namespace, doc, substitutable) = (
+        r.release_name.clone(),
+        r.target_namespace.clone().or_else(|| obj.namespace.clone()),
+        obj.doc,
+        obj.substitutable,
+    );
+    let release = app_template::Release {
+        values,
+        root,
+        text,
+        name: &name,
+        version: version.as_deref(),
+        namespace,
+        doc,
+        substitutable,
+    };
     let n = app_template::render(&release, out);
     if let Some(Body::Helm(h)) = out.get_mut(at).map(|o| &mut o.body)
         && let Helm::Release(r) = &mut **h
