@@ -587,3 +587,51 @@ fn argocd_repository_as_its_applications_apply_it() {
         ]
     );
 }
+
+#[test]
+fn app_template_releases_render_their_services_and_routes_at_their_values() {
+    let (code, out, err) = run(&["check", "--format", "json", "fixtures/repos/app-template"]);
+    assert_eq!(code, 1, "{err}");
+    // The rendered routes are targets: the route-level policy without `mergeType` replaces the
+    // Gateway's defaults on `sonarr`, the route's own timeout replaces one on `plex-server`;
+    // the one true error targets a name the chart does not render (`forceRename` names it).
+    assert_eq!(findings(&out), APP_TEMPLATE_FINDINGS);
+    // Every name as the chart computes it (fixtures/repos/app-template cites each rule), in the
+    // release's namespace or its `targetNamespace`; the podinfo chart renders nothing here.
+    let (code, out, err) = run(&["targets", "fixtures/repos/app-template"]);
+    assert_eq!(code, 0, "{err}");
+    let rendered: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("HTTPRoute/") || l.starts_with("GRPCRoute/") || l.starts_with("Service/"))
+        .collect();
+    assert_eq!(rendered, APP_TEMPLATE_TARGETS);
+}
+
+const APP_TEMPLATE_FINDINGS: &[&str] = &[
+    "fixtures/repos/app-template/apps/default/echo/securitypolicy.yaml:26:13 error[target-not-found] HTTPRoute/default/echo-app does not exist",
+    "fixtures/repos/app-template/network/defaults.yaml:6:9 information[partially-overridden] `BackendTrafficPolicy.gateway.envoyproxy.io/network/envoy-external-defaults` is superseded in part by `BackendTrafficPolicy.gateway.envoyproxy.io/media/sonarr`, `HTTPRoute/media/plex-server (its own value)`: on `HTTPRoute/media/plex-server`, `timeout.http.requestTimeout`; on `HTTPRoute/media/sonarr`, its whole spec; it is still in effect on 5 of the 6 effective targets it reaches",
+];
+
+const APP_TEMPLATE_TARGETS: &[&str] = &[
+    "GRPCRoute/default/echo-grpc  (BackendTrafficPolicy.gateway.envoyproxy.io)",
+    "HTTPRoute/default/echo-admin  (BackendTrafficPolicy.gateway.envoyproxy.io)",
+    "HTTPRoute/default/echo-public  (BackendTrafficPolicy.gateway.envoyproxy.io, SecurityPolicy.gateway.envoyproxy.io)",
+    "HTTPRoute/legacy/legacy-wiki-web  (BackendTrafficPolicy.gateway.envoyproxy.io)",
+    "HTTPRoute/media/plex-server  (BackendTrafficPolicy.gateway.envoyproxy.io)",
+    "HTTPRoute/media/sonarr  (BackendTrafficPolicy.gateway.envoyproxy.io)",
+    "Service/default/echo",
+    "Service/default/echo#http",
+    "Service/default/internal-echo-metrics",
+    "Service/default/internal-echo-metrics#grpc",
+    "Service/legacy/legacy-wiki",
+    "Service/legacy/legacy-wiki#http",
+    "Service/legacy/legacy-wiki-api",
+    "Service/legacy/legacy-wiki-api#http  (BackendTLSPolicy)",
+    "Service/media/plex-server-app",
+    "Service/media/plex-server-app#http",
+    "Service/media/plex-server-app#metrics",
+    "Service/media/plex-server-dlna",
+    "Service/media/plex-server-dlna#dlna-udp",
+    "Service/media/sonarr",
+    "Service/media/sonarr#http",
+];

@@ -57,6 +57,11 @@ pub(super) fn declaration(world: &Linked, effective: &EffectiveIndex, file: &str
     } else {
         target::hover(world, effective, t)
     };
+    if t.section.is_none()
+        && let Some(note) = super::summary::rendered_note(world, t.obj)
+    {
+        markdown.push_str(&format!("\n\n{note}."));
+    }
     markdown.push_str(&instances(world, t.obj));
     markdown.push_str(&applied(world, t.obj));
     let target = t.node(world).map(|n| world.topology.node_key(world, n).to_string());

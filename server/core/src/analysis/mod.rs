@@ -153,8 +153,11 @@ pub fn explain_nodes_at(snap: &crate::workspace::Snapshot, file: &str, offset: u
             None => target.obj,
         },
         None => {
-            let Some(id) =
-                refs::objects_in(world, file).into_iter().find(|&id| world.object(id).span.contains_inclusive(offset))
+            // The innermost: a route a chart rendered lies inside its release's document.
+            let Some(id) = refs::objects_in(world, file)
+                .into_iter()
+                .filter(|&id| world.object(id).span.contains_inclusive(offset))
+                .min_by_key(|&id| world.object(id).span.len())
             else {
                 return Vec::new();
             };

@@ -31,6 +31,18 @@ pub fn prepare_rename(snap: &Snapshot, file: &str, offset: u32) -> Option<(Span,
 
 pub fn rename(snap: &Snapshot, file: &str, offset: u32, new_name: &str) -> Result<Vec<FileEdit>, String> {
     let world = snap.world();
+    if let Some((target, _)) = target_at(world, file, offset)
+        && target.section.is_none()
+        && let Some(note) = super::summary::rendered_note(world, target.obj)
+        && !written_exactly(snap, world, target)
+    {
+        return Err(format!(
+            "{} is not written in a file: {}{}. Its name is computed from the release name and the key; set `forceRename` in the values to choose it",
+            display_name(world, target.obj),
+            note[..1].to_lowercase(),
+            &note[1..]
+        ));
+    }
     if prepare_rename(snap, file, offset).is_none() {
         return Err("nothing to rename here: put the cursor on the name of a Gateway, route, Service, listener, rule, port or ExtensionRef-attached policy, or on a reference's name".into());
     }
@@ -45,6 +57,21 @@ pub fn rename(snap: &Snapshot, file: &str, offset: u32, new_name: &str) -> Resul
 
     let mut spans: Vec<(std::sync::Arc<str>, Span)> = vec![declaration(world, target)];
     spans.extend(usages(world, target).into_iter().filter(|u| u.is_name).map(|u| (u.file, u.span)));
+    // A reference a chart computes (a backendRef by `identifier`, a `{{ .Release.Name }}`) does
+    // not spell the name: editing it would not rename, and leaving it would break it.
+    for (f, span) in &spans {
+        let Some(src) = snap.source(f) else { continue };
+        if src.text().get(inner(src.text(), *span).start as usize..inner(src.text(), *span).end as usize)
+            != Some(old.as_str())
+        {
+            let line = src.line_index().line_of(span.start) + 1;
+            return Err(format!(
+                "`{}:{line}` names {} without spelling its name (a chart computes it): rename it there by hand",
+                world.shown_path(f),
+                display_name(world, target.obj)
+            ));
+        }
+    }
     let mut edits = Vec::with_capacity(spans.len());
     for (f, span) in spans {
         let Some(src) = snap.source(&f) else { continue };
@@ -54,6 +81,19 @@ pub fn rename(snap: &Snapshot, file: &str, offset: u32, new_name: &str) -> Resul
     edits.sort_by(|a, b| (&a.file, a.span.start).cmp(&(&b.file, b.span.start)));
     edits.dedup();
     Ok(edits)
+}
+
+/// Whether a rendered object's name is written as it is (a `forceRename` value): then renaming
+/// edits that value.
+fn written_exactly(snap: &Snapshot, world: &Linked, t: Target) -> bool {
+    let (f, span) = declaration(world, t);
+    // The item's key names it only through the chart's rules.
+    if span.start == world.object(t.obj).span.start {
+        return false;
+    }
+    let Some(src) = snap.source(&f) else { return false };
+    let i = inner(src.text(), span);
+    src.text().get(i.start as usize..i.end as usize) == current_name(world, t).as_deref()
 }
 
 /// What is being renamed, for validation.

@@ -23,6 +23,24 @@ pub(crate) fn display_name(world: &World, id: ObjId) -> String {
     }
 }
 
+/// For an object a Helm chart rendered from a release's values: `Rendered by the app-template
+/// chart of HelmRelease `media/sonarr` from its values (`route.app`)`.
+pub(crate) fn rendered_note(world: &World, id: ObjId) -> Option<String> {
+    let release = world.rendered_by(id)?;
+    let o = world.object(id);
+    let item = world.file_of(id).slice(o.span);
+    let key = item.split(':').next().unwrap_or_default().trim().trim_matches(|c| c == '"' || c == '\'');
+    let under = if o.kind() == "Service" { "service" } else { "route" };
+    let r = world.object(release);
+    let at =
+        world.namespace_of(release).map_or_else(|| r.name.value.to_string(), |ns| format!("{ns}/{}", r.name.value));
+    Some(format!(
+        "Rendered by the {} chart of {} `{at}` from its values (`{under}.{key}`)",
+        crate::model::app_template::CHART,
+        r.kind()
+    ))
+}
+
 pub(crate) fn object_summary(world: &World, id: ObjId) -> String {
     let mut parts = vec![display_name(world, id)];
     match &world.object(id).body {

@@ -427,7 +427,7 @@ mod tests {
     use crate::syntax::parse_file;
 
     fn objects(text: &str) -> Vec<Object> {
-        extract_objects(&parse_file(text))
+        extract_objects(&parse_file(text), text)
     }
 
     fn gk(group: &str, kind: &str) -> GroupKind {

@@ -34,6 +34,11 @@ impl ObjectJson {
         let obj = world.object(o);
         let start = obj.span.start as usize;
         let slice = text.get(start..obj.span.end as usize)?;
+        if world.rendered_by(o).is_some() {
+            let parsed = self.files.entry(file.path.clone()).or_insert_with(|| parse_file(&text));
+            let root = parsed.documents.get(obj.doc as usize)?.root.as_ref()?;
+            return rendered_json(root, obj);
+        }
         if start == 0 || text.as_bytes().get(start - 1) == Some(&b'\n') {
             // A document's root: its text alone is the object.
             let parsed = parse_file(slice);
@@ -44,6 +49,40 @@ impl ObjectJson {
         let root = parsed.documents.get(obj.doc as usize)?.root.as_ref()?;
         find_span(root, obj.span).map(Node::to_json)
     }
+}
+
+/// A route a chart rendered from its values (`model::app_template`), as the chart writes it:
+/// its item's rules with what the chart passes of them (matches, filters, timeouts,
+/// sessionPersistence). The item is the value of the key the object's span starts at.
+fn rendered_json(root: &Node, obj: &crate::model::Object) -> Option<Value> {
+    fn item(n: &Node, key_start: u32) -> Option<&Node> {
+        let entries = n.as_mapping()?;
+        entries.iter().find_map(|e| {
+            if e.key.span.start == key_start {
+                Some(&e.value)
+            } else if e.value.span.start <= key_start && key_start < e.value.span.end {
+                item(&e.value, key_start)
+            } else {
+                None
+            }
+        })
+    }
+    let route = item(root, obj.span.start)?;
+    const PASSED: [&str; 4] = ["matches", "filters", "sessionPersistence", "timeouts"];
+    let rules: Vec<Value> = route
+        .get("rules")
+        .and_then(Node::as_sequence)
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            let kept = r.as_mapping().unwrap_or_default().iter().filter_map(|e| {
+                let k = e.key.as_str()?;
+                PASSED.contains(&k).then(|| (k.to_owned(), e.value.to_json()))
+            });
+            Value::Object(kept.collect())
+        })
+        .collect();
+    Some(serde_json::json!({ "spec": { "rules": rules } }))
 }
 
 /// The mapping with this span: the document's root, or a `kind: List` item.

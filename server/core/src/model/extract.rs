@@ -5,6 +5,7 @@
 
 mod core_kinds;
 mod gateway;
+mod helm;
 mod policy;
 mod read;
 mod release;
@@ -25,23 +26,27 @@ const ENVOY_GATEWAY_GROUP: &str = "gateway.envoyproxy.io";
 const AI_GATEWAY_GROUP: &str = "aigateway.envoyproxy.io";
 const GLOO_EDGE_GROUP: &str = "gateway.solo.io";
 
-/// Every Kubernetes object of a parsed file (documents and `kind: List` items).
-pub fn extract_objects(file: &ParsedFile) -> Vec<Object> {
+/// Every Kubernetes object of a parsed file (documents and `kind: List` items), `text` the
+/// file's text (what a chart's values alias and template).
+pub fn extract_objects(file: &ParsedFile, text: &str) -> Vec<Object> {
     let mut out = Vec::with_capacity(file.documents.len());
     for (i, doc) in file.documents.iter().enumerate() {
-        extract_document(doc, u32::try_from(i).unwrap_or(u32::MAX), &mut out);
+        extract_document(doc, u32::try_from(i).unwrap_or(u32::MAX), text, &mut out);
     }
     out
 }
 
-/// The objects of the document at `index` of its file (itself, or a `kind: List`'s items).
-pub fn extract_document(doc: &Document, index: u32, out: &mut Vec<Object>) {
+/// The objects of the document at `index` of its file (itself, or a `kind: List`'s items; a
+/// Helm release is followed by what its chart renders, `helm::render`).
+pub fn extract_document(doc: &Document, index: u32, text: &str, out: &mut Vec<Object>) {
     let Some(root) = &doc.root else { return };
     let from = out.len();
     if let Some(items) = list_items(root) {
         out.extend(items.iter().filter_map(|item| read_object(item, index)));
     } else if let Some(obj) = read_object(root, index) {
+        let at = out.len();
         out.push(obj);
+        helm::render(root, text, at, out);
     }
     if doc.error.is_some() {
         for o in &mut out[from..] {
@@ -138,6 +143,8 @@ fn read_body(root: &Node, group: &str, kind: &str, labels: &[(Str, Str)]) -> Bod
         // Envoy AI Gateway makes an HTTPRoute of each with its parentRefs and hostnames
         // (`topology::generated`); its rules name AIServiceBackends, not Services.
         (AI_GATEWAY_GROUP, "AIGatewayRoute") => Body::Route(Box::new(route::generating_route(spec()))),
+        (helm::FLUX_HELM_GROUP, "HelmRelease") => Body::Helm(Box::new(helm::release(root))),
+        (helm::FLUX_SOURCE_GROUP, "OCIRepository" | "HelmChart") => Body::Helm(Box::new(helm::source(kind, spec()))),
         ("", "Namespace") => Body::Namespace,
         // ARCHITECTURE.md invariant 6: nothing below a Secret's metadata is read but the
         // variables a Flux Kustomization may substitute from it (`model/gitops.rs`).

@@ -1,6 +1,7 @@
 //! Typed views of the Kubernetes objects found in a file: just what policylens reasons about,
 //! each field with the span that diagnostics point at. Secrets are never read beyond metadata.
 
+pub mod app_template;
 mod extract;
 pub mod gitops;
 mod kustomize;
@@ -104,9 +105,81 @@ pub enum Body {
     Namespace,
     ReferenceGrant(Box<ReferenceGrant>),
     Crd(Box<Crd>),
+    /// A Helm release (Flux HelmRelease) or a Flux chart source: what renders objects the
+    /// files do not hold (`model::app_template` renders the app-template chart's).
+    Helm(Box<Helm>),
     /// Any other kind: a policy candidate when it has reference fields or its kind is in the
     /// catalog.
     Other(Box<Other>),
+}
+
+/// A Helm release or a Flux source of charts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Helm {
+    Release(Release),
+    /// A Flux `OCIRepository` or `HelmChart`: the chart it serves (the last segment of an
+    /// OCI `spec.url`, a HelmChart's `spec.chart`).
+    Source {
+        chart: Option<Str>,
+    },
+}
+
+/// A Flux `HelmRelease`: which chart it installs, whether its values are all in the file, and
+/// how many objects the chart renders from them right after it in its file's objects (the
+/// app-template chart's Services and routes, `model::app_template`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Release {
+    pub chart: ChartRef,
+    /// The release name (Flux: `spec.releaseName`, else `<spec.targetNamespace>-<name>`,
+    /// else `metadata.name`).
+    pub release_name: Str,
+    /// `spec.targetNamespace`: the rendered objects' namespace, whatever applies the release.
+    pub target_namespace: Option<Spanned<Str>>,
+    /// `spec.valuesFrom` or `spec.postRenderers`: values or output the file does not hold.
+    pub open: bool,
+    /// The objects rendered from the values, which follow the release in its file.
+    pub rendered: u32,
+}
+
+/// The chart a release installs.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum ChartRef {
+    /// `spec.chart.spec.chart`, with `spec.chart.spec.version` when set.
+    Named { chart: Str, version: Option<Str> },
+    /// `spec.chartRef`: a source object (`OCIRepository`, `HelmChart`) serving the chart.
+    Source { kind: Str, name: Str, namespace: Option<Str> },
+    #[default]
+    Unknown,
+}
+
+impl Object {
+    /// The release of `self`'s Helm document, when `self` is one.
+    pub fn release(&self) -> Option<&Release> {
+        match &self.body {
+            Body::Helm(h) => match &**h {
+                Helm::Release(r) => Some(r),
+                Helm::Source { .. } => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// The index of the release that rendered `objects[i]` (objects a chart renders follow their
+/// release in its file, `Release::rendered`), when a release did.
+pub fn rendered_by(objects: &[Object], i: usize) -> Option<usize> {
+    let doc = objects.get(i)?.doc;
+    (0..i).rev().take_while(|&g| objects[g].doc == doc).find_map(|g| {
+        let r = objects[g].release()?;
+        (i <= g + r.rendered as usize).then_some(g)
+    })
+}
+
+impl ChartRef {
+    /// The chart is app-template by its own name (a `chartRef` is checked against its source).
+    pub fn names_app_template(&self) -> bool {
+        matches!(self, ChartRef::Named { chart, .. } if chart == app_template::CHART)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]

@@ -8,7 +8,7 @@
 
 use super::gitops::{ArgoApp, ArgoSource, FluxKustomization, GitOps};
 use super::{
-    AllowedRoutes, Body, FromNamespaces, Gateway, Listener, ListenerSet, Object, Other, PolicyFields, RefFields,
+    AllowedRoutes, Body, FromNamespaces, Gateway, Helm, Listener, ListenerSet, Object, Other, PolicyFields, RefFields,
     RefList, Route, Rule, SelectorList, Service, ServicePort, Spanned, TargetSelector,
 };
 
@@ -65,6 +65,11 @@ impl Object {
             Body::Service(s) => {
                 let Service { ports } = s;
                 ports.shift(by);
+            }
+            Body::Helm(h) => {
+                if let Helm::Release(r) = &mut **h {
+                    r.target_namespace.shift(by);
+                }
             }
             Body::Other(other) => {
                 let Other { policy, reported: _, server: _, delegate_options, gitops, release: _ } = &mut **other;

@@ -231,7 +231,7 @@ impl Object {
                     }
                 }
             }
-            Body::GatewayClass(_) | Body::Namespace | Body::ReferenceGrant(_) | Body::Crd(_) => {}
+            Body::GatewayClass(_) | Body::Namespace | Body::ReferenceGrant(_) | Body::Crd(_) | Body::Helm(_) => {}
         }
         o.for_each_ref_mut(|r| {
             let RefFields { group, kind, name, namespace, section_name, .. } = r;

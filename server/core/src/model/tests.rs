@@ -4,7 +4,7 @@ use super::*;
 use crate::syntax::{Span, parse_file};
 
 fn objects(text: &str) -> Vec<Object> {
-    extract_objects(&parse_file(text))
+    extract_objects(&parse_file(text), text)
 }
 
 fn one(text: &str) -> Object {

@@ -144,7 +144,7 @@ impl SourceFile {
                 kustomization = Kustomization::read(&doc).map(Box::new);
                 return;
             }
-            extract_document(&doc, i, &mut objects);
+            extract_document(&doc, i, text, &mut objects);
         };
         let templated = match reuse {
             None => parse_each(text, read),

@@ -156,7 +156,9 @@ pub(super) fn refusal(world: &World, l: &Listener, owner_ns: &str, route_id: Obj
     if route.kind.has_hostnames()
         && !route.hostnames.is_empty()
         && let Some(h) = &l.hostname
-        && !route.hostnames.iter().any(|rh| hostnames::intersect(&h.value, &rh.value))
+        // A placeholder (`app.${SECRET_DOMAIN}`) may be any hostname once filled in.
+        && !is_placeholder(&h.value)
+        && !route.hostnames.iter().any(|rh| is_placeholder(&rh.value) || hostnames::intersect(&h.value, &rh.value))
     {
         let hs: Vec<&str> = route.hostnames.iter().map(|h| h.value.as_str()).collect();
         return Some(format!(

@@ -9,6 +9,7 @@ pub mod certainty;
 pub(crate) mod cross_refs;
 pub mod generators;
 mod key_index;
+mod rendered;
 pub mod units;
 
 pub use certainty::{Certainty, Unknown, Wanted};
@@ -138,6 +139,9 @@ pub struct WorldCore {
     /// Objects the config declares to exist outside the workspace (`external:`), without
     /// their sections.
     externals: HashSet<ObjectKey>,
+    /// Chart sources (Flux `OCIRepository`, `HelmChart`) that serve app-template: a release
+    /// whose `chartRef` names one renders (`rendered.rs`); shared with partial worlds.
+    chart_sources: Arc<rendered::ChartSources>,
     /// References across namespaces, by direction, for declaration worlds
     /// (`workspace/closure.rs`): built with the language server's base (`Snapshot::as_base`),
     /// shared by every hover on it.
@@ -204,16 +208,39 @@ impl World {
             Some(o) => o.world.units.clone(),
             None => Arc::new(Units::compute(&files, config, &cluster_scoped)),
         };
-        // Every instance: a file's objects once per unit that applies the file.
+        let chart_sources = match &outer {
+            Some(o) => o.world.chart_sources.clone(),
+            None => Arc::new(rendered::chart_sources(&files, &units)),
+        };
+        // Every instance: a file's objects once per unit that applies the file; what a chart
+        // renders only where the chart is the one rendered (`rendered.rs`).
         let mut insts: Vec<Instance> = Vec::new();
         for (fi, f) in files.iter().enumerate() {
             for m in units.of(&f.path).iter().filter(|m| !m.patch) {
-                for oi in 0..f.objects.len() {
+                let mut oi = 0;
+                while oi < f.objects.len() {
+                    let o = &f.objects[oi];
                     // Inputs meant to fail and scaffolds take part in nothing (§4.8).
-                    if units.is_inert(&f.path, &f.objects[oi]) {
+                    if units.is_inert(&f.path, o) {
+                        oi += 1 + o.release().map_or(0, |r| r.rendered as usize);
                         continue;
                     }
                     insts.push(Instance { fi: fi as u32, oi: oi as u32, unit: m.unit, transform: m.transform.clone() });
+                    oi += 1;
+                    let Some(r) = o.release().filter(|r| r.rendered > 0) else { continue };
+                    let end = (oi + r.rendered as usize).min(f.objects.len());
+                    if rendered::kept(r, o, m.transform.as_deref(), &chart_sources) {
+                        let transform = rendered::transform(m.transform.as_deref(), r.target_namespace.is_some());
+                        for ri in oi..end {
+                            insts.push(Instance {
+                                fi: fi as u32,
+                                oi: ri as u32,
+                                unit: m.unit,
+                                transform: transform.clone(),
+                            });
+                        }
+                    }
+                    oi = end;
                 }
             }
         }
@@ -421,6 +448,7 @@ impl World {
                 .filter_map(|e| ObjectKey::parse(e, crate::model::is_core_kind))
                 .map(|k| k.object())
                 .collect(),
+            chart_sources,
             cross_refs: OnceLock::new(),
             generators: OnceLock::new(),
         };
@@ -513,6 +541,16 @@ impl World {
             Body::Other(other) => Some(other),
             _ => None,
         }
+    }
+
+    /// The Helm release whose chart rendered the object (its instance in the same unit), when
+    /// a chart did: the object lives in the release's values, not in a document of its own.
+    pub fn rendered_by(&self, id: ObjId) -> Option<ObjId> {
+        let (fi, oi) = self.locs[id.0 as usize];
+        let g = crate::model::rendered_by(&self.files[fi as usize].objects, oi as usize)? as u32;
+        let unit = self.unit_of(id);
+        let (start, end) = self.file_objects.get(&self.files[fi as usize].path).copied()?;
+        (start..end).map(ObjId).find(|&r| self.locs[r.0 as usize] == (fi, g) && self.unit_of(r) == unit)
     }
 
     pub fn file_of(&self, id: ObjId) -> &Arc<SourceFile> {

@@ -12,6 +12,7 @@ mod lens;
 mod navigation;
 mod near;
 mod rename;
+mod rendered;
 mod rules;
 mod samelevel;
 mod symbols;
