@@ -185,6 +185,9 @@ impl<'a> Chart<'a> {
             doc: r.doc,
             templated: false,
             substitutable: r.substitutable,
+            // Rendered only from a document that parsed, for the cluster.
+            broken: false,
+            intent: super::Intent::Applied,
             body,
         }
     }
