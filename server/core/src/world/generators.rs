@@ -102,6 +102,19 @@ fn named(names: Vec<String>) -> Option<Vec<Product>> {
 }
 
 fn helm_release(world: &World, id: ObjId) -> Option<Vec<Product>> {
+    // A Flux HelmRelease (`model::Release`): an app-template release whose values are all in
+    // its file renders here, and makes nothing the files do not hold.
+    if let Some(r) = world.object(id).release() {
+        if !r.open && world.renders_here(id) {
+            return None;
+        }
+        let place = match &r.target_namespace {
+            Some(ns) if !is_placeholder(&ns.value) => Place::Namespace(Arc::from(&*ns.value)),
+            Some(_) => Place::Any,
+            None => Place::Own,
+        };
+        return Some(vec![Product { place, makes: Makes::Anything }]);
+    }
     let Body::Other(o) = &world.object(id).body else { return None };
     let release = o.release.as_ref()?;
     let place = match &release.namespace {

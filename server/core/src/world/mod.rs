@@ -497,6 +497,14 @@ impl World {
         (start..end).map(ObjId)
     }
 
+    /// Whether release `id` has its rendered objects here (its chart is app-template,
+    /// `rendered.rs`): they are instanced right after it, as they follow it in its file.
+    pub fn renders_here(&self, id: ObjId) -> bool {
+        let Some(&(fi, oi)) = self.locs.get(id.0 as usize) else { return false };
+        self.object(id).release().is_some_and(|r| r.rendered > 0)
+            && self.locs.get(id.0 as usize + 1) == Some(&(fi, oi + 1))
+    }
+
     pub fn object(&self, id: ObjId) -> &Object {
         if !self.substituted.is_empty()
             && let Some(o) = self.substituted.get(&id)

@@ -14,9 +14,9 @@ pub(crate) use crate::model::section_noun;
 #[cfg(test)]
 mod certainty_tests;
 #[cfg(test)]
-mod repo_tests;
-#[cfg(test)]
 mod fidelity_tests;
+#[cfg(test)]
+mod repo_tests;
 #[cfg(test)]
 mod spec_ref_tests;
 #[cfg(test)]
