@@ -105,15 +105,13 @@ fn helm_release(world: &World, id: ObjId) -> Option<Vec<Product>> {
     // A Flux HelmRelease (`model::Release`): an app-template release whose values are all in
     // its file renders here, and makes nothing the files do not hold.
     if let Some(r) = world.object(id).release() {
-        if !r.open && world.renders_here(id) {
-            return None;
-        }
         let place = match &r.target_namespace {
             Some(ns) if !is_placeholder(&ns.value) => Place::Namespace(Arc::from(&*ns.value)),
             Some(_) => Place::Any,
             None => Place::Own,
         };
-        return Some(vec![Product { place, makes: Makes::Anything }]);
+        let makes = if !r.open && world.renders_here(id) { Makes::Rendered } else { Makes::Anything };
+        return Some(vec![Product { place, makes }]);
     }
     let Body::Other(o) = &world.object(id).body else { return None };
     let release = o.release.as_ref()?;
@@ -321,7 +319,23 @@ impl Generators {
 
     /// A generator `from`'s unit sees that could make `wanted`: the one named like it (a
     /// release `zigbee` for a route `zigbee`), else the first.
+    /// A release rendered here that the wanted name is named after (`echo-app` after `echo`)
+    /// closes the question: the object is meant to be its, and it renders no such object.
     fn find(&self, unit: u32, wanted: &Wanted<'_>) -> Option<&Generator> {
+        let seen = |g: &&Generator| g.unit == 0 || g.unit == unit;
+        let same_ns = |g: &&Generator| match (&g.namespace, wanted.namespace) {
+            (Some(ns), Some(w)) => **ns == *w,
+            _ => true,
+        };
+        if self
+            .list
+            .iter()
+            .filter(seen)
+            .filter(same_ns)
+            .any(|g| matches!(g.makes, Makes::Rendered) && !g.name.is_empty() && wanted.name.starts_with(&*g.name))
+        {
+            return None;
+        }
         let mut able = self.list.iter().filter(|g| (g.unit == 0 || g.unit == unit) && g.could_make(wanted));
         let first = able.next()?;
         let named = |g: &&Generator| wanted.name.starts_with(&*g.name);
