@@ -521,6 +521,10 @@ fn flux_repository_as_its_kustomizations_apply_it() {
     assert!(out.contains("redirectURL: \"https://home-assistant.home.example.net/oauth2/callback\""), "{out}");
     assert!(out.contains("issuer: \"https://${SECRET_AUTH_DOMAIN}\""), "{out}");
     assert!(out.contains("network/envoy: overridden by home-automation/home-assistant"), "{out}");
+    assert!(
+        out.starts_with("HTTPRoute/home-automation/home-assistant\napplied by the Flux Kustomization `home-automation/home-assistant` (kubernetes/apps/home-automation/home-assistant/ks.yaml) with targetNamespace `home-automation`\n"),
+        "{out}"
+    );
     let (_, out, _) = run(&["status", "--format", "json", "fixtures/repos/flux"]);
     let v: Value = serde_json::from_str(&out).expect("status json");
     let mut names: Vec<String> = v["policies"]
@@ -569,6 +573,16 @@ fn argocd_repository_as_its_applications_apply_it() {
     let (code, out, err) = run(&["explain", p, "--target", "HTTPRoute/shop/checkout"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("gateway/edge-defaults: overridden by shop/checkout-no-retry"), "{out}");
+    assert!(
+        out.starts_with("HTTPRoute/shop/checkout\napplied by the Argo CD Application `argocd/shop` (argocd/shop.yaml) with destination namespace `shop`\n"),
+        "{out}"
+    );
+    let (_, out, _) = run(&["explain", "--format", "json", p, "--target", "HTTPRoute/tenant-green/portal"]);
+    let v: Value = serde_json::from_str(&out).expect("explain json");
+    assert_eq!(
+        v["appliedBy"],
+        "the Argo CD Application `argocd/tenant-green` of the ApplicationSet `argocd/tenants` (argocd/tenants.yaml) with destination namespace `tenant-green`"
+    );
     let (_, out, _) = run(&["status", "--format", "json", p]);
     let v: Value = serde_json::from_str(&out).expect("status json");
     let mut affects: Vec<String> = v["policies"]

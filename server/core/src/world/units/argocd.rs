@@ -31,7 +31,7 @@
 //! (another generator, a parameter or function policylens does not evaluate) or a plugin source
 //! leaves what is applied open: no file is then said to be applied by nothing.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::kustomize::Kustomize;
@@ -106,6 +106,10 @@ pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Argo {
     for &r in &roots {
         out.push((apps[r].fi, Membership { unit: 0, transform: None, patch: false }));
     }
+    let mut in_file: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, a) in apps.iter().enumerate() {
+        in_file.entry(a.fi).or_default().push(i);
+    }
     let mut seen: HashSet<usize> = HashSet::new();
     let mut queue = roots;
     while let Some(i) = queue.pop() {
@@ -114,7 +118,7 @@ pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Argo {
         }
         for (fi, t, patch) in &applied[i] {
             out.push((*fi, Membership { unit: 0, transform: Some(t.clone()), patch: *patch }));
-            queue.extend((0..apps.len()).filter(|&j| apps[j].fi == *fi));
+            queue.extend(in_file.get(fi).into_iter().flatten().copied());
         }
     }
     // Paths are relative to the repository's root: where none names a folder here, this is not
@@ -179,10 +183,12 @@ impl<'a, 'b> Pass<'a, 'b> {
                     continue;
                 }
                 let Some(path) = &r.path else { continue };
-                if !self.dirs.contains(path.as_str()) {
+                // `.` is the repository's root (which the git generator never lists); any
+                // repository has one, so it does not tell that the Application is this one's.
+                if !path.is_empty() && !self.dirs.contains(path.as_str()) {
                     continue;
                 }
-                *resolved = true;
+                *resolved |= !path.is_empty();
                 let kind = source.explicit.unwrap_or(if self.k.is_kustomization_dir(path) {
                     ArgoSourceType::Kustomize
                 } else if self.charts.contains(path.as_str()) {
