@@ -32,6 +32,9 @@ const WIDTH: usize = 100;
 pub fn render(ex: &Explanation, st: &dyn Paint) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", st.bold(&ex.target));
+    if let Some(a) = &ex.applied_by {
+        let _ = writeln!(out, "{}", st.dim(&format!("applied by {a}")));
+    }
     if ex.policies.is_empty() {
         let _ = writeln!(out, "\nno policy reaches it");
     }

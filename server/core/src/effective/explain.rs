@@ -93,7 +93,15 @@ pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: Pa
     }
     ignored.sort_by(|a, b| a.policy.cmp(&b.policy));
     ignored.dedup();
-    Explanation { target: key.to_string(), group: key.gk.group.to_string(), policies: kinds, ignored, truncated }
+    let applied_by = t.node_object(target).and_then(|o| world.applier(o)).map(ToString::to_string);
+    Explanation {
+        target: key.to_string(),
+        group: key.gk.group.to_string(),
+        applied_by,
+        policies: kinds,
+        ignored,
+        truncated,
+    }
 }
 
 /// The contexts of one kind at `target` in the world of `plan`'s scope: one per path through

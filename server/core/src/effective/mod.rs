@@ -57,6 +57,10 @@ use status::Agg;
 pub struct Explanation {
     pub target: String,
     pub group: String,
+    /// In a GitOps repository, the Flux Kustomization or Argo CD Application that applies the
+    /// target's object, and the namespace it sets (docs/semantics.md §4.7).
+    #[serde(rename = "appliedBy", skip_serializing_if = "Option::is_none")]
+    pub applied_by: Option<String>,
     pub policies: Vec<KindExplanation>,
     /// Policies attached along the target's paths that the controllers they reach leave
     /// alone (docs/semantics.md §4.4.1): in no context above, and why.

@@ -81,9 +81,11 @@ pub struct ChildPatch {
 /// An Argo CD `Application`, or an `ApplicationSet`'s template with its generators.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ArgoApp {
+    /// An ApplicationSet template's `metadata.name` (an Application's is the object's).
+    pub name: Option<Spanned<Str>>,
     pub sources: Vec<ArgoSource>,
     /// `destination.namespace` (a template for an ApplicationSet).
-    pub namespace: Option<Str>,
+    pub namespace: Option<Spanned<Str>>,
     /// An ApplicationSet's generators (empty for an Application).
     pub generators: Vec<ArgoGenerator>,
     pub is_set: bool,
@@ -98,21 +100,52 @@ pub struct ArgoSource {
     pub path: Option<Spanned<Str>>,
     /// A Helm chart from a chart repository (`chart:`): rendered, not read.
     pub chart: Option<Str>,
+    /// The source type its spec names (`directory:`, `kustomize:`, `helm:`, `plugin:`), else
+    /// `None`: Argo CD tells it from the folder's files.
+    pub explicit: Option<ArgoSourceType>,
     /// `directory.recurse`.
     pub recurse: bool,
     /// `directory.include` and `directory.exclude` globs (`{a,b}` alternatives).
     pub include: Option<Str>,
     pub exclude: Option<Str>,
     /// `kustomize.namespace`: overrides the namespace of every namespaced object.
-    pub kustomize_namespace: Option<Str>,
+    pub kustomize_namespace: Option<Spanned<Str>>,
+}
+
+impl ArgoApp {
+    /// In a file with template actions (an ApplicationSet's `{{path.basename}}`), the fields a
+    /// template may fill get the text as written, which the parser read with stand-ins.
+    pub(crate) fn show_written(&mut self, text: &str) {
+        let written = |s: &mut Spanned<Str>| {
+            let w = text.get(s.span.start as usize..s.span.end as usize).unwrap_or("");
+            if w.contains("{{") {
+                s.value = str_of(w.trim().trim_matches(|c| c == '"' || c == '\''));
+            }
+        };
+        let sources = self.sources.iter_mut().flat_map(|s| [s.path.as_mut(), s.kustomize_namespace.as_mut()]);
+        for s in [self.name.as_mut(), self.namespace.as_mut()].into_iter().chain(sources).flatten() {
+            written(s);
+        }
+    }
+}
+
+/// How Argo CD renders a source (argo-cd `pkg/apis/application/v1alpha1/types.go`
+/// `ExplicitType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgoSourceType {
+    Directory,
+    Kustomize,
+    Helm,
+    Plugin,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgoGenerator {
     /// `git.directories`: each directory a path glob matches (and no `exclude: true` entry
-    /// does) is one application.
-    GitDirectories { repo_url: Str, directories: Vec<(Str, bool)> },
-    /// `list.elements`: each element's keys are parameters.
+    /// does) is one application; `pathParamPrefix` prefixes its parameters.
+    GitDirectories { repo_url: Str, directories: Vec<(Str, bool)>, prefix: Option<Str> },
+    /// `list.elements`: each element's keys are parameters (a `values` map's keys as
+    /// `values.<key>`).
     List(Vec<Vec<(Str, Str)>>),
     /// Any other generator (clusters, matrix, pull requests, ...): its applications are not
     /// known from the files.
@@ -296,8 +329,9 @@ fn argo_app(spec: &Node) -> ArgoApp {
     let mut sources: Vec<ArgoSource> = spec.get("source").map(argo_source).into_iter().collect();
     sources.extend(spec.get("sources").and_then(Node::as_sequence).unwrap_or_default().iter().map(argo_source));
     ArgoApp {
+        name: None,
         sources,
-        namespace: text(spec.at(&["destination", "namespace"])),
+        namespace: spec.at(&["destination", "namespace"]).and_then(spanned),
         generators: Vec::new(),
         is_set: false,
         go_template: false,
@@ -306,6 +340,7 @@ fn argo_app(spec: &Node) -> ArgoApp {
 
 fn argo_set(spec: &Node) -> ArgoApp {
     let mut app = spec.at(&["template", "spec"]).map(argo_app).unwrap_or_default();
+    app.name = spec.at(&["template", "metadata", "name"]).and_then(spanned);
     app.is_set = true;
     app.go_template = flag(spec.get("goTemplate"));
     app.generators =
@@ -318,17 +353,31 @@ fn generator(g: &Node) -> ArgoGenerator {
         && let Some(dirs) = git.get("directories").and_then(Node::as_sequence)
     {
         let directories = dirs.iter().filter_map(|d| Some((text(d.get("path"))?, flag(d.get("exclude"))))).collect();
-        return ArgoGenerator::GitDirectories { repo_url: text(git.get("repoURL")).unwrap_or_default(), directories };
+        return ArgoGenerator::GitDirectories {
+            repo_url: text(git.get("repoURL")).unwrap_or_default(),
+            directories,
+            prefix: text(git.get("pathParamPrefix")),
+        };
     }
     if let Some(elements) = g.at(&["list", "elements"]).and_then(Node::as_sequence) {
         let params = elements
             .iter()
             .map(|e| {
-                e.as_mapping()
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|kv| Some((str_of(kv.key.as_str()?), str_of(scalar(&kv.value)?))))
-                    .collect()
+                let mut params = Vec::new();
+                for kv in e.as_mapping().unwrap_or_default() {
+                    let Some(key) = kv.key.as_str() else { continue };
+                    if let Some(v) = scalar(&kv.value) {
+                        params.push((str_of(key), str_of(v)));
+                    } else if key == "values" {
+                        // argo-cd 37ee009 `applicationset/generators/list.go`: `values.<key>`.
+                        for v in kv.value.as_mapping().unwrap_or_default() {
+                            if let (Some(k), Some(v)) = (v.key.as_str(), scalar(&v.value)) {
+                                params.push((str_of(&format!("values.{k}")), str_of(v)));
+                            }
+                        }
+                    }
+                }
+                params
             })
             .collect();
         return ArgoGenerator::List(params);
@@ -342,9 +391,18 @@ fn argo_source(s: &Node) -> ArgoSource {
         repo_url: text(s.get("repoURL")).unwrap_or_default(),
         path: s.get("path").and_then(spanned),
         chart: text(s.get("chart")),
+        explicit: [
+            ("directory", ArgoSourceType::Directory),
+            ("kustomize", ArgoSourceType::Kustomize),
+            ("helm", ArgoSourceType::Helm),
+            ("plugin", ArgoSourceType::Plugin),
+        ]
+        .into_iter()
+        .find(|(k, _)| s.get(k).is_some())
+        .map(|(_, t)| t),
         recurse: flag(dir.and_then(|d| d.get("recurse"))),
         include: text(dir.and_then(|d| d.get("include"))),
         exclude: text(dir.and_then(|d| d.get("exclude"))),
-        kustomize_namespace: text(s.at(&["kustomize", "namespace"])),
+        kustomize_namespace: s.at(&["kustomize", "namespace"]).and_then(spanned),
     }
 }

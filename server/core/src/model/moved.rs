@@ -234,18 +234,22 @@ impl Shift for GitOps {
                 target_namespace.shift(by);
                 components.shift(by);
             }
-            GitOps::Argo(ArgoApp { sources, namespace: _, generators: _, is_set: _, go_template: _ }) => {
+            GitOps::Argo(ArgoApp { name, sources, namespace, generators: _, is_set: _, go_template: _ }) => {
+                name.shift(by);
+                namespace.shift(by);
                 for ArgoSource {
                     repo_url: _,
                     path,
                     chart: _,
+                    explicit: _,
                     recurse: _,
                     include: _,
                     exclude: _,
-                    kustomize_namespace: _,
+                    kustomize_namespace,
                 } in sources
                 {
                     path.shift(by);
+                    kustomize_namespace.shift(by);
                 }
             }
             GitOps::Vars(_) => {}

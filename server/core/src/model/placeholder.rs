@@ -125,6 +125,11 @@ impl Object {
         {
             written(c);
         }
+        if let Body::Other(other) = &mut self.body
+            && let Some(super::gitops::GitOps::Argo(app)) = other.gitops.as_deref_mut()
+        {
+            app.show_written(text);
+        }
         self.for_each_ref_mut(|r| {
             if !r.templated {
                 return;

@@ -467,3 +467,44 @@ spec:
     );
     assert!(h.markdown.contains("Accepted** · NotEnforced"), "{}", h.markdown);
 }
+
+#[test]
+fn hover_says_which_argo_cd_application_applied_an_object_and_with_what_namespace() {
+    // One Application per list element; the route names no namespace, so each generated
+    // Application's destination namespace is its namespace (docs/semantics.md §4.7).
+    let f = fixture(
+        r#"//- argocd/tenants.yaml
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: tenants
+  namespace: argocd
+spec:
+  goTemplate: true
+  generators:
+  - list:
+      elements:
+      - tenant: blue
+  template:
+    metadata:
+      name: 'tenant-{{.tenant}}'
+    spec:
+      source:
+        repoURL: https://git.example.com/gitops.git
+        path: tenants/base
+      destination:
+        namespace: 'tenant-{{.tenant}}'
+//- tenants/base/route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: por$0tal
+"#,
+    );
+    let got = hover(&f.snap, &f.file, f.offset).map(|h| h.markdown).unwrap_or_default();
+    assert!(
+        got.ends_with("\n\nApplied by the Argo CD Application `argocd/tenant-blue` of the ApplicationSet `argocd/tenants` (argocd/tenants.yaml) with destination namespace `tenant-blue`."),
+        "{got}"
+    );
+    assert!(got.contains("tenant-blue/portal"), "{got}");
+}

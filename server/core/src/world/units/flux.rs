@@ -174,7 +174,7 @@ impl FluxPass<'_, '_> {
         let mut out = Vec::new();
         self.k.apply_dir(path, t, &mut out);
         for c in components {
-            self.k.apply_component(&join(path, c), t, &mut out);
+            self.k.apply_kustomization(&join(path, c), t, &mut out);
         }
         out
     }
@@ -223,6 +223,7 @@ impl FluxPass<'_, '_> {
             name: format!("{namespace}/{name}").into(),
             file: file.into(),
             namespace: target.clone(),
+            generated_by: None,
         };
         let transform = Transform {
             namespace: target,

@@ -132,7 +132,8 @@ impl<'a> Kustomize<'a> {
         // Outer transformers run after inner ones: the outer namespace wins, affixes nest.
         let t = Transform {
             namespace: outer.namespace.clone().or_else(|| kz.namespace.as_ref().map(|n| n.value.clone())),
-            default_namespace: None,
+            // What the applier sets on objects that name none (an Argo CD destination).
+            default_namespace: outer.default_namespace.clone(),
             name_prefix: format!("{}{}", outer.name_prefix, kz.name_prefix.as_deref().unwrap_or("")).into(),
             name_suffix: format!("{}{}", kz.name_suffix.as_deref().unwrap_or(""), outer.name_suffix).into(),
             ..outer.clone()
@@ -193,8 +194,32 @@ impl<'a> Kustomize<'a> {
         }
     }
 
-    /// What a kustomize Component at `dir` adds to a Flux Kustomization (`spec.components`).
-    pub(super) fn apply_component(
+    /// Whether `dir` holds a kustomization file.
+    pub(super) fn is_kustomization_dir(&self, dir: &str) -> bool {
+        self.by_dir.contains_key(dir)
+    }
+
+    /// The workspace files below `dir` (relative), in path order: all of them, or with
+    /// `recurse` false only those directly in it. Kustomization files are left out.
+    pub(super) fn files_below(&self, dir: &str, recurse: bool) -> Vec<usize> {
+        let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+        let start = self.sorted.partition_point(|&i| self.rel[i].as_str() < prefix.as_str());
+        self.sorted[start..]
+            .iter()
+            .copied()
+            .take_while(|&fi| self.rel[fi].starts_with(&prefix))
+            .filter(|&fi| {
+                let r = &self.rel[fi];
+                self.files[fi].origin == Origin::Workspace
+                    && !is_kustomization_file(r)
+                    && (recurse || !r[prefix.len()..].contains('/'))
+            })
+            .collect()
+    }
+
+    /// What the kustomization at `dir` applies with `outer`, as `kustomize build` renders it:
+    /// a Component a Flux Kustomization adds (`spec.components`), an Argo CD kustomize source.
+    pub(super) fn apply_kustomization(
         &self,
         dir: &str,
         outer: &Arc<Transform>,

@@ -17,6 +17,7 @@ use crate::catalog::Config;
 use crate::model::{GroupKind, Object, Str, Variables};
 use crate::source::{Origin, SourceFile};
 
+mod argocd;
 mod cases;
 mod flux;
 mod intent;
@@ -136,6 +137,8 @@ pub struct Applier {
     pub file: Arc<str>,
     /// The namespace it sets on what it applies (`targetNamespace`, `destination.namespace`).
     pub namespace: Option<Str>,
+    /// The Argo CD ApplicationSet (`namespace/name`) that generates the Application.
+    pub generated_by: Option<Str>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -150,7 +153,11 @@ impl std::fmt::Display for Applier {
             ApplierKind::FluxKustomization => ("Flux Kustomization", "targetNamespace"),
             ApplierKind::ArgoApplication => ("Argo CD Application", "destination namespace"),
         };
-        write!(f, "the {what} `{}` ({})", self.name, self.file)?;
+        write!(f, "the {what} `{}`", self.name)?;
+        if let Some(set) = &self.generated_by {
+            write!(f, " of the ApplicationSet `{set}`")?;
+        }
+        write!(f, " ({})", self.file)?;
         if let Some(n) = &self.namespace {
             write!(f, " with {ns} `{n}`")?;
         }
@@ -264,12 +271,15 @@ impl Units {
         let cases = CaseFolders::new(config);
 
         // Kustomizations first: they say exactly what they apply. In a GitOps repository, what
-        // its Flux Kustomizations apply; a kustomization they do not reach is applied by nothing
-        // (unless it lies in a folder of cases).
+        // its Flux Kustomizations and Argo CD Applications apply; a kustomization they do not
+        // reach is applied by nothing (unless it lies in a folder of cases), when all they apply
+        // is known.
         let kustomize = Kustomize::read(files, &rel, &by_rel);
-        let gitops = flux::apply(&mut b, &kustomize).found;
+        let flux = flux::apply(&mut b, &kustomize).found;
+        let argo = argocd::apply(&mut b, &kustomize);
+        let gitops = (flux || argo.found) && argo.complete;
         for (root, group) in kustomize.roots() {
-            if gitops && (b.claimed[root] || cases.folder_of(parent(&rel[root])).is_none()) {
+            if b.claimed[root] || (gitops && cases.folder_of(parent(&rel[root])).is_none()) {
                 continue;
             }
             let root_dir = parent(&rel[root]).to_owned();

@@ -279,3 +279,133 @@ fn flux_paths_that_name_no_file_say_nothing_about_what_is_applied() {
         ]
     );
 }
+
+const APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\n";
+const APPSET: &str = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\n";
+
+/// An HTTPRoute named `name` that writes no namespace.
+fn bare_route(name: &str) -> String {
+    format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: {name}\n")
+}
+
+#[test]
+fn argo_cd_applications_apply_their_paths_with_their_destination_namespace() {
+    // The app of apps applies `argocd/` (recurse); an ApplicationSet makes one Application per
+    // folder of `apps/` but `apps/old` (fasttemplate `{{path.basename}}`), another one per
+    // list element (`goTemplate`, `{{.tenant}}`). argo-cd 37ee009: `destination.namespace`
+    // goes only on objects that name none (`controller/state.go` `NormalizeTargetObjects`), a
+    // kustomization's `namespace:` still wins, a directory source without `recurse` applies
+    // the folder's own files (`reposerver/repository/repository.go`).
+    let got = instances(
+        &[
+            (
+                "bootstrap/root.yaml",
+                &format!(
+                    "{APP}metadata:\n  name: root\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: argocd\n    directory:\n      recurse: true\n  destination:\n    namespace: argocd\n"
+                ),
+            ),
+            (
+                "argocd/sets/apps.yaml",
+                &format!(
+                    "{APPSET}metadata:\n  name: apps\n  namespace: argocd\nspec:\n  generators:\n  - git:\n      repoURL: https://git.example.com/gitops.git\n      directories:\n      - path: apps/*\n      - path: apps/old\n        exclude: true\n  template:\n    metadata:\n      name: '{{{{path.basename}}}}'\n    spec:\n      source:\n        repoURL: https://git.example.com/gitops.git\n        path: '{{{{path}}}}'\n      destination:\n        namespace: '{{{{path.basename}}}}'\n"
+                ),
+            ),
+            (
+                "argocd/tenants.yaml",
+                &format!(
+                    "{APPSET}metadata:\n  name: tenants\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n  - list:\n      elements:\n      - tenant: blue\n      - tenant: green\n  template:\n    metadata:\n      name: 't-{{{{.tenant}}}}'\n    spec:\n      source:\n        repoURL: https://git.example.com/gitops.git\n        path: tenants/base\n      destination:\n        namespace: 't-{{{{ .tenant }}}}'\n"
+                ),
+            ),
+            ("apps/web/route.yaml", &format!("{}---\n{ROUTE}", bare_route("web"))),
+            ("apps/web/deep/route.yaml", &bare_route("deep")),
+            ("apps/kz/kustomization.yaml", "namespace: kz-own\nresources: [route.yaml]\n"),
+            ("apps/kz/route.yaml", &bare_route("kz")),
+            ("apps/old/route.yaml", &bare_route("old")),
+            ("tenants/base/kustomization.yaml", "resources: [route.yaml]\n"),
+            ("tenants/base/route.yaml", &bare_route("portal")),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        [
+            "Application.argoproj.io/argocd/root @ bootstrap/root.yaml [the workspace]",
+            "ApplicationSet.argoproj.io/argocd/apps @ argocd/sets/apps.yaml [the workspace]",
+            "ApplicationSet.argoproj.io/argocd/tenants @ argocd/tenants.yaml [the workspace]",
+            "HTTPRoute/default/deep @ apps/web/deep/route.yaml [file applied by nothing, apps/web/deep/route.yaml]",
+            "HTTPRoute/default/old @ apps/old/route.yaml [file applied by nothing, apps/old/route.yaml]",
+            "HTTPRoute/kz-own/kz @ apps/kz/route.yaml [the workspace]",
+            "HTTPRoute/t-blue/portal @ tenants/base/route.yaml [the workspace]",
+            "HTTPRoute/t-green/portal @ tenants/base/route.yaml [the workspace]",
+            "HTTPRoute/web/web @ apps/web/route.yaml [the workspace]",
+            "HTTPRoute/written/web @ apps/web/route.yaml [the workspace]",
+        ]
+    );
+}
+
+#[test]
+fn argo_cd_directory_globs_charts_and_what_the_files_do_not_tell() {
+    let app = |name: &str, source: &str| {
+        format!(
+            "{APP}metadata:\n  name: {name}\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n{source}  destination:\n    namespace: {name}\n"
+        )
+    };
+    // `include`/`exclude` are globs relative to the path in which `*` crosses `/` (gobwas/glob
+    // as argo-cd's `util/glob` compiles it); a repository chart's source renders nothing of
+    // these files; a path naming no folder here is another repository's.
+    let files = [
+        (
+            "argocd/web.yaml",
+            app(
+                "web",
+                "    path: web\n    directory:\n      recurse: true\n      include: '{*.yaml,sub/*.yml}'\n      exclude: '*skip*'\n",
+            ),
+        ),
+        ("argocd/chart.yaml", app("chart", "    chart: app-template\n    targetRevision: 4.2.0\n")),
+        ("argocd/elsewhere.yaml", app("elsewhere", "    path: deploy/upstream\n")),
+        ("web/a.yaml", bare_route("a")),
+        ("web/sub/b.yml", bare_route("b")),
+        ("web/sub/c.yaml", bare_route("c")),
+        ("web/d.yml", bare_route("d")),
+        ("web/skip-me.yaml", bare_route("skip")),
+    ];
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let got = instances(&refs, "");
+    assert_eq!(
+        got,
+        [
+            "Application.argoproj.io/argocd/chart @ argocd/chart.yaml [the workspace]",
+            "Application.argoproj.io/argocd/elsewhere @ argocd/elsewhere.yaml [the workspace]",
+            "Application.argoproj.io/argocd/web @ argocd/web.yaml [the workspace]",
+            "HTTPRoute/default/d @ web/d.yml [file applied by nothing, web/d.yml]",
+            "HTTPRoute/default/skip @ web/skip-me.yaml [file applied by nothing, web/skip-me.yaml]",
+            "HTTPRoute/web/a @ web/a.yaml [the workspace]",
+            "HTTPRoute/web/b @ web/sub/b.yml [the workspace]",
+            "HTTPRoute/web/c @ web/sub/c.yaml [the workspace]",
+        ]
+    );
+    // An ApplicationSet whose Applications the files do not tell (a clusters generator):
+    // what is applied is open, so no file is said to be applied by nothing.
+    let mut refs = refs;
+    let open = format!(
+        "{APPSET}metadata:\n  name: per-cluster\n  namespace: argocd\nspec:\n  generators:\n  - clusters: {{}}\n  template:\n    metadata:\n      name: 'web-{{{{name}}}}'\n    spec:\n      source:\n        repoURL: https://git.example.com/gitops.git\n        path: web/sub\n      destination:\n        namespace: web\n"
+    );
+    refs.push(("argocd/per-cluster.yaml", &open));
+    let got = instances(&refs, "");
+    assert!(got.iter().all(|l| !l.contains("applied by nothing")), "{got:#?}");
+    // Only paths that name no folder here: not this repository's Applications.
+    let got = instances(
+        &[
+            ("argocd/elsewhere.yaml", &app("elsewhere", "    path: deploy/upstream\n")),
+            ("web/a.yaml", &bare_route("a")),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        [
+            "Application.argoproj.io/argocd/elsewhere @ argocd/elsewhere.yaml [the workspace]",
+            "HTTPRoute/default/a @ web/a.yaml [the workspace]",
+        ]
+    );
+}
