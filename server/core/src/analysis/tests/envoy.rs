@@ -177,8 +177,8 @@ On `HTTPRoute/shop/mixed#fast`:
 - `authorization.defaultAction: "Deny"` · wins (AtomicDefaults)
 … and up to 1 more objects below
 # lens
-BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic: affects 2 routes, 2 rules · partly superseded
-SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: affects 2 routes, 2 rules · partly superseded
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic: affects 3 routes · partly superseded
+SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: affects 3 routes · partly superseded
 "#;
 
 const MERGE_TYPES_EXPECTED: &str = r#"
