@@ -298,6 +298,36 @@ async function showEffectivePolicy(): Promise<void> {
   }
 }
 
+/// `policylens.previewWithout`: what deleting a policy would do (`policylens diff --without`),
+/// in a read-only preview. The "Preview removing this policy" code action runs it with the
+/// policy's document and position; from the palette it takes the policy under the cursor.
+async function previewWithout(arg?: { textDocument?: unknown; position?: unknown; policy?: string }): Promise<void> {
+  const c = runningClient();
+  if (c === undefined) {
+    return;
+  }
+  let params: Record<string, unknown>;
+  if (arg?.textDocument !== undefined && arg.position !== undefined) {
+    params = { textDocument: arg.textDocument, position: arg.position };
+  } else {
+    const editor = vscode.window.activeTextEditor;
+    if (editor === undefined) {
+      return;
+    }
+    params = {
+      textDocument: c.code2ProtocolConverter.asTextDocumentIdentifier(editor.document),
+      position: c.code2ProtocolConverter.asPosition(editor.selection.active),
+    };
+  }
+  try {
+    const result = await c.sendRequest<{ title: string; text: string }>('policylens/without', { ...params, format: 'human' });
+    await showView(result.title.replace(/\//g, ' '), result.text);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    void vscode.window.showErrorMessage(`policylens: ${message}`);
+  }
+}
+
 /// A read-only text document beside the editor.
 async function showView(title: string, text: string): Promise<void> {
   const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: `/${title}.txt` });
@@ -365,6 +395,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('policylens.explain', explain),
     vscode.commands.registerCommand('policylens.showEffectivePolicy', showEffectivePolicy),
+    vscode.commands.registerCommand('policylens.previewWithout', previewWithout),
     (statusTree = vscode.window.createTreeView('policylens.status', { treeDataProvider: statusView })),
     // Filled when it comes into view (and after every analysis while it is in view).
     statusTree.onDidChangeVisibility((e) => (e.visible ? refreshStatusView() : undefined)),

@@ -21,6 +21,7 @@ test('every registered command is contributed, and every contributed one is regi
     'policylens.explain',
     'policylens.findReferences',
     'policylens.openSettings',
+    'policylens.previewWithout',
     'policylens.restartServer',
     'policylens.showEffectivePolicy',
     'policylens.showOutput',

@@ -59,10 +59,25 @@ enum DiffFormat {
 struct DiffArgs {
     /// The world before: a directory, `git:REV` (a revision of the repository holding the
     /// current directory, read without a checkout), or `cluster` (the live cluster; the other
-    /// side is then laid over it: what applying it would do).
-    base: String,
+    /// side is then laid over it: what applying it would do). With --without: the PATH whose
+    /// workspace is compared with itself (default: the current directory).
+    base: Option<String>,
     /// The world after (default: the working tree).
     head: Option<String>,
+    /// What deleting a policy would do: the workspace against itself without it (every
+    /// definition). `Kind[.group]/namespace/name`; repeat for several.
+    #[arg(long, value_name = "REF")]
+    without: Vec<String>,
+    /// As --without, for every policy defined in this file.
+    #[arg(long, value_name = "FILE")]
+    without_file: Vec<PathBuf>,
+    /// With --without: the files laid over the live cluster, or the cluster alone without a
+    /// PATH (what deleting it from the cluster would do).
+    #[arg(long)]
+    cluster: bool,
+    /// With --without: print timing figures to stderr.
+    #[arg(long)]
+    stats: bool,
     #[arg(long, value_enum, default_value = "human")]
     format: DiffFormat,
     /// The kubeconfig for a `cluster` side (default: KUBECONFIG, else ~/.kube/config).

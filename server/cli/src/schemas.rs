@@ -19,7 +19,7 @@ pub fn all() -> Vec<(&'static str, Value)> {
         ("policylens-check.schema.json", of::<crate::check::json::CheckReport>()),
         ("policylens-explain.schema.json", of::<policylens_core::effective::Explanation>()),
         ("policylens-status.schema.json", of::<policylens_core::effective::StatusReport>()),
-        ("policylens-diff.schema.json", of::<crate::diff::Report>()),
+        ("policylens-diff.schema.json", of::<policylens_core::analysis::diff::Report>()),
         ("policylens-graph.schema.json", of::<policylens_core::analysis::graph::Graph>()),
     ]
 }

@@ -37,6 +37,7 @@ pub fn service() -> (LspService<Backend>, ClientSocket) {
         .custom_method("policylens/explain", Backend::explain)
         .custom_method("policylens/status", Backend::status)
         .custom_method("policylens/graph", Backend::graph)
+        .custom_method("policylens/without", Backend::without)
         .custom_method("policylens/serverStatus", Backend::server_status)
         .custom_method("workspace/textDocumentContent", Backend::text_document_content);
     let env_on = |k: &str| std::env::var(k).is_ok_and(|v| v == "1");
@@ -136,7 +137,11 @@ fn server_capabilities(caps: &Caps) -> ServerCapabilities {
             work_done_progress_options: Default::default(),
         })),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR_REWRITE]),
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::REFACTOR_REWRITE,
+                CodeActionKind::new(handlers::whatif::KIND),
+            ]),
             ..Default::default()
         })),
         diagnostic_provider: caps.pull_diagnostics.then(|| {
@@ -300,6 +305,13 @@ impl Backend {
         // Params are optional: `{}` or nothing means dot.
         let params: custom::GraphParams = params.and_then(|p| serde_json::from_value(p).ok()).unwrap_or_default();
         run("policylens/graph", move || custom::graph(&view, params)).await
+    }
+
+    /// What deleting policies would do (`policylens diff --without`), for the editors'
+    /// "Preview removing this policy".
+    async fn without(&self, params: handlers::whatif::WithoutParams) -> Result<Value> {
+        let view = self.shared.world_view_for(None).await;
+        run("policylens/without", move || handlers::whatif::without(&view, params)).await
     }
 
     /// The text of a `policylens-cluster:` virtual document: the live cluster's object as
@@ -543,6 +555,12 @@ impl LanguageServer for Backend {
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command == handlers::whatif::PREVIEW_WITHOUT {
+            let view = self.shared.world_view_for(None).await;
+            let args = params.arguments;
+            return run(handlers::whatif::PREVIEW_WITHOUT, move || handlers::whatif::execute(&view, &args).map(Some))
+                .await;
+        }
         if params.command != to_proto::SHOW_REFERENCES {
             return Err(handlers::failed(format!("unknown command {}", params.command)));
         }

@@ -1,4 +1,4 @@
--- policylens for Neovim 0.11+: the language server plus three commands.
+-- policylens for Neovim 0.11+: the language server plus four commands.
 --
 --   require('policylens').setup()   -- enables the server and defines the commands
 --
@@ -6,6 +6,9 @@
 --                      the policy that won each field (a floating window; `q` closes it)
 -- :PolicylensStatus    every policy that is not fully enforced, in the quickfix list
 -- :PolicylensGraph [mermaid|dot]   the topology with its policies, in a scratch buffer
+-- :PolicylensWithout [REF...]   what deleting the policy under the cursor (or the policies
+--                      named) would do, `policylens diff --without`'s report, in a scratch
+--                      buffer; also the "Preview removing this policy" code action
 -- :checkhealth policylens   the binary, its version, the root it reads (and why), the config,
 --                           the cluster
 --
@@ -169,6 +172,53 @@ function M.graph(format)
   end, 0)
 end
 
+-- A read-only scratch buffer in a split holding `text`, named `name`.
+local function scratch(name, text, filetype)
+  vim.cmd('new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { trimempty = true }))
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = filetype
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  return buf
+end
+
+-- `policylens/without` with `params` (the policy under a position, or `policies` by
+-- reference): the what-if report in a scratch buffer.
+local function without(c, params)
+  params.format = 'human'
+  c:request('policylens/without', params, function(err, result)
+    if err then
+      return notify(err.message, vim.log.levels.WARN)
+    end
+    scratch('policylens ' .. result.title, result.text, 'policylens-whatif')
+  end, 0)
+end
+
+-- :PolicylensWithout [REF...]: the policies named, else the one under the cursor.
+function M.without(refs)
+  local c = client()
+  if not c then
+    return notify('the language server is not running for this buffer', vim.log.levels.WARN)
+  end
+  if refs and #refs > 0 then
+    return without(c, { policies = refs })
+  end
+  without(c, vim.lsp.util.make_position_params(0, c.offset_encoding))
+end
+
+-- The code action "Preview removing this policy" names this command; its argument is the
+-- request's parameters (the policy's document and position).
+vim.lsp.commands['policylens.previewWithout'] = function(command, ctx)
+  local c = vim.lsp.get_client_by_id(ctx.client_id)
+  local arg = (command.arguments or {})[1]
+  if c and arg then
+    without(c, { textDocument = arg.textDocument, position = arg.position })
+  end
+end
+
 -- Asks every buffer the server is attached to for its code lenses again.
 local function refresh_lenses(client_id)
   local c = vim.lsp.get_client_by_id(client_id)
@@ -292,6 +342,9 @@ function M.setup(opts)
   end
   vim.api.nvim_create_user_command('PolicylensExplain', M.explain, { desc = 'policylens: effective policies here' })
   vim.api.nvim_create_user_command('PolicylensStatus', M.status, { desc = 'policylens: policies not enforced' })
+  vim.api.nvim_create_user_command('PolicylensWithout', function(a)
+    M.without(a.fargs)
+  end, { nargs = '*', desc = 'policylens: what deleting this policy would do' })
   vim.api.nvim_create_user_command('PolicylensGraph', function(a)
     M.graph(a.args)
   end, { nargs = '?', complete = function()

@@ -12,7 +12,6 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use policylens_core::analysis::diagnostics::{Code, Diagnostic, Severity, Suppressed};
-use policylens_core::model::ObjectKey;
 use policylens_core::workspace::{Origin, Snapshot, Workspace};
 
 use crate::{CheckArgs, CheckFormat, FailOn, load};
@@ -182,10 +181,7 @@ fn cluster_findings(snap: &Snapshot) -> Findings {
 
 /// A finding's object when it is one of the live cluster's: its §2.1 reference.
 pub fn cluster_object(snap: &Snapshot, file: &str) -> Option<String> {
-    let f = snap.file(file).filter(|f| f.origin == Origin::Cluster)?;
-    let o = f.objects.first()?;
-    let key = ObjectKey::new(o.group_kind(), o.namespace.as_ref().map(|n| n.value.as_str()), &o.name.value);
-    Some(key.to_string())
+    policylens_core::analysis::diff::cluster_object(snap, file)
 }
 
 fn summary(snap: &Snapshot, elapsed_ms: f64) -> Summary {

@@ -1,5 +1,6 @@
 pub mod support;
 
+mod blast;
 mod cluster;
 mod custom;
 mod diagnostics;

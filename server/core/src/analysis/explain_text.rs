@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::effective::{Context, Explanation, Loss};
+use crate::effective::{Context, Explanation, IgnoredPolicy, KindExplanation, Loss};
 
 /// How headings and notes are emphasised: terminal colours in the CLI, nothing in editors.
 pub trait Paint {
@@ -35,24 +35,47 @@ pub fn render(ex: &Explanation, st: &dyn Paint) -> String {
     if let Some(a) = &ex.applied_by {
         let _ = writeln!(out, "{}", st.dim(&format!("applied by {a}")));
     }
-    if ex.policies.is_empty() {
-        let _ = writeln!(out, "\nno policy reaches it");
-    }
-    for k in &ex.policies {
-        let _ = writeln!(out, "\n{}", st.bold(&k.kind));
-        // Under its kind's heading a policy is `namespace/name`, as in the hover.
-        let short = |label: &str| k.short(label).to_owned();
-        for c in &k.contexts {
-            render_context(&mut out, c, &short, st);
+    let own = !ex.policies.is_empty() || !ex.ports.is_empty();
+    match (own, ex.traffic.is_empty()) {
+        (false, true) => {
+            let _ = writeln!(out, "\nno policy reaches it");
         }
+        (false, false) => {
+            let _ = writeln!(out, "\nno policy is in effect at it; the routes that send it traffic carry these:");
+        }
+        _ => {}
     }
-    for i in &ex.ignored {
-        let _ = writeln!(out, "\n{} {}: {}", st.bold(&i.policy), st.dim("(not enforced)"), i.message);
+    kinds(&mut out, &ex.policies, &ex.ignored, st);
+    for p in &ex.ports {
+        let _ = writeln!(out, "\n{}", st.bold(&format!("port {}", p.target)));
+        kinds(&mut out, &p.policies, &[], st);
+    }
+    if !ex.traffic.is_empty() && own {
+        let _ = writeln!(out, "\n{}", st.dim("traffic to it, by the routes that send it:"));
+    }
+    for t in &ex.traffic {
+        let _ = writeln!(out, "\n{}", st.bold(&format!("from {}", t.from)));
+        kinds(&mut out, &t.policies, &t.ignored, st);
     }
     if ex.truncated {
         let _ = writeln!(out, "\n(more paths exist than the path limit; some are not shown)");
     }
     out
+}
+
+/// Each kind with its contexts, then the policies their controllers leave alone.
+fn kinds(out: &mut String, policies: &[KindExplanation], ignored: &[IgnoredPolicy], st: &dyn Paint) {
+    for k in policies {
+        let _ = writeln!(out, "\n{}", st.bold(&k.kind));
+        // Under its kind's heading a policy is `namespace/name`, as in the hover.
+        let short = |label: &str| k.short(label).to_owned();
+        for c in &k.contexts {
+            render_context(out, c, &short, st);
+        }
+    }
+    for i in ignored {
+        let _ = writeln!(out, "\n{} {}: {}", st.bold(&i.policy), st.dim("(not enforced)"), i.message);
+    }
 }
 
 fn render_context(out: &mut String, c: &Context, short: &dyn Fn(&str) -> String, st: &dyn Paint) {

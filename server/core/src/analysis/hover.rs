@@ -5,6 +5,7 @@
 mod contribution;
 mod policy;
 mod target;
+mod traffic;
 
 use super::Hover;
 use super::refs::{RefKind, RefSite, Target, declaration_at, objects_in, site_at};
@@ -15,13 +16,61 @@ use crate::workspace::Snapshot;
 
 pub fn hover(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
     let world = snap.world();
-    if let Some(site) = site_at(world, file, offset) {
-        if site.kind == RefKind::PolicyTarget {
-            return target_ref(world, snap.effective(), file, offset);
-        }
-        return Some(reference(world, &site, offset));
+    match on_reference(world, file, offset) {
+        Some(Some(h)) => Some(h),
+        Some(None) => with_effective(world, snap.effective(), file, offset),
+        None => declaration(world, snap.effective(), file, offset),
     }
-    declaration(world, snap.effective(), file, offset)
+}
+
+/// The object whose world answers the hover on a reference that needs effective policies: the
+/// policy of a targetRef (what it contributes there), the route of a backendRef (what governs
+/// the requests that entry sends).
+pub(super) fn reference_owner(world: &Linked, file: &str, offset: u32) -> Option<crate::world::ObjId> {
+    let site = site_at(world, file, offset)?;
+    match site.kind {
+        RefKind::PolicyTarget => policy_at(world, file, offset),
+        RefKind::Backend => sender_of(world, file, &site).map(|(route, _)| route),
+        _ => None,
+    }
+}
+
+/// The hover on a reference [`reference_owner`] names an owner for, from `effective`.
+pub(super) fn with_effective(world: &Linked, effective: &EffectiveIndex, file: &str, offset: u32) -> Option<Hover> {
+    let site = site_at(world, file, offset)?;
+    if site.kind == RefKind::PolicyTarget {
+        return target_ref(world, effective, file, offset);
+    }
+    let mut h = reference(world, &site, offset);
+    if let Some((_, sender)) = sender_of(world, file, &site) {
+        let cluster = target::cluster_policies(world);
+        let kind = |k: &crate::effective::KindExplanation| target::kind_section(k, &cluster);
+        for p in traffic::at_sender(world, effective, sender, &kind) {
+            h.markdown.push_str("\n\n");
+            h.markdown.push_str(&p);
+        }
+    }
+    Some(h)
+}
+
+/// The route a backendRef site is written in, and the node it sends traffic from: its rule, or
+/// the route for an unnamed rule (`None` for a backend inside a policy's spec).
+fn sender_of(world: &Linked, file: &str, site: &RefSite<'_>) -> Option<(crate::world::ObjId, crate::topology::NodeId)> {
+    if site.kind != RefKind::Backend {
+        return None;
+    }
+    let t = &world.topology;
+    let at = site.span.start;
+    let route = objects_in(world, file).into_iter().find(|&id| {
+        world.object(id).span.contains_inclusive(at) && matches!(world.object(id).body, crate::model::Body::Route(_))
+    })?;
+    let crate::model::Body::Route(r) = &world.object(route).body else { return None };
+    let rule = r.rules.iter().find(|rule| rule.span.contains_inclusive(at))?;
+    let node = match &rule.name {
+        Some(n) => t.section_node(world, route, &n.value)?,
+        None => t.object_node(route),
+    };
+    Some((route, node))
 }
 
 /// The policy whose document holds `offset`.
@@ -34,7 +83,7 @@ pub(super) fn policy_at(world: &Linked, file: &str, offset: u32) -> Option<crate
 /// Hover on a policy's targetRef: what it names, then what the policy contributes there
 /// (needs the policy kind's effective index: the snapshot's, or the policy's declaration
 /// world's right after an edit).
-pub(super) fn target_ref(world: &Linked, effective: &EffectiveIndex, file: &str, offset: u32) -> Option<Hover> {
+fn target_ref(world: &Linked, effective: &EffectiveIndex, file: &str, offset: u32) -> Option<Hover> {
     let site = site_at(world, file, offset)?;
     let mut h = reference(world, &site, offset);
     let (Some(pid), Some(obj)) = (policy_at(world, file, offset), site.object) else { return Some(h) };
@@ -69,11 +118,12 @@ pub(super) fn declaration(world: &Linked, effective: &EffectiveIndex, file: &str
 }
 
 /// Hover on the reference at `offset` in `world` (the snapshot's or the file's partial
-/// world): `None` when there is none, `Some(None)` for a policy's targetRef, whose hover
-/// needs the effective policies ([`target_ref`]).
+/// world): `None` when there is none, `Some(None)` for a policy's targetRef or a route's
+/// backendRef, whose hover needs the effective policies ([`with_effective`]).
 pub(super) fn on_reference(world: &Linked, file: &str, offset: u32) -> Option<Option<Hover>> {
     let site = site_at(world, file, offset)?;
-    Some((site.kind != RefKind::PolicyTarget).then(|| reference(world, &site, offset)))
+    let owned = site.kind == RefKind::PolicyTarget || sender_of(world, file, &site).is_some();
+    Some((!owned).then(|| reference(world, &site, offset)))
 }
 
 /// `Gateway infra/edge · 2 listeners · class eg`, `listener https of Gateway infra/edge ·

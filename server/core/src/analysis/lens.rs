@@ -129,42 +129,73 @@ fn policy_lens(snap: &Snapshot, pid: ObjId, at: Span) -> CodeLens {
         };
         return CodeLens { span: at, title, locations: Vec::new() };
     }
-    // Counted per noun, in the order first met: `2 rules, 1 Service`.
-    let mut counts: Vec<(&str, usize)> = Vec::new();
+    // A Gateway-, GatewayClass- or Namespace-wide policy spreads over routes in many
+    // namespaces: counted as people count them (rules as their route), each route listed once.
+    let broad = broad(world, pid);
     let mut locations: Vec<Location> = Vec::new();
     for &n in &st.affects {
-        let noun = match t.node(n) {
-            DagNode::Section(o, _) => section_noun(world, o),
-            DagNode::Object(o) => match &world.object(o).body {
-                Body::Route(_) => "route",
-                _ => world.object(o).kind(),
-            },
-            DagNode::Namespace(_) => "namespace",
-            // A route a controller generates (Envoy AI Gateway's HTTPRoute).
-            DagNode::Virtual(_) if t.generated_from(n).is_some() => "route",
-            DagNode::Virtual(_) => "virtual target",
-        };
-        match counts.iter_mut().find(|(k, _)| *k == noun) {
-            Some((_, c)) => *c += 1,
-            None => counts.push((noun, 1)),
-        }
-        let loc = match t.node(n) {
-            DagNode::Section(o, i) => section_decl(world, o, i)
-                .map(|(_, name, _)| Location { file: world.file_of(o).path.clone(), span: name })
-                .unwrap_or_else(|| name_location(world, o)),
-            _ => match t.node_object(n).or_else(|| t.generated_from(n)) {
-                Some(o) => name_location(world, o),
-                None => continue,
-            },
-        };
+        let Some(loc) = location(world, n, broad) else { continue };
         if !locations.contains(&loc) {
             locations.push(loc);
         }
     }
-    let parts: Vec<String> = counts.iter().map(|&(noun, c)| plural(c, noun)).collect();
-    let mut title = format!("affects {}", parts.join(", "));
+    let mut title = if broad {
+        let keys: Vec<crate::model::ObjectKey> = st.affects.iter().map(|&n| t.node_key(world, n)).collect();
+        format!("affects {}", super::reach::Reach::of(&keys))
+    } else {
+        // Counted per noun, in the order first met: `2 rules, 1 Service`.
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for &n in &st.affects {
+            let noun = match t.node(n) {
+                DagNode::Section(o, _) => section_noun(world, o),
+                DagNode::Object(o) => match &world.object(o).body {
+                    Body::Route(_) => "route",
+                    _ => world.object(o).kind(),
+                },
+                DagNode::Namespace(_) => "namespace",
+                // A route a controller generates (Envoy AI Gateway's HTTPRoute).
+                DagNode::Virtual(_) if t.generated_from(n).is_some() => "route",
+                DagNode::Virtual(_) => "virtual target",
+            };
+            match counts.iter_mut().find(|(k, _)| *k == noun) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((noun, 1)),
+            }
+        }
+        let parts: Vec<String> = counts.iter().map(|&(noun, c)| plural(c, noun)).collect();
+        format!("affects {}", parts.join(", "))
+    };
     if st.enforcement == Some(Enforcement::PartiallyEnforced) {
         title.push_str(" · partly superseded");
     }
     CodeLens { span: at, title, locations }
+}
+
+/// Where the peek shows effective target `n`: a section's name (a rule's route's, when
+/// `rules_as_routes`), else its object's (a generated route's source's).
+fn location(world: &Linked, n: NodeId, rules_as_routes: bool) -> Option<Location> {
+    let t = &world.topology;
+    Some(match t.node(n) {
+        DagNode::Section(o, i) if !(rules_as_routes && matches!(world.object(o).body, Body::Route(_))) => {
+            section_decl(world, o, i)
+                .map(|(_, name, _)| Location { file: world.file_of(o).path.clone(), span: name })
+                .unwrap_or_else(|| name_location(world, o))
+        }
+        _ => name_location(world, t.node_object(n).or_else(|| t.generated_from(n))?),
+    })
+}
+
+/// A policy attached to a Gateway (or a listener of one), a ListenerSet, a GatewayClass or a
+/// Namespace: what it reaches spreads over routes in many namespaces.
+fn broad(world: &Linked, pid: ObjId) -> bool {
+    let t = &world.topology;
+    t.policies.get(&pid).is_some_and(|r| {
+        r.attached_nodes().any(|n| match t.node(n) {
+            DagNode::Namespace(_) => true,
+            DagNode::Object(o) | DagNode::Section(o, _) => {
+                matches!(world.object(o).body, Body::Gateway(_) | Body::GatewayClass(_) | Body::ListenerSet(_))
+            }
+            DagNode::Virtual(_) => false,
+        })
+    })
 }

@@ -114,12 +114,14 @@ pub struct CodeAction {
 mod actions;
 mod completion;
 mod cursor;
+pub mod diff;
 pub mod explain_text;
 pub mod graph;
 mod hover;
 mod lens;
 mod navigation;
 pub mod near;
+pub mod reach;
 mod refs;
 mod rename;
 mod scalar;

@@ -31,10 +31,11 @@ pub fn hover(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) 
     if let Some(world) = near(snap, base, file) {
         match on_reference(&world, file, offset) {
             Some(Some(h)) => return Some(h),
-            // A targetRef: what its policy contributes there comes from the policy's world.
+            // A targetRef (what its policy contributes there) or a route's backendRef (what
+            // governs the requests it sends): from the policy's or the route's world.
             Some(None) => {
-                let pid = super::hover::policy_at(&world, file, offset)?;
-                if let Some(h) = in_declaration_world(snap, base, &world, pid, file, offset, true) {
+                let owner = super::hover::reference_owner(&world, file, offset)?;
+                if let Some(h) = in_declaration_world(snap, base, &world, owner, file, offset, true) {
                     return Some(h);
                 }
             }
@@ -51,15 +52,15 @@ pub fn hover(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) 
         // that needs them (on a targetRef or a declaration) takes the declaration's own world
         // rather than waiting for the whole workspace's.
         let world = snap.world();
-        let target_ref =
-            super::refs::site_at(world, file, offset).map(|s| s.kind == super::refs::RefKind::PolicyTarget);
-        let obj = match target_ref {
-            Some(true) => super::hover::policy_at(world, file, offset),
+        let owner = super::hover::reference_owner(world, file, offset);
+        let owned_ref = super::refs::site_at(world, file, offset).map(|_| owner.is_some());
+        let obj = match owned_ref {
+            Some(true) => owner,
             Some(false) => None,
             None => declaration_at(world, file, offset).map(|(t, _)| t.obj),
         };
         if let Some(h) =
-            obj.and_then(|o| in_declaration_world(snap, Some(b), world, o, file, offset, target_ref == Some(true)))
+            obj.and_then(|o| in_declaration_world(snap, Some(b), world, o, file, offset, owned_ref == Some(true)))
         {
             return Some(h);
         }
@@ -67,8 +68,9 @@ pub fn hover(snap: &Snapshot, base: Option<&Snapshot>, file: &str, offset: u32) 
     super::hover(snap, file, offset)
 }
 
-/// The hover on a targetRef of `obj` (a policy) or on the declaration `obj`, from the world of
-/// what lies above and below it; `None` when only the full analysis answers.
+/// The hover on a reference `obj` owns (a policy's targetRef, a route's backendRef) or on the
+/// declaration `obj`, from the world of what lies above and below it; `None` when only the
+/// full analysis answers.
 fn in_declaration_world(
     snap: &Snapshot,
     base: Option<&Snapshot>,
@@ -76,11 +78,11 @@ fn in_declaration_world(
     obj: crate::world::ObjId,
     file: &str,
     offset: u32,
-    target_ref: bool,
+    reference: bool,
 ) -> Option<Hover> {
     let (world, effective) = snap.declaration_world(file, base?, world.object(obj))?;
-    if target_ref {
-        super::hover::target_ref(&world, &effective, file, offset)
+    if reference {
+        super::hover::with_effective(&world, &effective, file, offset)
     } else {
         super::hover::declaration(&world, &effective, file, offset)
     }

@@ -467,6 +467,19 @@ pub fn visit(
     limit: PathLimit,
     visit: &mut dyn FnMut(NodeId, &[SigFold]),
 ) -> bool {
+    visit_within(folder, scratch, ns_objects, limit, None, visit)
+}
+
+/// [`visit`] for the effective targets of a [`Region`] only, walking no more of the DAG than
+/// the nodes above them: what a change at a few nodes needs recomputed.
+pub fn visit_within(
+    folder: &Folder<'_>,
+    scratch: &mut Scratch,
+    ns_objects: &HashMap<Arc<str>, Vec<ObjId>>,
+    limit: PathLimit,
+    region: Option<&Region>,
+    visit: &mut dyn FnMut(NodeId, &[SigFold]),
+) -> bool {
     let (world, plan) = (folder.world, folder.plan);
     let t = &world.topology;
     if plan.is_direct() {
@@ -476,7 +489,7 @@ pub fn visit(
         nodes.sort();
         for a in nodes {
             for e in direct_effective(world, a) {
-                if seen.insert(e) {
+                if region.is_none_or(|r| r.targets.get(e.0 as usize)) && seen.insert(e) {
                     let sig: Sig = plan.direct_signature(t, e).into();
                     let folded = memo.entry(sig.clone()).or_insert_with(|| Arc::new(folder.full(&sig))).clone();
                     visit(e, &[SigFold { sig, folded }]);
@@ -485,7 +498,129 @@ pub fn visit(
         }
         return false;
     }
-    Propagation::new(folder, scratch, ns_objects, limit).run(visit)
+    Propagation::new(folder, scratch, ns_objects, limit, region).run(visit)
+}
+
+/// Effective targets of one kind, and every node above them: where a walk restricted to
+/// those targets goes ([`visit_within`]).
+pub struct Region {
+    /// The targets and their ancestors.
+    nodes: Bits,
+    targets: Bits,
+    /// The targets, in DAG order.
+    pub list: Vec<NodeId>,
+}
+
+impl Region {
+    /// The effective targets of `plan`'s kind that policies attached at `seeds` can reach (a
+    /// Namespace node stands for the objects of its namespace), with the nodes above them.
+    pub fn below(
+        world: &Linked,
+        plan: &KindPlan,
+        scratch: &mut Scratch,
+        ns_objects: &HashMap<Arc<str>, Vec<ObjId>>,
+        seeds: &[NodeId],
+    ) -> Region {
+        let t = &world.topology;
+        let count = t.node_count();
+        let mut targets = Bits::new(count);
+        let mut list = Vec::new();
+        if plan.is_direct() {
+            for &a in seeds {
+                for e in direct_effective(world, a) {
+                    if !targets.get(e.0 as usize) {
+                        targets.set(e.0 as usize, true);
+                        list.push(e);
+                    }
+                }
+            }
+        } else {
+            let mut start: Vec<NodeId> = Vec::new();
+            for &n in seeds {
+                match t.node(n) {
+                    DagNode::Namespace(ns) => {
+                        let name = t.namespace_name(ns);
+                        start.extend(ns_objects.get(&**name).into_iter().flatten().map(|&o| t.object_node(o)));
+                    }
+                    _ => start.push(n),
+                }
+            }
+            let seeds = start.into_iter().filter(|&n| plan.scope.admits_node(world, n));
+            let queue = mark_below(world, plan, scratch, seeds, &|_| true);
+            let effective = scratch.classes.mask(&plan.kind);
+            for &n in &queue {
+                if scratch.classes.is_effective(world, &plan.kind, &effective, n) {
+                    targets.set(n.0 as usize, true);
+                    list.push(n);
+                }
+            }
+            for &n in &queue {
+                scratch.below.set(n.0 as usize, false);
+            }
+        }
+        list.sort();
+        let mut nodes = Bits::new(count);
+        let mut up = list.clone();
+        for &n in &up {
+            nodes.set(n.0 as usize, true);
+        }
+        let mut i = 0;
+        while i < up.len() {
+            for &p in t.parents(up[i]) {
+                if !nodes.get(p.0 as usize) {
+                    nodes.set(p.0 as usize, true);
+                    up.push(p);
+                }
+            }
+            i += 1;
+        }
+        Region { nodes, targets, list }
+    }
+
+    /// Whether `n` is one of the targets or above one.
+    pub fn contains(&self, n: NodeId) -> bool {
+        self.nodes.get(n.0 as usize)
+    }
+
+    pub fn contains_target(&self, n: NodeId) -> bool {
+        self.targets.get(n.0 as usize)
+    }
+}
+
+/// Marks `below` every node at or below `seeds` that the kind's walk goes through (nothing
+/// below its deepest effective level but routes under a Service, mesh), and returns them.
+fn mark_below(
+    world: &Linked,
+    plan: &KindPlan,
+    s: &mut Scratch,
+    seeds: impl Iterator<Item = NodeId>,
+    inside: &dyn Fn(NodeId) -> bool,
+) -> Vec<NodeId> {
+    let t = &world.topology;
+    let scope = &plan.scope;
+    let mut queue: Vec<NodeId> = Vec::new();
+    for n in seeds {
+        if !s.below.get(n.0 as usize) {
+            s.below.set(n.0 as usize, true);
+            queue.push(n);
+        }
+    }
+    let max = max_rank(&plan.kind);
+    let mut i = 0;
+    while i < queue.len() {
+        for &c in t.children(queue[i]) {
+            if (s.rank[c.0 as usize] <= max || t.children(c).iter().any(|&g| s.rank[g.0 as usize] <= max))
+                && scope.admits_node(world, c)
+                && !s.below.get(c.0 as usize)
+                && inside(c)
+            {
+                s.below.set(c.0 as usize, true);
+                queue.push(c);
+            }
+        }
+        i += 1;
+    }
+    queue
 }
 
 /// Each node's (group, kind), and whether its object counts as a whole, as an index into a
@@ -665,48 +800,36 @@ impl<'a, 'f> Propagation<'a, 'f> {
         s: &'a mut Scratch,
         ns_objects: &HashMap<Arc<str>, Vec<ObjId>>,
         limit: PathLimit,
+        region: Option<&Region>,
     ) -> Self {
         let (world, plan) = (folder.world, folder.plan);
         let t = &world.topology;
-        let mut queue: Vec<NodeId> = Vec::new();
-        let seed = |n: NodeId, below: &mut Bits, queue: &mut Vec<NodeId>| {
-            if !below.get(n.0 as usize) {
-                below.set(n.0 as usize, true);
-                queue.push(n);
-            }
-        };
         let scope = &plan.scope;
+        // Restricted to a region, only its nodes are walked.
+        let inside = |n: NodeId| region.is_none_or(|r| r.nodes.get(n.0 as usize));
+        let mut seeds: Vec<NodeId> = Vec::new();
         for &n in plan.attached.keys().chain(plan.ignoring.keys()) {
-            if !matches!(t.node(n), DagNode::Namespace(_)) && scope.admits_node(world, n) {
-                seed(n, &mut s.below, &mut queue);
+            if !matches!(t.node(n), DagNode::Namespace(_)) && scope.admits_node(world, n) && inside(n) {
+                seeds.push(n);
             }
         }
         for ns in plan.namespaces.keys() {
             for &o in ns_objects.get(ns).map(Vec::as_slice).unwrap_or(&[]) {
                 let n = t.object_node(o);
-                if scope.admits_node(world, n) {
-                    seed(n, &mut s.below, &mut queue);
+                if scope.admits_node(world, n) && inside(n) {
+                    seeds.push(n);
                 }
             }
         }
         // Nothing below the deepest effective level matters (a route policy's walk stops at
         // the routes' backends), except routes under a Service (mesh).
-        let max = max_rank(&plan.kind);
-        let mut i = 0;
-        while i < queue.len() {
-            for &c in t.children(queue[i]) {
-                if (s.rank[c.0 as usize] <= max || t.children(c).iter().any(|&g| s.rank[g.0 as usize] <= max))
-                    && scope.admits_node(world, c)
-                {
-                    seed(c, &mut s.below, &mut queue);
-                }
-            }
-            i += 1;
-        }
+        let queue = mark_below(world, plan, s, seeds.into_iter(), &inside);
         let effective = s.classes.mask(&plan.kind);
         let mut up: Vec<NodeId> = Vec::new();
         for &n in &queue {
-            if s.classes.is_effective(world, &plan.kind, &effective, n) {
+            if s.classes.is_effective(world, &plan.kind, &effective, n)
+                && region.is_none_or(|r| r.targets.get(n.0 as usize))
+            {
                 s.effective.set(n.0 as usize, true);
                 s.needed.set(n.0 as usize, true);
                 up.push(n);
@@ -957,7 +1080,7 @@ pub fn service_port(world: &Linked, n: NodeId) -> Option<(ObjId, Option<i64>)> {
 
 /// Whether the edge from `q` into Service `svc` carries `port` (a backendRef naming that port
 /// or none), as `Topology::paths_to` filters them. Parents that are not routes always pass.
-fn admits(world: &Linked, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
+pub fn admits(world: &Linked, q: NodeId, svc: ObjId, port: Option<i64>) -> bool {
     let t = &world.topology;
     let Some(want) = port else { return true };
     let (route, section) = match t.node(q) {

@@ -7,12 +7,82 @@ use super::contexts::{Folder, KindPlan, Scope, Sig, is_effective};
 use super::fold::{Fate, Fold, Outcome, outcomes};
 use super::provenance::{Supplier, leaf_rows};
 use super::status::supplier_label;
-use super::{Context, EffectiveIndex, Explanation, IgnoredPolicy, KindExplanation, Loss, Provenance, shadow};
+use super::{
+    Context, EffectiveIndex, Explanation, IgnoredPolicy, KindExplanation, Loss, PortExplanation, Provenance, Traffic,
+    shadow,
+};
+use crate::model::GroupKind;
 use crate::topology::Linked;
 use crate::topology::{NodeId, PathLimit};
 use crate::world::ObjId;
 
 pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: PathLimit) -> Explanation {
+    let mut ex = explain_kinds(world, index, target, limit, &|_| true);
+    let t = &world.topology;
+    // A Service's ports are targets of their own (a BackendTLSPolicy names one).
+    if let crate::topology::DagNode::Object(o) = t.node(target)
+        && matches!(world.object(o).body, crate::model::Body::Service(_))
+    {
+        for port in super::contexts::sections_of(t, o) {
+            let px = explain_kinds(world, index, port, limit, &|_| true);
+            ex.truncated |= px.truncated;
+            if !px.policies.is_empty() {
+                ex.ports.push(PortExplanation { target: px.target, policies: px.policies });
+            }
+        }
+    }
+    // From a backend back: what governs the traffic each route sends it.
+    let mut own: HashSet<String> = ex.policies.iter().map(|k| k.kind.clone()).collect();
+    own.extend(ex.ports.iter().flat_map(|p| p.policies.iter().map(|k| k.kind.clone())));
+    for from in senders(world, target) {
+        let at = explain_kinds(world, index, from, limit, &|gk| !own.contains(&gk.to_string()));
+        ex.truncated |= at.truncated;
+        if !at.policies.is_empty() || !at.ignored.is_empty() {
+            ex.traffic.push(Traffic { from: at.target, policies: at.policies, ignored: at.ignored });
+        }
+    }
+    ex
+}
+
+/// The nodes whose backendRefs send traffic to `target` (a backend object, or a port of one):
+/// route rules, or routes for their unnamed rules; for a port, only those whose backendRef
+/// uses it. Empty for anything that is not a backend.
+pub fn senders(world: &Linked, target: NodeId) -> Vec<NodeId> {
+    let t = &world.topology;
+    let is_route = |n: NodeId| match t.node(n) {
+        crate::topology::DagNode::Object(o) | crate::topology::DagNode::Section(o, _) => {
+            matches!(world.object(o).body, crate::model::Body::Route(_))
+        }
+        crate::topology::DagNode::Virtual(_) => t.generated_from(n).is_some(),
+        crate::topology::DagNode::Namespace(_) => false,
+    };
+    if is_route(target) {
+        return Vec::new();
+    }
+    let (object, port) = match super::contexts::service_port(world, target) {
+        Some((svc, port)) => (t.object_node(svc), Some((svc, port))),
+        None => (target, None),
+    };
+    let mut out: Vec<NodeId> = t
+        .parents(object)
+        .iter()
+        .copied()
+        .filter(|&q| is_route(q) && port.is_none_or(|(svc, p)| super::contexts::admits(world, q, svc, p)))
+        .collect();
+    out.sort_by_key(|&n| t.node_key(world, n).to_string());
+    out.dedup();
+    out
+}
+
+/// [`explain`] for the policy kinds `only` accepts: what a what-if compares where only some
+/// kinds changed.
+pub fn explain_kinds(
+    world: &Linked,
+    index: &EffectiveIndex,
+    target: NodeId,
+    limit: PathLimit,
+    only: &dyn Fn(&GroupKind) -> bool,
+) -> Explanation {
     let t = &world.topology;
     let key = t.node_key(world, target);
     let (paths, truncated) = t.paths_to(world, target, limit);
@@ -23,6 +93,9 @@ pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: Pa
         .plans
         .values()
         .filter(|plan| {
+            if !only(&plan.kind.gk) {
+                return false;
+            }
             if plan.is_direct() {
                 return !plan.direct_signature(t, target).is_empty();
             }
@@ -101,6 +174,8 @@ pub fn explain(world: &Linked, index: &EffectiveIndex, target: NodeId, limit: Pa
         policies: kinds,
         ignored,
         truncated,
+        traffic: Vec::new(),
+        ports: Vec::new(),
     }
 }
 

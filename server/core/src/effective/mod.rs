@@ -24,9 +24,10 @@ mod shadow;
 mod spec;
 mod status;
 mod strategy;
+mod without;
 
 pub use controllers::Ignored;
-pub use explain::explain;
+pub use explain::{explain, explain_kinds, senders};
 pub use provenance::{Supplier, field_label};
 pub use spec::UnknownStrategy;
 pub use status::{
@@ -34,6 +35,7 @@ pub use status::{
     ReportedConditionJson, ReportedStatus, StatusReport, UnknownReport, accepted_report, agrees,
     broken_backend_outcome, supplier_label, unknown_effects,
 };
+pub use without::{Without, WithoutStats};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -69,6 +71,36 @@ pub struct Explanation {
     /// The path enumeration hit its limit: some paths are missing.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// For a backend (a Service, or one of its ports): the routes that send it traffic, each
+    /// with the policies in effect where its backendRef is written (the rule, or the route
+    /// for an unnamed rule). They govern every request the backend receives through that
+    /// route; `policies` above are those in effect at the backend itself.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub traffic: Vec<Traffic>,
+    /// For a Service: the policy kinds in effect at each of its ports that has some (a
+    /// BackendTLSPolicy names a port), as `policies` is for the Service.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortExplanation>,
+}
+
+/// The policies in effect at one port of a Service.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct PortExplanation {
+    /// The port's reference: `Service/payments/payments-api#https`.
+    pub target: String,
+    pub policies: Vec<KindExplanation>,
+}
+
+/// Traffic to a backend from one route (or rule) that names it in a backendRef.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Traffic {
+    /// The rule (`HTTPRoute/shop/checkout#cart`), or the route for an unnamed rule.
+    pub from: String,
+    /// The policy kinds in effect there, as `policies` is for a target (kinds in effect at
+    /// the backend itself are left to the backend's own `policies`).
+    pub policies: Vec<KindExplanation>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<IgnoredPolicy>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
@@ -156,6 +188,8 @@ pub struct EffectiveIndex {
     /// Some node had more distinct contexts than the path limit.
     pub truncated: bool,
     pub stats: EffectiveStats,
+    /// The limit the contexts were computed with.
+    limit: PathLimit,
 }
 
 /// What building the index took, for `--stats` and benchmarks.
@@ -175,20 +209,25 @@ impl EffectiveIndex {
     }
 
     pub fn build_with(world: &Linked, limit: PathLimit) -> EffectiveIndex {
-        Self::build_kinds(world, limit, None)
+        Self::build_kinds(world, limit, None, &[])
     }
 
     /// The index of one policy kind only: all a hover on a policy reads (kinds never merge
     /// with each other), for a fraction of the work.
     pub(crate) fn build_for_kind(world: &Linked, kind: &GroupKind) -> EffectiveIndex {
-        Self::build_kinds(world, PathLimit::default(), Some(kind))
+        Self::build_kinds(world, PathLimit::default(), Some(std::slice::from_ref(kind)), &[])
     }
 
-    fn build_kinds(world: &Linked, limit: PathLimit, only: Option<&GroupKind>) -> EffectiveIndex {
+    /// The index of the kinds `only` names (all when `None`), as if the policies `without`
+    /// were not there (a what-if that cannot be computed incrementally, `without.rs`).
+    fn build_kinds(world: &Linked, limit: PathLimit, only: Option<&[GroupKind]>, without: &[ObjId]) -> EffectiveIndex {
         let schemas = listmap::schema_indexes(world);
         let mut by_kind: HashMap<&GroupKind, Vec<ObjId>> = HashMap::new();
-        let wanted = |gk: &GroupKind| only.is_none_or(|o| o == gk);
+        let wanted = |gk: &GroupKind| only.is_none_or(|o| o.contains(gk));
         for &pid in &world.policies {
+            if without.contains(&pid) {
+                continue;
+            }
             if let Some(kind) = world.policy_kind(pid).filter(|k| wanted(&k.gk)) {
                 by_kind.entry(&kind.gk).or_default().push(pid);
             }
@@ -213,6 +252,9 @@ impl EffectiveIndex {
         for (node, pols) in world.topology.attached_nodes() {
             for &p in pols {
                 let Some(kind) = world.policy_kind(p).filter(|k| wanted(&k.gk)) else { continue };
+                if without.contains(&p) {
+                    continue;
+                }
                 if ignored.contains_key(&p) {
                     continue;
                 }
@@ -287,33 +329,11 @@ impl EffectiveIndex {
                 let truncated = contexts::visit(&folder, &mut scratch, &ns_objects, limit, &mut |target, ctxs| {
                     stats.targets += 1;
                     stats.contexts += ctxs.len();
-                    // The target's own values matter to status only where a policy sets what
-                    // they would replace: reading the target again is skipped everywhere else.
-                    let meets = |f: &str, c: &contexts::SigFold| !c.folded.fold.tree.owners_at(f).is_empty();
-                    let wanted = plan.kind.shadows.iter().any(|(f, _)| ctxs.iter().any(|c| meets(f, c)));
-                    let values =
-                        if wanted { shadow::target_values(world, &plan.kind, target, &mut json) } else { Vec::new() };
-                    for ctx in ctxs {
-                        let shadowed;
-                        // A target's own value that meets no policy leaf changes no policy's
-                        // outcome: the context's shared outcomes hold.
-                        let outs: &[Outcome] = if !values.iter().any(|(f, _)| meets(f, ctx)) {
-                            folder.outcomes(&ctx.folded, &ctx.sig)
-                        } else {
-                            let mut f2 = ctx.folded.fold.clone();
-                            if let Some(o) = shadow::target_object(world, target) {
-                                shadow::apply(&mut f2, o, &values, &plan.rules, schema);
-                            }
-                            let inputs = plan.inputs(&ctx.sig, &specs);
-                            shadowed = fold::outcomes(&f2, &inputs, plan.rules.additive);
-                            &shadowed
-                        };
-                        for o in outs {
-                            if let Ok(i) = world.policies.binary_search(&o.policy) {
-                                aggs[i].add(target, &ctx.sig, o);
-                            }
+                    outcomes_at(&folder, &mut json, target, ctxs, &mut |sig, o| {
+                        if let Ok(i) = world.policies.binary_search(&o.policy) {
+                            aggs[i].add(target, sig, o);
                         }
-                    }
+                    });
                 });
                 truncated_any |= truncated;
                 stats.folds += folder.folds();
@@ -334,7 +354,7 @@ impl EffectiveIndex {
         // A policy no controller accepts is reported as such, not as ignored.
         ignored.retain(|p, _| statuses.get(p).is_some_and(|s: &PolicyStatus| s.accepted));
         ignored_under.retain(|p, _| statuses.get(p).is_some_and(|s: &PolicyStatus| s.accepted));
-        EffectiveIndex { plans, schemas, statuses, ignored, ignored_under, truncated: truncated_any, stats }
+        EffectiveIndex { plans, schemas, statuses, ignored, ignored_under, truncated: truncated_any, stats, limit }
     }
 
     /// The specs of a kind's policies attached at `nodes`, made on demand (see `build_with`).
@@ -382,6 +402,42 @@ impl EffectiveIndex {
     /// policies of context directories too: `diff` compares whole worlds.
     pub fn report_every(&self, world: &Linked) -> StatusReport {
         status::report(world, &self.statuses, &self.ignored, self.truncated, true)
+    }
+}
+
+/// Every policy's outcome in each context at effective target `target` (`add(signature,
+/// outcome)`), the target's own values (shadows) applied where a policy leaf meets them.
+fn outcomes_at(
+    folder: &Folder<'_>,
+    json: &mut shadow::ObjectJson,
+    target: NodeId,
+    ctxs: &[contexts::SigFold],
+    add: &mut dyn FnMut(&[NodeId], &Outcome),
+) {
+    let (world, plan, specs, schema) = (folder.world, folder.plan, folder.specs, folder.schema);
+    // The target's own values matter to status only where a policy sets what they would
+    // replace: reading the target again is skipped everywhere else.
+    let meets = |f: &str, c: &contexts::SigFold| !c.folded.fold.tree.owners_at(f).is_empty();
+    let wanted = plan.kind.shadows.iter().any(|(f, _)| ctxs.iter().any(|c| meets(f, c)));
+    let values = if wanted { shadow::target_values(world, &plan.kind, target, json) } else { Vec::new() };
+    for ctx in ctxs {
+        let shadowed;
+        // A target's own value that meets no policy leaf changes no policy's outcome: the
+        // context's shared outcomes hold.
+        let outs: &[Outcome] = if !values.iter().any(|(f, _)| meets(f, ctx)) {
+            folder.outcomes(&ctx.folded, &ctx.sig)
+        } else {
+            let mut f2 = ctx.folded.fold.clone();
+            if let Some(o) = shadow::target_object(world, target) {
+                shadow::apply(&mut f2, o, &values, &plan.rules, schema);
+            }
+            let inputs = plan.inputs(&ctx.sig, specs);
+            shadowed = fold::outcomes(&f2, &inputs, plan.rules.additive);
+            &shadowed
+        };
+        for o in outs {
+            add(&ctx.sig, o);
+        }
     }
 }
 

@@ -55,6 +55,8 @@ pub struct PolicyStatus {
     /// Effective targets where it lost something while applied (all of them, unlike `lost`).
     pub lost_targets: usize,
     pub unknown_strategy: Option<UnknownStrategy>,
+    /// What the above was counted from, for a what-if ([`patch`]).
+    pub(super) tally: Tally,
 }
 
 /// A place where an applied policy lost something.
@@ -136,42 +138,44 @@ pub fn unknown_effects(world: &Linked, pid: ObjId) -> Vec<(String, &crate::world
 }
 
 /// One policy's outcomes over every context, accumulated. Contexts arrive grouped by target,
-/// so a target is recorded once by comparing with the last one.
-#[derive(Debug)]
+/// so a target is recorded once by comparing with the last one. Everything that is not kept
+/// per target is counted, so that a what-if can take some targets' contexts out of a status
+/// and put others in without visiting the rest again ([`patch`]).
+#[derive(Debug, Default)]
 pub(super) struct Agg {
     contexts: u32,
     conflicted: u32,
-    all_kept: bool,
-    any_kept: bool,
-    // Sets as sorted vectors: usually a handful of items, and there is one per policy.
-    by: Vec<Supplier>,
+    /// Contexts where it lost something, and where it kept something.
+    not_all_kept: u32,
+    kept_any: u32,
+    // Sets as sorted vectors: usually a handful of items, and there is one per policy. Each
+    // item with the number of contexts it came from.
+    by: Vec<(Supplier, u32)>,
     affects: Vec<NodeId>,
     reached: Vec<NodeId>,
-    conflicts: Vec<(NodeId, ObjId)>,
+    conflicts: Vec<((NodeId, ObjId), u32)>,
     lost: Vec<Lost>,
+    /// A loss was left out of `lost` for being past [`MAX_LOST`].
+    lost_dropped: bool,
     lost_targets: Vec<NodeId>,
     /// Targets reached by more than one context, and the count for the current one.
     multi_path: Vec<NodeId>,
     current: (Option<NodeId>, u32),
 }
 
-impl Default for Agg {
-    fn default() -> Self {
-        Agg {
-            contexts: 0,
-            conflicted: 0,
-            all_kept: true,
-            any_kept: false,
-            by: Vec::new(),
-            affects: Vec::new(),
-            reached: Vec::new(),
-            conflicts: Vec::new(),
-            lost: Vec::new(),
-            lost_targets: Vec::new(),
-            multi_path: Vec::new(),
-            current: (None, 0),
-        }
-    }
+/// The counts a status was made from (see [`Agg`]): not shown, kept for [`patch`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Tally {
+    contexts: u32,
+    conflicted: u32,
+    not_all_kept: u32,
+    kept_any: u32,
+    /// Per item of `superseded_by` and of `conflicts`, in their order: how many contexts.
+    by: Vec<u32>,
+    conflicts: Vec<u32>,
+    lost_dropped: bool,
+    /// Some target or spec backend is one the files do not hold but something else may supply.
+    effect_unknown: bool,
 }
 
 impl Agg {
@@ -192,20 +196,20 @@ impl Agg {
         if let Fate::Conflicted(w) = o.fate {
             self.conflicted += 1;
             if let Some(&n) = sig.get(o.level as usize) {
-                insert_sorted(&mut self.conflicts, (n, w));
+                count_sorted(&mut self.conflicts, (n, w), 1);
             }
         }
         if !o.kept_all() {
-            self.all_kept = false;
+            self.not_all_kept += 1;
         }
         if o.kept_any() {
-            self.any_kept = true;
+            self.kept_any += 1;
             if self.affects.last() != Some(&target) {
                 self.affects.push(target);
             }
         }
         for &b in &o.by {
-            insert_sorted(&mut self.by, b);
+            count_sorted(&mut self.by, b, 1);
         }
         if o.fate == Fate::Applied && !o.lost.is_empty() {
             if self.lost_targets.last() != Some(&target) {
@@ -223,10 +227,14 @@ impl Agg {
             for p in lost {
                 let l = Lost { target, through, pointer: p.clone() };
                 if self.lost.len() == MAX_LOST && self.lost.last().is_some_and(|last| *last <= l) {
+                    self.lost_dropped |= !self.lost.contains(&l);
                     continue;
                 }
                 insert_sorted(&mut self.lost, l);
-                self.lost.truncate(MAX_LOST);
+                if self.lost.len() > MAX_LOST {
+                    self.lost.truncate(MAX_LOST);
+                    self.lost_dropped = true;
+                }
             }
         }
     }
@@ -235,6 +243,23 @@ impl Agg {
 fn insert_sorted<T: Ord>(set: &mut Vec<T>, item: T) {
     if let Err(i) = set.binary_search(&item) {
         set.insert(i, item);
+    }
+}
+
+/// Adds `n` to the count of `item` in a sorted multiset (`n` may be negative); an item whose
+/// count falls to 0 leaves.
+fn count_sorted<T: Ord>(set: &mut Vec<(T, u32)>, item: T, n: i64) {
+    match set.binary_search_by(|(x, _)| x.cmp(&item)) {
+        Ok(i) => {
+            let c = (i64::from(set[i].1) + n).max(0) as u32;
+            if c == 0 {
+                set.remove(i);
+            } else {
+                set[i].1 = c;
+            }
+        }
+        Err(i) if n > 0 => set.insert(i, (item, n as u32)),
+        Err(_) => {}
     }
 }
 
@@ -259,30 +284,27 @@ pub(super) fn finish(
     }
     agg.lost.sort();
     agg.lost.dedup();
-    let (by, conflicts) = (agg.by, agg.conflicts);
+    let tally = Tally {
+        contexts: agg.contexts,
+        conflicted: agg.conflicted,
+        not_all_kept: agg.not_all_kept,
+        kept_any: agg.kept_any,
+        by: agg.by.iter().map(|&(_, n)| n).collect(),
+        conflicts: agg.conflicts.iter().map(|&(_, n)| n).collect(),
+        lost_dropped: agg.lost_dropped,
+        effect_unknown,
+    };
+    let by = agg.by.into_iter().map(|(b, _)| b).collect();
+    let conflicts = agg.conflicts.into_iter().map(|(c, _)| c).collect();
     let reason = match pre {
         Some(r) => r,
-        None if agg.contexts > 0 && agg.conflicted == agg.contexts => Reason::Conflicted,
-        None => Reason::Accepted,
+        None => counted_reason(&tally),
     };
     let accepted = reason == Reason::Accepted;
-    let enforcement = if !accepted {
-        None
-    } else if ignored {
-        Some(Enforcement::NotEnforced)
-    } else if agg.contexts == 0 && effect_unknown {
-        Some(Enforcement::Unknown)
-    } else if agg.contexts == 0 || agg.all_kept {
-        Some(Enforcement::Enforced)
-    } else if !agg.any_kept {
-        Some(Enforcement::Overridden)
-    } else {
-        Some(Enforcement::PartiallyEnforced)
-    };
     PolicyStatus {
         accepted,
         reason,
-        enforcement,
+        enforcement: enforcement(accepted, ignored, &tally),
         superseded_by: if pre.is_some() { Vec::new() } else { by },
         affects: agg.affects,
         reached: agg.reached.len(),
@@ -290,7 +312,100 @@ pub(super) fn finish(
         lost: if pre.is_some() { Vec::new() } else { agg.lost },
         lost_targets: if pre.is_some() { 0 } else { agg.lost_targets.len() },
         unknown_strategy,
+        tally,
     }
+}
+
+/// Conflicted when it lost a conflict in every context it takes part in.
+fn counted_reason(t: &Tally) -> Reason {
+    if t.contexts > 0 && t.conflicted == t.contexts { Reason::Conflicted } else { Reason::Accepted }
+}
+
+fn enforcement(accepted: bool, ignored: bool, t: &Tally) -> Option<Enforcement> {
+    if !accepted {
+        None
+    } else if ignored {
+        Some(Enforcement::NotEnforced)
+    } else if t.contexts == 0 && t.effect_unknown {
+        Some(Enforcement::Unknown)
+    } else if t.contexts == 0 || t.not_all_kept == 0 {
+        Some(Enforcement::Enforced)
+    } else if t.kept_any == 0 {
+        Some(Enforcement::Overridden)
+    } else {
+        Some(Enforcement::PartiallyEnforced)
+    }
+}
+
+/// The status of a policy whose contexts at some effective targets (`within`) changed: `base`
+/// as counted over every context, `before` over the old contexts at those targets, `after`
+/// over the new ones (both made by [`finish`] without a prior reason). `None` when the
+/// result cannot be told without counting every context again: the losses kept in `base`
+/// were cut at [`MAX_LOST`] and some of them are taken out.
+pub(super) fn patch(
+    base: &PolicyStatus,
+    within: &dyn Fn(NodeId) -> bool,
+    before: &PolicyStatus,
+    after: &PolicyStatus,
+) -> Option<PolicyStatus> {
+    let count = |b: u32, x: u32, a: u32| (i64::from(b) - i64::from(x) + i64::from(a)).max(0) as u32;
+    let (bt, xt, at) = (&base.tally, &before.tally, &after.tally);
+    let mut lost: Vec<Lost> = base.lost.iter().filter(|l| !within(l.target)).cloned().collect();
+    if bt.lost_dropped && lost.len() < base.lost.len() {
+        return None;
+    }
+    lost.extend(after.lost.iter().cloned());
+    lost.sort();
+    lost.dedup();
+    let cut = lost.len() > MAX_LOST;
+    lost.truncate(MAX_LOST);
+    let multiset = |items: &[Supplier], counts: &[u32]| -> Vec<(Supplier, u32)> {
+        items.iter().copied().zip(counts.iter().copied()).collect()
+    };
+    let mut by = multiset(&base.superseded_by, &bt.by);
+    for (b, n) in multiset(&before.superseded_by, &xt.by) {
+        count_sorted(&mut by, b, -i64::from(n));
+    }
+    for (b, n) in multiset(&after.superseded_by, &at.by) {
+        count_sorted(&mut by, b, i64::from(n));
+    }
+    let mut conflicts: Vec<((NodeId, ObjId), u32)> =
+        base.conflicts.iter().copied().zip(bt.conflicts.iter().copied()).collect();
+    for (c, n) in before.conflicts.iter().zip(&xt.conflicts) {
+        count_sorted(&mut conflicts, *c, -i64::from(*n));
+    }
+    for (c, n) in after.conflicts.iter().zip(&at.conflicts) {
+        count_sorted(&mut conflicts, *c, i64::from(*n));
+    }
+    let mut affects: Vec<NodeId> = base.affects.iter().copied().filter(|&n| !within(n)).collect();
+    affects.extend(after.affects.iter().copied());
+    affects.sort();
+    affects.dedup();
+    let tally = Tally {
+        contexts: count(bt.contexts, xt.contexts, at.contexts),
+        conflicted: count(bt.conflicted, xt.conflicted, at.conflicted),
+        not_all_kept: count(bt.not_all_kept, xt.not_all_kept, at.not_all_kept),
+        kept_any: count(bt.kept_any, xt.kept_any, at.kept_any),
+        by: by.iter().map(|&(_, n)| n).collect(),
+        conflicts: conflicts.iter().map(|&(_, n)| n).collect(),
+        lost_dropped: bt.lost_dropped || at.lost_dropped || cut,
+        effect_unknown: bt.effect_unknown,
+    };
+    let reason = counted_reason(&tally);
+    let accepted = reason == Reason::Accepted;
+    Some(PolicyStatus {
+        accepted,
+        reason,
+        enforcement: enforcement(accepted, false, &tally),
+        superseded_by: by.into_iter().map(|(b, _)| b).collect(),
+        affects,
+        reached: (base.reached + after.reached).saturating_sub(before.reached),
+        conflicts: conflicts.into_iter().map(|(c, _)| c).collect(),
+        lost,
+        lost_targets: (base.lost_targets + after.lost_targets).saturating_sub(before.lost_targets),
+        unknown_strategy: base.unknown_strategy.clone(),
+        tally,
+    })
 }
 
 /// `status --format json` (docs/json.md).

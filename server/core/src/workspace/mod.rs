@@ -234,6 +234,37 @@ impl Snapshot {
         }
     }
 
+    /// Whether `other` holds the same config and files as this one, but perhaps `path`.
+    pub fn same_except(&self, other: &Snapshot, path: &str) -> bool {
+        let (a, b) = (&self.inner.files, &other.inner.files);
+        Arc::ptr_eq(&self.inner.config, &other.inner.config)
+            && a.len() == b.len()
+            && a.iter().zip(b.iter()).all(|((pa, fa), (pb, fb))| pa == pb && (&**pa == path || Arc::ptr_eq(fa, fb)))
+    }
+
+    /// The same workspace with one file's text replaced (parsed again from its first changed
+    /// document), nothing computed: the other side of a what-if on an edit (the saved file
+    /// against the editor's buffer).
+    pub fn with_file(&self, path: &str, text: impl Into<Arc<str>>) -> Snapshot {
+        let text = text.into();
+        let file = match self.inner.files.get(path) {
+            Some(prev) => SourceFile::reparse(prev, text),
+            None => SourceFile::parse(path.into(), text),
+        };
+        let mut files = (*self.inner.files).clone();
+        files.insert(file.path.clone(), Arc::new(file));
+        Snapshot {
+            inner: Arc::new(SnapshotInner {
+                files: Arc::new(files),
+                config: self.inner.config.clone(),
+                world: OnceLock::new(),
+                effective: OnceLock::new(),
+                diagnostics: OnceLock::new(),
+                near: Mutex::default(),
+            }),
+        }
+    }
+
     /// The same files and config with nothing computed: a test compares answers from two
     /// analyses of one state.
     #[cfg(test)]

@@ -37,5 +37,10 @@ pub fn code_actions(view: &View, params: CodeActionParams) -> Result<Option<Code
         }
         out.push(CodeActionOrCommand::CodeAction(action));
     }
+    // The what-if of deleting the policy here, after every fix.
+    let inspect = only.is_empty() || only.iter().any(|o| super::whatif::KIND.starts_with(o.as_str()));
+    if inspect && let Some(a) = super::whatif::preview_action(view, &params.text_document.uri, params.range) {
+        out.push(CodeActionOrCommand::CodeAction(a));
+    }
     Ok(Some(out))
 }

@@ -9,7 +9,23 @@ use crate::to_proto;
 pub fn hover(view: &View, params: HoverParams) -> Result<Option<Hover>> {
     let p = params.text_document_position_params;
     let Some((path, file, offset)) = locate(view, &p.text_document.uri, p.position) else { return Ok(None) };
-    let Some(h) = analysis::near::hover(&view.snap, view.base.as_ref(), &path, offset) else { return Ok(None) };
+    let edit = super::whatif::edit_hover(view, &path, offset);
+    let Some(mut h) = analysis::near::hover(&view.snap, view.base.as_ref(), &path, offset).or_else(|| {
+        // Anywhere in a policy's spec being edited: what the edit changes, alone.
+        edit.as_ref().map(|_| analysis::Hover {
+            span: policylens_core::syntax::Span::new(offset, offset),
+            markdown: String::new(),
+            target: None,
+        })
+    }) else {
+        return Ok(None);
+    };
+    if let Some(e) = edit {
+        if !h.markdown.is_empty() {
+            h.markdown.push_str("\n\n");
+        }
+        h.markdown.push_str(&e);
+    }
     let actions =
         view.caps.hover_actions.then(|| to_proto::hover_actions(h.target.as_deref(), &p.text_document.uri, p.position));
     let mut hover = to_proto::hover(view, file, h);

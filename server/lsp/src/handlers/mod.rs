@@ -10,6 +10,7 @@ pub mod lens;
 pub mod navigation;
 pub mod rename;
 pub mod symbols;
+pub mod whatif;
 
 use std::any::Any;
 use std::borrow::Cow;

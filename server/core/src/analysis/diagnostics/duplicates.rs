@@ -14,9 +14,13 @@ use crate::world::ObjId;
 const NAMED: usize = 3;
 
 /// With `only`, just the instances in that file; `enabled`: the config turned the code on.
-pub(super) fn check(world: &Linked, only: Option<&str>, enabled: bool, out: &mut Vec<Diagnostic>) {
+/// The instances `removed` are not there (a what-if).
+pub(super) fn check(world: &Linked, only: Option<&str>, enabled: bool, removed: &[ObjId], out: &mut Vec<Diagnostic>) {
     for group in world.duplicate_groups() {
-        let group: Vec<ObjId> = group.into_iter().filter(|&id| world.file_of(id).origin == Origin::Workspace).collect();
+        let group: Vec<ObjId> = group
+            .into_iter()
+            .filter(|&id| world.file_of(id).origin == Origin::Workspace && !removed.contains(&id))
+            .collect();
         if group.len() < 2 || only.is_some_and(|p| !group.iter().any(|&id| &*world.file_of(id).path == p)) {
             continue;
         }

@@ -27,9 +27,11 @@ mod topology_tests;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::effective::EffectiveIndex;
 use crate::source::SourceFile;
 use crate::syntax::{ByteEdit, Span};
 use crate::workspace::{Reported, Snapshot};
+use crate::world::ObjId;
 
 impl Snapshot {
     /// Every diagnostic of the workspace, by file path (files without any are absent).
@@ -77,7 +79,37 @@ impl Snapshot {
 /// Every diagnostic of a snapshot as reported (config severities applied, suppressed ones set
 /// apart), by file.
 pub fn compute(snapshot: &Snapshot) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec<Suppressed>) {
-    let raw = compute_raw(snapshot);
+    compute_in(snapshot, snapshot.effective(), &[])
+}
+
+/// The diagnostics of the snapshot's world as they would be without the policies `removed`
+/// (every definition listed), given that world's effective index
+/// ([`EffectiveIndex::without`]): the what-if of a deletion. What the removed documents say
+/// goes with them, ExtensionRef filters naming them name nothing, and the status findings are
+/// the index's.
+pub fn compute_without(
+    snapshot: &Snapshot,
+    effective: &EffectiveIndex,
+    removed: &[ObjId],
+) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec<Suppressed>) {
+    compute_in(snapshot, effective, removed)
+}
+
+fn compute_in(
+    snapshot: &Snapshot,
+    effective: &EffectiveIndex,
+    removed: &[ObjId],
+) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec<Suppressed>) {
+    let mut raw = compute_raw(snapshot, effective, removed);
+    // What a removed document says goes with it (its ignore comments too).
+    let world = (!removed.is_empty()).then(|| snapshot.world());
+    let spans: Vec<(&str, Span)> =
+        world.map(|w| removed.iter().map(|&r| (&*w.file_of(r).path, w.object(r).span)).collect()).unwrap_or_default();
+    let outside =
+        |d: &Diagnostic| !spans.iter().any(|(f, s)| **f == *d.file && s.start <= d.span.start && d.span.end <= s.end);
+    for v in raw.values_mut() {
+        v.retain(outside);
+    }
     let mut by_file: BTreeMap<Arc<str>, Vec<Diagnostic>> = BTreeMap::new();
     let mut suppressed = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -85,6 +117,7 @@ pub fn compute(snapshot: &Snapshot) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec
         seen.insert(path.clone());
         let Some(file) = snapshot.source(&path) else { continue };
         let (mut kept, gone) = suppress::apply(snapshot.config(), file, diags, false);
+        kept.retain(outside);
         sort(&mut kept);
         cap(&mut kept);
         suppressed.extend(gone);
@@ -96,7 +129,8 @@ pub fn compute(snapshot: &Snapshot) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec
     let quiet: Vec<_> =
         snapshot.files().filter(|f| !f.suppressions.is_empty() && !seen.contains(&f.path)).cloned().collect();
     for f in quiet {
-        let (kept, _) = suppress::apply(snapshot.config(), &f, Vec::new(), false);
+        let (mut kept, _) = suppress::apply(snapshot.config(), &f, Vec::new(), false);
+        kept.retain(outside);
         if !kept.is_empty() {
             by_file.insert(f.path.clone(), kept);
         }
@@ -104,7 +138,11 @@ pub fn compute(snapshot: &Snapshot) -> (BTreeMap<Arc<str>, Vec<Diagnostic>>, Vec
     (by_file, suppressed)
 }
 
-fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
+fn compute_raw(
+    snapshot: &Snapshot,
+    effective: &EffectiveIndex,
+    removed: &[ObjId],
+) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
     let mut out: Vec<Diagnostic> = Vec::new();
     for f in snapshot.files() {
         syntax(f, &mut out);
@@ -136,11 +174,11 @@ fn compute_raw(snapshot: &Snapshot) -> BTreeMap<Arc<str>, Vec<Diagnostic>> {
         }
     }
     let world = snapshot.world();
-    routes::check(world, &mut out);
+    routes::check(world, removed, &mut out);
     backends::check(world, &mut out);
     policies::check(world, &mut out);
-    duplicates::check(world, None, duplicates_on(config), &mut out);
-    status::check(snapshot.effective(), world, &mut out);
+    duplicates::check(world, None, duplicates_on(config), removed, &mut out);
+    status::check(effective, world, &mut out);
     applied::check(world, &mut out);
     out.iter_mut().for_each(settle);
     for &i in &world.units.unmatched_worlds {
@@ -185,10 +223,10 @@ pub fn local(snapshot: &Snapshot, path: &str, base: &Snapshot, edits: Option<&[B
     let mut out = Vec::new();
     syntax(file, &mut out);
     let mut refs = Vec::new();
-    routes::check(&world, &mut refs);
+    routes::check(&world, &[], &mut refs);
     backends::check(&world, &mut refs);
     policies::check(&world, &mut refs);
-    duplicates::check(&world, Some(path), duplicates_on(snapshot.config()), &mut refs);
+    duplicates::check(&world, Some(path), duplicates_on(snapshot.config()), &[], &mut refs);
     applied::check(&world, &mut refs);
     refs.iter_mut().for_each(settle);
     let mut seen = std::collections::HashSet::new();

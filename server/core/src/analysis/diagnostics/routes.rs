@@ -6,7 +6,8 @@ use crate::topology::Linked;
 use crate::topology::ParentResolution;
 use crate::world::{ObjId, Wanted};
 
-pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
+/// `removed`: the policies a what-if takes out (an ExtensionRef naming one names nothing).
+pub(super) fn check(world: &Linked, removed: &[ObjId], out: &mut Vec<Diagnostic>) {
     let t = &world.topology;
     gateway_classes(world, out);
     for rid in t.routes() {
@@ -94,7 +95,7 @@ pub(super) fn check(world: &Linked, out: &mut Vec<Diagnostic>) {
             out.push(d.object(world, rid));
         }
     }
-    extension_refs(world, out);
+    extension_refs(world, removed, out);
     for (&lid, res) in &t.listener_set_parents {
         let Body::ListenerSet(ls) = &world.object(lid).body else { continue };
         let Some(p) = &ls.parent_ref else { continue };
@@ -200,22 +201,31 @@ fn gateway_classes(world: &Linked, out: &mut Vec<Diagnostic>) {
 /// `target-not-found` on an ExtensionRef filter naming a policy (of a kind that attaches this
 /// way) that does not exist. Gateway API (HTTPRoute filters): a filter that does not resolve is
 /// never skipped; the requests it would have handled get an HTTP error.
-fn extension_refs(world: &Linked, out: &mut Vec<Diagnostic>) {
-    for e in world.topology.extension_refs().iter().filter(|e| e.policy.is_none()) {
+fn extension_refs(world: &Linked, removed: &[ObjId], out: &mut Vec<Diagnostic>) {
+    let gone = |p: Option<ObjId>| p.is_none_or(|p| removed.contains(&p));
+    for e in world.topology.extension_refs().iter().filter(|e| gone(e.policy)) {
+        out.extend(missing_extension(world, e, removed));
+    }
+}
+
+/// The finding of an ExtensionRef that names nothing (or only policies `removed`, in a
+/// what-if: they are not suggested either).
+fn missing_extension(
+    world: &Linked,
+    e: &crate::topology::ExtensionAttachment,
+    removed: &[ObjId],
+) -> Option<Diagnostic> {
+    {
         if e.rule == crate::topology::VIRTUAL_HOST {
-            out.extend(missing_delegate_option(world, e.route, e.filter));
-            continue;
+            return missing_delegate_option(world, e.route, e.filter, removed);
         }
-        let Body::Route(route) = &world.object(e.route).body else { continue };
-        let Some(r) = route.rules.get(e.rule as usize).and_then(|rule| rule.extension_refs.get(e.filter as usize))
-        else {
-            continue;
-        };
-        let (Some(group), Some(kind), Some(name)) = (&r.group, &r.kind, &r.name) else { continue };
+        let Body::Route(route) = &world.object(e.route).body else { return None };
+        let r = route.rules.get(e.rule as usize).and_then(|rule| rule.extension_refs.get(e.filter as usize))?;
+        let (Some(group), Some(kind), Some(name)) = (&r.group, &r.kind, &r.name) else { return None };
         let gk = GroupKind::new(crate::model::normalize_group(&group.value), &kind.value);
         let ns = world.namespace_of(e.route).unwrap_or("");
         let suggestion =
-            crate::suggest::closest(&name.value, world.names_seen_from(e.route, &gk, ns)).map(str::to_owned);
+            crate::suggest::closest(&name.value, names_left(world, e.route, &gk, ns, removed)).map(str::to_owned);
         let wanted = Wanted { gk: &gk, namespace: Some(ns), name: &name.value };
         let unknown = world.certainty(e.route, &wanted, suggestion.is_some()).unknown();
         // What requests meet is a claim about the filter being missing: unsaid where it is unknown.
@@ -229,25 +239,41 @@ fn extension_refs(world: &Linked, out: &mut Vec<Diagnostic>) {
         if let Some(s) = &suggestion {
             msg.push_str(&format!("; did you mean `{s}`?"));
         }
-        out.push(
+        Some(
             Diagnostic::new(&world.file_of(e.route).path, name.span, Code::TargetNotFound, msg)
                 .fix(suggestion)
                 .object(world, e.route)
                 .unknown(unknown),
-        );
+        )
     }
 }
 
 /// `target-not-found` on a Gloo VirtualService's `delegateOptions` item naming no
 /// VirtualHostOption: Gloo reports a warning on the VirtualService and skips it (solo-io/gloo
 /// `projects/gateway/pkg/translator/virtual_service_translator.go`).
-fn missing_delegate_option(world: &Linked, vs: ObjId, index: u32) -> Option<Diagnostic> {
+/// The names of `gk` in `ns` that `from` sees, but those of objects `removed`.
+fn names_left<'a>(
+    world: &'a Linked,
+    from: ObjId,
+    gk: &GroupKind,
+    ns: &str,
+    removed: &'a [ObjId],
+) -> impl Iterator<Item = &'a str> + 'a {
+    world
+        .objects_in(gk, ns)
+        .iter()
+        .copied()
+        .filter(move |&o| world.sees(from, o) && !removed.contains(&o))
+        .map(|o| world.name_of(o))
+}
+
+fn missing_delegate_option(world: &Linked, vs: ObjId, index: u32, removed: &[ObjId]) -> Option<Diagnostic> {
     let Body::Other(o) = &world.object(vs).body else { return None };
     let r = o.delegate_options.get(index as usize)?;
     let name = r.name.as_ref()?;
     let gk = GroupKind::new("gateway.solo.io", "VirtualHostOption");
     let ns = r.namespace.as_ref().map(|n| n.value.as_str()).or(world.namespace_of(vs)).unwrap_or("");
-    let suggestion = crate::suggest::closest(&name.value, world.names_seen_from(vs, &gk, ns)).map(str::to_owned);
+    let suggestion = crate::suggest::closest(&name.value, names_left(world, vs, &gk, ns, removed)).map(str::to_owned);
     let unknown = world
         .certainty(vs, &Wanted { gk: &gk, namespace: Some(ns), name: &name.value }, suggestion.is_some())
         .unknown();

@@ -14,7 +14,7 @@ use crate::topology::Linked;
 use crate::topology::PathLimit;
 
 /// Paths enumerated for one hover: enough for any real hierarchy, bounded for huge ones.
-const PATH_LIMIT: usize = 256;
+pub(super) const PATH_LIMIT: usize = 256;
 /// Distinct results shown per policy kind; the rest are counted.
 const MAX_RESULTS: usize = 3;
 
@@ -49,9 +49,10 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, t: Target) -> St
             parts.extend(px.policies.iter().map(kind_section));
         }
     }
-    if ex.policies.is_empty() && ports == 0 {
+    if ex.policies.is_empty() && ports == 0 && ex.traffic.is_empty() {
         parts.push("No policies reach it.".into());
     }
+    parts.extend(super::traffic::parts(&ex, &kind_section));
     if truncated {
         parts.push(format!("(only the first {PATH_LIMIT} paths were considered)"));
     }
@@ -60,7 +61,7 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, t: Target) -> St
 
 /// The references of the policies only the live cluster holds (none without `--cluster`):
 /// the hover says where a policy that is in no file comes from.
-fn cluster_policies(world: &Linked) -> HashSet<String> {
+pub(super) fn cluster_policies(world: &Linked) -> HashSet<String> {
     world
         .policies
         .iter()
@@ -71,7 +72,7 @@ fn cluster_policies(world: &Linked) -> HashSet<String> {
 
 /// One policy kind: its policies (those only the cluster holds marked so), then each distinct
 /// result with the paths that give it.
-fn kind_section(k: &KindExplanation, cluster: &HashSet<String>) -> String {
+pub(super) fn kind_section(k: &KindExplanation, cluster: &HashSet<String>) -> String {
     let short = |label: &str| k.short(label).to_owned();
     let mut all: Vec<&str> = k.contexts.iter().flat_map(|c| c.policies.iter().map(String::as_str)).collect();
     all.sort_by_key(|p| short(p));

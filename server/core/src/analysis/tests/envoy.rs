@@ -172,8 +172,8 @@ On `HTTPRoute/shop/cart`, `HTTPRoute/shop/mixed#fast`, `HTTPRoute/shop/mixed#slo
 - `cors.allowCredentials: true` · wins (AtomicDefaults)
 - `authorization.defaultAction: "Deny"` · wins (AtomicDefaults)
 # lens
-BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic: affects 2 routes, 2 rules · partly superseded
-SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: affects 2 routes, 2 rules · partly superseded
+BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-traffic: affects 3 routes · partly superseded
+SecurityPolicy.gateway.envoyproxy.io/infra/edge-security: affects 3 routes · partly superseded
 "#;
 
 const MERGE_TYPES_EXPECTED: &str = r#"

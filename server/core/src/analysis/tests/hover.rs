@@ -301,8 +301,26 @@ HTTPRoute shop/store · 2 rules · 1 parentRef
     );
     // A name that resolves to nothing.
     check_at("    name: cartt", "policies.yaml:44 \"cartt\"\nService shop/cartt · not found; did you mean `cart`?");
-    // A backendRef with a port: the port.
-    check_at("    - name: checkout\n      port: 44", "shop.yaml:41 \"443\"\nport https of Service shop/checkout · 443");
+    // A backendRef with a port: the port, then what governs the requests this entry sends
+    // (the policies on its rule).
+    check_at(
+        "    - name: checkout\n      port: 44",
+        r#"
+shop.yaml:41 "443"
+port https of Service shop/checkout · 443
+
+**Requests sent here** are governed by the policies on `HTTPRoute/shop/store#pay`:
+
+**BackendTrafficPolicy.gateway.envoyproxy.io** · `infra/gw-defaults`, `shop/store-retry`
+
+`GatewayClass/eg` › `Gateway/infra/edge` › `Gateway/infra/edge#https` › `HTTPRoute/shop/store` › `HTTPRoute/shop/store#pay`
+```yaml
+retry:
+  numRetries: 5  # shop/store-retry · AtomicDefaults
+```
+Lost: `infra/gw-defaults` (Overridden) to `shop/store-retry` — replaced
+"#,
+    );
     // gatewayClassName.
     check_at(
         "  gatewayClassName: e",
@@ -407,8 +425,9 @@ spec:
 #[test]
 fn hover_on_a_service_shows_what_reaches_each_port() {
     // BackendTLSPolicy `tls` names the `https` port only; nothing takes effect on the Service
-    // as a whole (the route's BackendTrafficPolicies take effect on the route), so before
-    // per-port sections this hover said "No policies reach it".
+    // as a whole, so before per-port sections this hover said "No policies reach it". The
+    // route's BackendTrafficPolicies take effect on the route, and govern every request it
+    // sends the Service: the hover shows them from the Service back.
     check_at(
         "kind: Service\nmetadata:\n  name: check",
         r#"
@@ -423,6 +442,19 @@ shop.yaml:9 "checkout"
 ```yaml
 {}
 ```
+
+**Traffic to it**: the policies on each route (or rule) that sends it requests
+
+**From `HTTPRoute/shop/store#pay`**
+
+**BackendTrafficPolicy.gateway.envoyproxy.io** · `infra/gw-defaults`, `shop/store-retry`
+
+`GatewayClass/eg` › `Gateway/infra/edge` › `Gateway/infra/edge#https` › `HTTPRoute/shop/store` › `HTTPRoute/shop/store#pay`
+```yaml
+retry:
+  numRetries: 5  # shop/store-retry · AtomicDefaults
+```
+Lost: `infra/gw-defaults` (Overridden) to `shop/store-retry` — replaced
 "#,
     );
 }

@@ -111,17 +111,19 @@ fn compare(base: &Snapshot, ws: &mut Workspace, path: &str, text: String, tally:
         let definition = near::definition(&quick, Some(base), path, o);
         assert!(!quick.world_ready(), "completion or definition computed the full world, {at}");
         let hover = near::hover(&quick, Some(base), path, o);
-        // A targetRef's hover says what its policy contributes there: like a declaration's,
-        // it comes from the policy's own world, or the full one.
+        // A targetRef's hover says what its policy contributes there, a route's backendRef's
+        // what governs the requests it sends: like a declaration's, it comes from the policy's
+        // or the route's own world, or the full one.
         let site = crate::analysis::refs::site_at(&partial, path, o);
-        let on_ref = site.as_ref().is_some_and(|s| s.kind != crate::analysis::refs::RefKind::PolicyTarget);
+        let owned = crate::analysis::hover::reference_owner(&partial, path, o).is_some();
+        let on_ref = site.is_some() && !owned;
         let on_decl = hover.is_some() && !on_ref;
         assert!(on_decl || !quick.world_ready(), "hover computed the full world, {at}");
         tally.declarations_near += usize::from(on_decl && !quick.world_ready());
         assert_eq!(hover, analysis::hover(&snap, path, o), "hover, {at}");
         // While a full pass has built the world but not yet its effective policies, a hover
         // that needs them comes from the declaration's world, and equals the full answer.
-        if on_decl || site.as_ref().is_some_and(|s| s.kind == crate::analysis::refs::RefKind::PolicyTarget) {
+        if on_decl || owned {
             let half = snap.unanalysed();
             let _ = half.world();
             assert_eq!(near::hover(&half, Some(base), path, o), hover, "hover with the world built, {at}");
