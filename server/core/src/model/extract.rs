@@ -46,6 +46,11 @@ pub fn extract_document(doc: &Document, index: u32, text: &str, out: &mut Vec<Ob
     } else if let Some(obj) = read_object(root, index) {
         let at = out.len();
         out.push(obj);
+        if let Some(Body::Other(o)) = out.get_mut(at).map(|o| &mut o.body)
+            && let Some(g) = o.gitops.as_deref_mut()
+        {
+            super::gitops::follow_aliases(g, root, text);
+        }
         helm::render(root, text, at, out);
     }
     if doc.error.is_some() {

@@ -254,6 +254,26 @@ fn flag(n: Option<&Node>) -> bool {
     matches!(n.map(|n| &n.kind), Some(NodeKind::Scalar(s)) if s.style == ScalarStyle::Plain && &*s.value == "true")
 }
 
+/// Fields of a Flux Kustomization written as aliases (`targetNamespace: *namespace`, anchored
+/// on the file's own `metadata.namespace: &namespace media`): the tree keeps an alias
+/// unexpanded, so they are read again from the document's text, as kustomize-controller's YAML
+/// reader (go-yaml) expands them.
+pub(crate) fn follow_aliases(g: &mut GitOps, root: &Node, text: &str) {
+    let GitOps::Flux(k) = g else { return };
+    let Some(spec) = root.get("spec") else { return };
+    let alias = |key: &str| -> Option<Spanned<Str>> {
+        let n = spec.get(key).filter(|n| matches!(n.kind, NodeKind::Alias))?;
+        let value = super::app_template::resolved(root, text, n).filter(|v| !v.is_empty())?;
+        Some(Spanned::new(str_of(&value), n.span))
+    };
+    if k.target_namespace.is_none() {
+        k.target_namespace = alias("targetNamespace");
+    }
+    if k.path.is_none() {
+        k.path = alias("path");
+    }
+}
+
 fn flux_kustomization(spec: &Node) -> FluxKustomization {
     let source = spec.get("sourceRef");
     FluxKustomization {

@@ -177,8 +177,13 @@ impl SourceFile {
             }
         };
         objects.shrink_to_fit();
+        // What a chart rendered from a release's values (the objects right after it) is named
+        // as the chart computes it (`{{ .Release.Name }}` filled in), never as written.
+        let mut rendered_left = 0u32;
         for o in &mut objects {
-            if templated {
+            let rendered = rendered_left > 0;
+            rendered_left = if rendered { rendered_left - 1 } else { o.release().map_or(0, |r| r.rendered) };
+            if templated && !rendered {
                 o.show_written(text);
             }
             o.mark_placeholders();

@@ -34,6 +34,8 @@ const BOOTSTRAP_SOURCE: &str = "flux-system";
 /// Kinds of Flux sources: a Kustomization naming one the repository defines under another
 /// name than the bootstrap's applies another repository.
 const SOURCE_KINDS: &[&str] = &["GitRepository", "OCIRepository", "Bucket", "ExternalArtifact"];
+/// fluxcd/source-controller `api/v1/groupversion_info.go`.
+const FLUX_SOURCE_GROUP: &str = "source.toolkit.fluxcd.io";
 
 /// One Flux Kustomization object.
 struct Ks<'a> {
@@ -61,10 +63,12 @@ pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Flux {
     let mut foreign: HashSet<&str> = HashSet::new();
     for (fi, f) in files.iter().enumerate().filter(|(_, f)| f.origin == Origin::Workspace) {
         for o in &f.objects {
-            let Body::Other(other) = &o.body else { continue };
-            if SOURCE_KINDS.contains(&o.kind()) && o.name.value != BOOTSTRAP_SOURCE {
+            // Whatever else a source is read as (an OCIRepository serving a chart is a chart
+            // source too), one under another name than the bootstrap's is another repository.
+            if o.group() == FLUX_SOURCE_GROUP && SOURCE_KINDS.contains(&o.kind()) && o.name.value != BOOTSTRAP_SOURCE {
                 foreign.insert(&o.name.value);
             }
+            let Body::Other(other) = &o.body else { continue };
             match other.gitops.as_deref() {
                 Some(GitOps::Flux(spec)) => ks.push(Ks { fi, object: o, spec }),
                 Some(GitOps::Sync(path)) => syncs.push(clean(&path.value)),
@@ -95,9 +99,14 @@ pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Flux {
         synced.extend(flux.build(s, &[], &Arc::new(Transform::default())).into_iter().map(|(fi, _, _)| fi));
     }
     let mut roots: Vec<(Root, String)> = syncs.iter().map(|s| (Root::Sync(s.clone()), s.clone())).collect();
+    // Where the bootstrap is in the files (a synced folder, a Kustomization applying its own
+    // folder), it is where the cluster starts: a Kustomization nothing reaches from it is one
+    // its folder's kustomization no longer lists (the usual way to disable an app), applied by
+    // nothing, not a cluster of its own.
+    let bootstrapped = !syncs.is_empty() || ks.iter().enumerate().any(|(i, x)| reached_by[x.fi].contains(&i));
     for (i, x) in ks.iter().enumerate() {
         let others = reached_by[x.fi].iter().any(|&j| j != i);
-        if others || synced.contains(&x.fi) {
+        if others || synced.contains(&x.fi) || (bootstrapped && !reached_by[x.fi].contains(&i)) {
             continue;
         }
         let path = clean(x.spec.path.as_ref().map_or("", |p| &p.value));
