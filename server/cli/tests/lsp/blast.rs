@@ -110,3 +110,31 @@ fn blast_radius_every_surface_agrees() {
     let want = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(want == got, "blast-radius.txt differs (UPDATE_EXPECT=1 rewrites it); got:\n{got}");
 }
+
+/// A change to a policy's spec while editing: its hover says what the edit changes against
+/// the saved file (the what-if's engine, the buffer against the disk), and nothing once the
+/// buffer is the file again.
+#[test]
+fn hover_on_an_unsaved_policy_edit_compares_it_with_the_disk() {
+    let mut s = TestServer::builder().fixture("blast-radius").start();
+    let saved = s.open_disk("apps/baker/retries.yaml");
+    // The NOC halves the namespace's retries in the editor, without saving.
+    let edited = saved.replacen("numRetries: 3", "numRetries: 1", 1);
+    s.change("apps/baker/retries.yaml", 2, json!([{"text": edited}]));
+    let on_spec = |s: &mut TestServer| {
+        let h = s.at("textDocument/hover", "apps/baker/retries.yaml", 14, 8).expect("hover");
+        h["contents"]["value"].as_str().unwrap_or_default().to_owned()
+    };
+    let text = on_spec(&mut s);
+    let edit = text.split_once("**This edit, against the saved file:**").map(|(_, e)| e.trim()).unwrap_or_default();
+    assert_eq!(
+        edit,
+        "- `HTTPRoute/baker/baker#orders` `retry.numRetries`: `3` (baker/namespace-retries) → `1` (baker/namespace-retries)\n\
+         - `HTTPRoute/baker/baker#status` `retry.numRetries`: `3` (baker/namespace-retries) → `1` (baker/namespace-retries)",
+        "{text}"
+    );
+    s.change("apps/baker/retries.yaml", 3, json!([{"text": saved}]));
+    let text = on_spec(&mut s);
+    assert!(!text.contains("This edit"), "{text}");
+    assert_eq!(s.shutdown(), 0);
+}

@@ -110,6 +110,9 @@ pub struct ArgoSource {
     pub exclude: Option<Str>,
     /// `kustomize.namespace`: overrides the namespace of every namespaced object.
     pub kustomize_namespace: Option<Spanned<Str>>,
+    /// `kustomize.namePrefix`/`nameSuffix`: around the kustomization's own affixes.
+    pub name_prefix: Option<Spanned<Str>>,
+    pub name_suffix: Option<Spanned<Str>>,
 }
 
 impl ArgoApp {
@@ -122,7 +125,9 @@ impl ArgoApp {
                 s.value = str_of(w.trim().trim_matches(|c| c == '"' || c == '\''));
             }
         };
-        let sources = self.sources.iter_mut().flat_map(|s| [s.path.as_mut(), s.kustomize_namespace.as_mut()]);
+        let sources = self.sources.iter_mut().flat_map(|s| {
+            [s.path.as_mut(), s.kustomize_namespace.as_mut(), s.name_prefix.as_mut(), s.name_suffix.as_mut()]
+        });
         for s in [self.name.as_mut(), self.namespace.as_mut()].into_iter().chain(sources).flatten() {
             written(s);
         }
@@ -147,8 +152,12 @@ pub enum ArgoGenerator {
     /// `list.elements`: each element's keys are parameters (a `values` map's keys as
     /// `values.<key>`).
     List(Vec<Vec<(Str, Str)>>),
-    /// Any other generator (clusters, matrix, pull requests, ...): its applications are not
-    /// known from the files.
+    /// `matrix.generators`: every combination of their parameter sets.
+    Matrix(Vec<ArgoGenerator>),
+    /// `merge.generators`: the first one's parameter sets, others' values merged in by key.
+    Merge(Vec<ArgoGenerator>),
+    /// Any other generator (clusters, pull requests, SCM providers, git files, ...): its
+    /// parameters are not known from the files.
     Other,
 }
 
@@ -402,6 +411,12 @@ fn generator(g: &Node) -> ArgoGenerator {
             .collect();
         return ArgoGenerator::List(params);
     }
+    // Argo CD nests them at most two deep (`ApplicationSetNestedGenerator`).
+    for (key, make) in [("matrix", ArgoGenerator::Matrix as fn(_) -> _), ("merge", ArgoGenerator::Merge)] {
+        if let Some(children) = g.at(&[key, "generators"]).and_then(Node::as_sequence) {
+            return make(children.iter().map(generator).collect());
+        }
+    }
     ArgoGenerator::Other
 }
 
@@ -424,5 +439,7 @@ fn argo_source(s: &Node) -> ArgoSource {
         include: text(dir.and_then(|d| d.get("include"))),
         exclude: text(dir.and_then(|d| d.get("exclude"))),
         kustomize_namespace: s.at(&["kustomize", "namespace"]).and_then(spanned),
+        name_prefix: s.at(&["kustomize", "namePrefix"]).and_then(spanned),
+        name_suffix: s.at(&["kustomize", "nameSuffix"]).and_then(spanned),
     }
 }

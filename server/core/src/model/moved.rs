@@ -246,8 +246,12 @@ impl Shift for GitOps {
                     include: _,
                     exclude: _,
                     kustomize_namespace,
+                    name_prefix,
+                    name_suffix,
                 } in sources
                 {
+                    name_prefix.shift(by);
+                    name_suffix.shift(by);
                     path.shift(by);
                     kustomize_namespace.shift(by);
                 }

@@ -16,19 +16,22 @@
 //!   `getPotentiallyValidManifestFile`, `util/glob`).
 //! - `destination.namespace` is the namespace of every namespaced object that names none; an
 //!   object's own `metadata.namespace` is kept (`controller/state.go` `NormalizeTargetObjects`),
-//!   unlike Flux's `targetNamespace`. `kustomize.namespace` is the kustomization's `namespace:`.
+//!   unlike Flux's `targetNamespace`. `kustomize.namespace` is the kustomization's `namespace:`,
+//!   `kustomize.namePrefix`/`nameSuffix` its affixes (`util/kustomize/kustomize.go`).
 //! - An ApplicationSet makes one Application per parameter set of its generators: a git
 //!   directories generator one per folder of the repository that some entry's pattern
 //!   matches (`path.Match`) and no `exclude: true` entry does, with `path`, `path.basename`,
 //!   `path.basenameNormalized`, `path[N]` (`applicationset/generators/git.go` `filterApps`,
 //!   `generateParamsFromApps`); a list generator one per element
-//!   (`applicationset/generators/list.go`). The template's strings are rendered with them
+//!   (`applicationset/generators/list.go`); a matrix one per combination, a merge one per set of
+//!   its first (`matrix.go`, `merge.go`); any other one whose own parameters are unknown. The
+//!   template's strings are rendered with them
 //!   (`applicationset/utils/utils.go` `Replace`): `{{path.basename}}` by fasttemplate, a tag it
 //!   has no parameter for kept as written; with `goTemplate`, Go templates (`{{.path.basename}}`).
 //!
 //! Helm sources (a chart repository's `chart`, a local chart) are rendered by nobody here: what
-//! they make is the open world's. An ApplicationSet whose applications the files do not tell
-//! (another generator, a parameter or function policylens does not evaluate) or a plugin source
+//! they make is the open world's. An ApplicationSet whose paths the files do not tell (a
+//! parameter only the cluster knows, a template function) or a plugin source
 //! leaves what is applied open: no file is then said to be applied by nothing.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -37,7 +40,7 @@ use std::sync::Arc;
 use super::kustomize::Kustomize;
 use super::{Applier, ApplierKind, Builder, Membership, Transform, join};
 use crate::model::gitops::{ArgoApp, ArgoGenerator, ArgoSource, ArgoSourceType, GitOps};
-use crate::model::{Body, Object, Str};
+use crate::model::{Body, Object, Spanned, Str};
 use crate::source::Origin;
 
 /// The namespace Argo CD's controller watches for Applications by default.
@@ -71,6 +74,8 @@ struct Generated<'a> {
 struct Rendered {
     path: Option<String>,
     kustomize_namespace: Option<String>,
+    name_prefix: Str,
+    name_suffix: Str,
 }
 
 pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Argo {
@@ -134,6 +139,9 @@ pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Argo {
     }
     Argo { found: true, complete }
 }
+
+/// A parameter set: `(name, value)`, the first of a name winning.
+type Params = Vec<(String, String)>;
 
 struct Pass<'a, 'b> {
     k: &'a Kustomize<'b>,
@@ -207,8 +215,19 @@ impl<'a, 'b> Pass<'a, 'b> {
                 };
                 match kind {
                     ArgoSourceType::Kustomize => {
+                        let own = self.k.at(path);
                         let t = Transform {
                             namespace: r.kustomize_namespace.as_deref().map(Str::from),
+                            // `kustomize edit set nameprefix` (argo-cd `util/kustomize/kustomize.go`)
+                            // replaces the kustomization's own: taken where it writes none.
+                            name_prefix: own
+                                .is_some_and(|k| k.name_prefix.is_some())
+                                .then(Str::default)
+                                .unwrap_or_else(|| r.name_prefix.clone()),
+                            name_suffix: own
+                                .is_some_and(|k| k.name_suffix.is_some())
+                                .then(Str::default)
+                                .unwrap_or_else(|| r.name_suffix.clone()),
                             kustomization: Some(format!("{path} of the Argo CD Application {}", applier.name).into()),
                             ..t
                         };
@@ -266,6 +285,8 @@ impl<'a, 'b> Pass<'a, 'b> {
                 Rendered {
                     path: s.path.as_ref().map(|p| join("", &p.value)),
                     kustomize_namespace: s.kustomize_namespace.as_ref().map(|n| n.value.to_string()),
+                    name_prefix: s.name_prefix.as_ref().map(|n| n.value.clone()).unwrap_or_default(),
+                    name_suffix: s.name_suffix.as_ref().map(|n| n.value.clone()).unwrap_or_default(),
                 },
             )
         };
@@ -276,22 +297,16 @@ impl<'a, 'b> Pass<'a, 'b> {
                 sources: spec.sources.iter().map(written).collect(),
             }];
         }
-        let mut params: Vec<Vec<(String, String)>> = Vec::new();
-        for g in &spec.generators {
-            match g {
-                ArgoGenerator::GitDirectories { directories, prefix, .. } => {
-                    params.extend(self.git_directories(directories, prefix.as_deref(), spec.go_template));
-                }
-                ArgoGenerator::List(elements) => params
-                    .extend(elements.iter().map(|e| e.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())),
-                ArgoGenerator::Other => *complete = false,
-            }
-        }
+        let params: Vec<Params> = spec.generators.iter().flat_map(|g| self.params(g, spec.go_template)).collect();
         let mut out = Vec::new();
         for p in &params {
             let render = |s: &str| render(s, p, spec.go_template);
             let mut sources = Vec::new();
             for s in &spec.sources {
+                // A repository URL a generator fills in (an SCM provider's) is other repositories'.
+                if render(&s.repo_url).is_none() {
+                    continue;
+                }
                 let path = match s.path.as_ref().map(|t| render(&t.value)) {
                     Some(Some(p)) => Some(join("", &p)),
                     Some(None) => {
@@ -302,7 +317,13 @@ impl<'a, 'b> Pass<'a, 'b> {
                 };
                 let kustomize_namespace =
                     s.kustomize_namespace.as_ref().map(|n| render(&n.value).unwrap_or_else(|| n.value.to_string()));
-                sources.push((s, Rendered { path, kustomize_namespace }));
+                let affix = |a: &Option<Spanned<Str>>| {
+                    a.as_ref()
+                        .map(|a| Str::from(render(&a.value).unwrap_or_else(|| a.value.to_string())))
+                        .unwrap_or_default()
+                };
+                let (name_prefix, name_suffix) = (affix(&s.name_prefix), affix(&s.name_suffix));
+                sources.push((s, Rendered { path, kustomize_namespace, name_prefix, name_suffix }));
             }
             let name = spec.name.as_ref().map_or("", |n| n.value.as_str());
             out.push(Generated {
@@ -315,9 +336,39 @@ impl<'a, 'b> Pass<'a, 'b> {
         out
     }
 
+    /// The parameter sets of a generator: those the files tell; a generator they do not (a
+    /// clusters generator) gives one set without its own parameters, so that a template using
+    /// none of them (the same path for every cluster) is still known.
+    fn params(&self, g: &ArgoGenerator, go: bool) -> Vec<Params> {
+        match g {
+            ArgoGenerator::GitDirectories { directories, prefix, .. } => {
+                self.git_directories(directories, prefix.as_deref(), go)
+            }
+            ArgoGenerator::List(elements) => {
+                elements.iter().map(|e| e.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()).collect()
+            }
+            // argo-cd `applicationset/generators/matrix.go`: every pair, the first's values over
+            // the second's (with fasttemplate, a name both set is an error).
+            ArgoGenerator::Matrix(children) => {
+                let mut out: Vec<Params> = vec![Vec::new()];
+                for c in children {
+                    let sets = self.params(c, go);
+                    out = out
+                        .iter()
+                        .flat_map(|a| sets.iter().map(move |b| a.iter().chain(b).cloned().collect()))
+                        .collect();
+                }
+                out
+            }
+            // `merge.go`: one set per set of the first generator.
+            ArgoGenerator::Merge(children) => children.first().map(|c| self.params(c, go)).unwrap_or_default(),
+            ArgoGenerator::Other => vec![Vec::new()],
+        }
+    }
+
     /// The parameters of a git directories generator: one set per folder an entry matches and
     /// no `exclude: true` entry does.
-    fn git_directories(&self, entries: &[(Str, bool)], prefix: Option<&str>, go: bool) -> Vec<Vec<(String, String)>> {
+    fn git_directories(&self, entries: &[(Str, bool)], prefix: Option<&str>, go: bool) -> Vec<Params> {
         let pattern = |p: &str| {
             globset::GlobBuilder::new(p.trim_end_matches('/'))
                 .literal_separator(true)

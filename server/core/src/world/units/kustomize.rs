@@ -199,6 +199,11 @@ impl<'a> Kustomize<'a> {
         self.by_dir.contains_key(dir)
     }
 
+    /// The kustomization file in `dir`, read.
+    pub(super) fn at(&self, dir: &str) -> Option<&Kustomization> {
+        self.by_dir.get(dir).and_then(|&k| self.kustomization(k))
+    }
+
     /// The workspace files below `dir` (relative), in path order: all of them, or with
     /// `recurse` false only those directly in it. Kustomization files are left out.
     pub(super) fn files_below(&self, dir: &str, recurse: bool) -> Vec<usize> {

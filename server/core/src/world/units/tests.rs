@@ -313,12 +313,12 @@ fn argo_cd_applications_apply_their_paths_with_their_destination_namespace() {
             (
                 "argocd/tenants.yaml",
                 &format!(
-                    "{APPSET}metadata:\n  name: tenants\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n  - list:\n      elements:\n      - tenant: blue\n      - tenant: green\n  template:\n    metadata:\n      name: 't-{{{{.tenant}}}}'\n    spec:\n      source:\n        repoURL: https://git.example.com/gitops.git\n        path: tenants/base\n      destination:\n        namespace: 't-{{{{ .tenant }}}}'\n"
+                    "{APPSET}metadata:\n  name: tenants\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n  - list:\n      elements:\n      - tenant: blue\n      - tenant: green\n  template:\n    metadata:\n      name: 't-{{{{.tenant}}}}'\n    spec:\n      source:\n        repoURL: https://git.example.com/gitops.git\n        path: tenants/base\n        kustomize:\n          namePrefix: '{{{{.tenant}}}}-'\n      destination:\n        namespace: 't-{{{{ .tenant }}}}'\n"
                 ),
             ),
             ("apps/web/route.yaml", &format!("{}---\n{ROUTE}", bare_route("web"))),
             ("apps/web/deep/route.yaml", &bare_route("deep")),
-            ("apps/kz/kustomization.yaml", "namespace: kz-own\nresources: [route.yaml]\n"),
+            ("apps/kz/kustomization.yaml", "namespace: kz-own\nnamePrefix: in-\nresources: [route.yaml]\n"),
             ("apps/kz/route.yaml", &bare_route("kz")),
             ("apps/old/route.yaml", &bare_route("old")),
             ("tenants/base/kustomization.yaml", "resources: [route.yaml]\n"),
@@ -334,9 +334,9 @@ fn argo_cd_applications_apply_their_paths_with_their_destination_namespace() {
             "ApplicationSet.argoproj.io/argocd/tenants @ argocd/tenants.yaml [the workspace]",
             "HTTPRoute/default/deep @ apps/web/deep/route.yaml [file applied by nothing, apps/web/deep/route.yaml]",
             "HTTPRoute/default/old @ apps/old/route.yaml [file applied by nothing, apps/old/route.yaml]",
-            "HTTPRoute/kz-own/kz @ apps/kz/route.yaml [the workspace]",
-            "HTTPRoute/t-blue/portal @ tenants/base/route.yaml [the workspace]",
-            "HTTPRoute/t-green/portal @ tenants/base/route.yaml [the workspace]",
+            "HTTPRoute/kz-own/in-kz @ apps/kz/route.yaml [the workspace]",
+            "HTTPRoute/t-blue/blue-portal @ tenants/base/route.yaml [the workspace]",
+            "HTTPRoute/t-green/green-portal @ tenants/base/route.yaml [the workspace]",
             "HTTPRoute/web/web @ apps/web/route.yaml [the workspace]",
             "HTTPRoute/written/web @ apps/web/route.yaml [the workspace]",
         ]
@@ -384,12 +384,26 @@ fn argo_cd_directory_globs_charts_and_what_the_files_do_not_tell() {
             "HTTPRoute/web/c @ web/sub/c.yaml [the workspace]",
         ]
     );
-    // An ApplicationSet whose Applications the files do not tell (a clusters generator):
-    // what is applied is open, so no file is said to be applied by nothing.
+    // A matrix of a git directories generator and a clusters generator: the path and the
+    // namespace are the folder's, whatever the cluster (argo-cd `matrix.go`), so what is applied
+    // is known; a path the clusters' parameters fill in is not, so no file is then said to be
+    // applied by nothing.
+    let set = |path: &str| {
+        format!(
+            "{APPSET}metadata:\n  name: per-cluster\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n  - matrix:\n      generators:\n      - git:\n          repoURL: https://git.example.com/gitops.git\n          directories: [{{path: 'web/*'}}]\n      - clusters: {{}}\n  template:\n    metadata:\n      name: '{{{{.name}}}}-{{{{.path.basename}}}}'\n    spec:\n      source:\n        repoURL: https://git.example.com/gitops.git\n        path: '{path}'\n      destination:\n        name: '{{{{.name}}}}'\n        namespace: '{{{{.path.basename}}}}'\n"
+        )
+    };
     let mut refs = refs;
-    let open = format!(
-        "{APPSET}metadata:\n  name: per-cluster\n  namespace: argocd\nspec:\n  generators:\n  - clusters: {{}}\n  template:\n    metadata:\n      name: 'web-{{{{name}}}}'\n    spec:\n      source:\n        repoURL: https://git.example.com/gitops.git\n        path: web/sub\n      destination:\n        namespace: web\n"
+    let known = set("{{.path.path}}");
+    refs.push(("argocd/per-cluster.yaml", &known));
+    let got = instances(&refs, "");
+    assert!(got.contains(&"HTTPRoute/sub/c @ web/sub/c.yaml [the workspace]".to_owned()), "{got:#?}");
+    assert!(
+        got.contains(&"HTTPRoute/default/d @ web/d.yml [file applied by nothing, web/d.yml]".to_owned()),
+        "{got:#?}"
     );
+    let open = set("{{.metadata.labels.path}}");
+    refs.pop();
     refs.push(("argocd/per-cluster.yaml", &open));
     let got = instances(&refs, "");
     assert!(got.iter().all(|l| !l.contains("applied by nothing")), "{got:#?}");
