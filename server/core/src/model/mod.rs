@@ -16,7 +16,10 @@ mod time;
 mod type_meta;
 
 pub use extract::{PathStep, extract_document, extract_objects, spec_path_steps, spec_refs_at};
-pub use kustomize::{HelmChart, Kustomization, is_kustomization_file, is_remote};
+pub use kustomize::{
+    HelmChart, Kustomization, Replacement, ReplacementEntry, ReplacementSource, ReplacementTarget, ResSelector,
+    is_kustomization_file, is_remote, labels_match,
+};
 pub use labels::{LabelExpr, LabelSelector};
 pub use placeholder::{is_placeholder, normalize_placeholder};
 pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, is_core_kind, normalize_group, str_of};

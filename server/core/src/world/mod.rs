@@ -988,7 +988,7 @@ struct Instance {
 /// The namespace an instance's object is in, when it or its unit says (`None`: the
 /// workspace's default).
 fn instance_namespace<'a>(o: &'a Object, t: Option<&'a Transform>) -> Option<&'a str> {
-    if let Some(ns) = t.and_then(|t| t.namespace.as_deref()) {
+    if let Some(ns) = t.and_then(|t| t.replaced_namespace(o).or(t.namespace.as_deref())) {
         return Some(ns);
     }
     match &o.namespace {

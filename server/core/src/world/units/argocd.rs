@@ -212,6 +212,7 @@ impl<'a, 'b> Pass<'a, 'b> {
                     kustomization: None,
                     vars: None,
                     applied_by: Some(applier.clone()),
+                    replacements: None,
                 };
                 match kind {
                     ArgoSourceType::Kustomize => {

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use super::kustomize::Kustomize;
 use super::{Applier, ApplierKind, Builder, Membership, Transform, UnitKind, join, parent};
 use crate::model::gitops::{ChildPatch, FluxKustomization, GitOps, PostBuild, Vars};
-use crate::model::{Body, Object, Str, Variables};
+use crate::model::{Body, Object, Spanned, Str, Variables, labels_match};
 use crate::source::Origin;
 
 /// The source every bootstrap names the repository it was bootstrapped from.
@@ -217,14 +217,22 @@ impl FluxPass<'_, '_> {
         let sub = |s: &str| -> String { parent_vars.and_then(|v| v.substitute(s)).unwrap_or_else(|| s.to_owned()) };
         let name = sub(&outer.and_then(|o| o.name(x.object)).unwrap_or_else(|| x.object.name.value.clone()));
         let namespace = outer
-            .and_then(|o| o.namespace.clone())
+            .and_then(|o| o.replaced_namespace(x.object).map(Str::from).or_else(|| o.namespace.clone()))
             .or_else(|| x.object.namespace.as_ref().map(|n| n.value.clone()))
             .map_or_else(|| "default".to_owned(), |n| sub(&n));
         let labels: Vec<(Str, Str)> = x.object.labels.iter().map(|(k, v)| (k.clone(), Str::from(sub(v)))).collect();
         let post_build = effective_post_build(x.spec.post_build.as_ref(), patches, &name, &labels);
         let vars = post_build.map(|pb| Arc::new(self.variables(&pb, &namespace, &sub)));
-        let target = x.spec.target_namespace.as_ref().map(|n| Str::from(sub(&n.value)));
-        let path = clean(&x.spec.path.as_ref().map_or(String::new(), |p| sub(&p.value)));
+        // A field a parent kustomization's `replacements` set (the namespace component's
+        // Namespace name copied into every Kustomization's targetNamespace), else as written.
+        let field = |path: &str, written: Option<&Spanned<Str>>| -> Option<String> {
+            outer
+                .and_then(|o| o.replaced(x.object, path, written.is_some()))
+                .or(written.map(|w| &w.value))
+                .map(|v| sub(v))
+        };
+        let target = field("spec.targetNamespace", x.spec.target_namespace.as_ref()).map(Str::from);
+        let path = clean(&field("spec.path", x.spec.path.as_ref()).unwrap_or_default());
         let components = x.spec.components.iter().map(|c| sub(&c.value)).collect();
         let shown = if path.is_empty() { "." } else { path.as_str() };
         let applier = Applier {
@@ -242,6 +250,7 @@ impl FluxPass<'_, '_> {
             kustomization: Some(format!("{shown} of the Flux Kustomization {namespace}/{name}").into()),
             vars,
             applied_by: Some(Arc::new(applier)),
+            replacements: None,
         };
         (transform, path, components)
     }
@@ -279,7 +288,7 @@ fn effective_post_build(
 ) -> Option<PostBuild> {
     let mut pb = own.cloned();
     for p in patches.iter().filter(|p| p.name.as_deref().is_none_or(|n| n == name)) {
-        if p.label_selector.as_deref().is_some_and(|s| !selects(s, labels)) {
+        if p.label_selector.as_deref().is_some_and(|s| !labels_match(s, labels)) {
             continue;
         }
         let cur = pb.get_or_insert_with(PostBuild::default);
@@ -294,20 +303,6 @@ fn effective_post_build(
         }
     }
     pb
-}
-
-/// A label selector of `key=value`, `key!=value` and `key` terms, comma-separated.
-fn selects(selector: &str, labels: &[(Str, Str)]) -> bool {
-    let get = |k: &str| labels.iter().find(|(lk, _)| lk == k.trim()).map(|(_, v)| v.as_str());
-    selector.split(',').all(|term| {
-        if let Some((k, v)) = term.split_once("!=") {
-            get(k) != Some(v.trim())
-        } else if let Some((k, v)) = term.split_once('=') {
-            get(k.trim_end_matches('=')) == Some(v.trim())
-        } else {
-            get(term).is_some()
-        }
-    })
 }
 
 /// A path as written (`./kubernetes/apps`, `kubernetes/apps/`) relative to the root, clean.

@@ -3,8 +3,12 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::{Transform, join, parent};
-use crate::model::{Kustomization, is_kustomization_file, is_remote};
+use super::{Replaced, Transform, join, parent};
+use crate::model::gitops::GitOps;
+use crate::model::{
+    Body, Kustomization, Object, Replacement, ReplacementEntry, ReplacementSource, Str, is_kustomization_file,
+    is_remote,
+};
 use crate::source::{Origin, SourceFile};
 
 /// The kustomizations of a workspace and what each root applies.
@@ -140,6 +144,7 @@ impl<'a> Kustomize<'a> {
         };
         let shared = Arc::new(t.clone());
         let dir = parent(&self.rel[k]).to_owned();
+        let start = out.len();
         for e in kz.resources.iter().chain(&kz.components) {
             if is_remote(&e.value) {
                 continue;
@@ -151,12 +156,69 @@ impl<'a> Kustomize<'a> {
                 self.collect(i, &t, stack, out);
             }
         }
+        if !kz.replacements.is_empty() {
+            self.replace(&dir, kz, &mut out[start..]);
+        }
         for p in &kz.patches {
             if let Some(&fi) = self.by_rel.get(join(&dir, &p.value).as_str()) {
                 out.push((fi, shared.clone(), true));
             }
         }
         stack.pop();
+    }
+
+    /// Runs the `replacements` of the kustomization of `dir` over what it `built`, last of its
+    /// transformers (kubernetes-sigs/kustomize 12f9e63 `api/internal/target/kusttarget.go`
+    /// `configureBuiltinTransformers`; `api/filters/replacement/replacement.go`): each source
+    /// must select exactly one object and have the field, else kustomize fails and nothing is
+    /// replaced here. The files holding a target get the resolved values in their transform,
+    /// read where policylens reads those fields ([`Transform::replaced`]).
+    fn replace(&self, dir: &str, kz: &Kustomization, built: &mut [(usize, Arc<Transform>, bool)]) {
+        let mut items: Vec<Replacement> = Vec::new();
+        for e in &kz.replacements {
+            match e {
+                ReplacementEntry::Inline(r) => items.push(r.clone()),
+                ReplacementEntry::Path(p) => {
+                    if let Some(&fi) = self.by_rel.get(join(dir, &p.value).as_str()) {
+                        items.extend(Replacement::read_file(self.files[fi].text()));
+                    }
+                }
+            }
+        }
+        let mut resolved: Vec<Replaced> = Vec::new();
+        for r in items {
+            let value = match &r.source {
+                ReplacementSource::Value(v) => v.clone(),
+                ReplacementSource::Field { select, field_path } => {
+                    let mut found = built
+                        .iter()
+                        .filter(|(_, _, patch)| !patch)
+                        .flat_map(|(fi, t, _)| self.files[*fi].objects.iter().map(move |o| (o, t)))
+                        .filter(|(o, t)| t.picks(select, o));
+                    let (Some((o, t)), None) = (found.next(), found.next()) else { continue };
+                    // The replacements before this one have run.
+                    match field_value(o, &t.with_replacements(&resolved), field_path) {
+                        Some(v) => v,
+                        None => continue,
+                    }
+                }
+                ReplacementSource::Unsupported => continue,
+            };
+            resolved.extend(r.targets.into_iter().map(|target| Replaced { target, value: value.clone() }));
+        }
+        if resolved.is_empty() {
+            return;
+        }
+        // One new transform per transform replaced, shared by its files as before.
+        let mut replaced: HashMap<*const Transform, Arc<Transform>> = HashMap::new();
+        for (fi, t, patch) in built.iter_mut() {
+            let targeted = |o: &Object| resolved.iter().any(|r| t.selects(&r.target, o));
+            if *patch || !self.files[*fi].objects.iter().any(targeted) {
+                continue;
+            }
+            let with = replaced.entry(Arc::as_ptr(t)).or_insert_with(|| Arc::new(t.with_replacements(&resolved)));
+            *t = with.clone();
+        }
     }
 
     /// What a Flux Kustomization of `dir` applies with `outer`: the kustomization file there,
@@ -233,5 +295,26 @@ impl<'a> Kustomize<'a> {
         if let Some(&k) = self.by_dir.get(dir) {
             self.collect(k, outer, &mut Vec::new(), out);
         }
+    }
+}
+
+/// The value of a replacement source's field, as transformed: the names and namespaces, and
+/// the Flux Kustomization fields policylens reads; `None` for any other field (the targets
+/// keep what they write).
+fn field_value(o: &Object, t: &Transform, path: &str) -> Option<Str> {
+    match path {
+        "metadata.name" => Some(t.name(o).unwrap_or_else(|| o.name.value.clone())),
+        "metadata.namespace" => t
+            .replaced_namespace(o)
+            .or_else(|| t.namespace.as_deref().filter(|_| o.kind() != "Namespace"))
+            .or_else(|| o.namespace.as_ref().map(|n| n.value.as_str()).filter(|n| !n.is_empty()))
+            .map(Str::from),
+        "spec.targetNamespace" | "spec.path" => {
+            let Body::Other(other) = &o.body else { return None };
+            let Some(GitOps::Flux(spec)) = other.gitops.as_deref() else { return None };
+            let written = if path == "spec.path" { spec.path.as_ref() } else { spec.target_namespace.as_ref() };
+            t.replaced(o, path, written.is_some()).or(written.map(|w| &w.value)).cloned()
+        }
+        _ => None,
     }
 }

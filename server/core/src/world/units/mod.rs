@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::catalog::Config;
-use crate::model::{GroupKind, Object, Str, Variables};
+use crate::model::{GroupKind, Object, ReplacementTarget, ResSelector, Str, Variables};
 use crate::source::{Origin, SourceFile};
 
 mod argocd;
@@ -111,6 +111,16 @@ pub struct Transform {
     pub vars: Option<Arc<Variables>>,
     /// The Flux Kustomization or Argo CD Application that applies the file.
     pub applied_by: Option<Arc<Applier>>,
+    /// The kustomizations' `replacements` that select an object of the file, resolved to their
+    /// values, innermost first (a later one wins).
+    pub replacements: Option<Arc<[Replaced]>>,
+}
+
+/// A replacement target with the value its source gave.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Replaced {
+    pub target: ReplacementTarget,
+    pub value: Str,
 }
 
 impl Transform {
@@ -118,12 +128,76 @@ impl Transform {
     /// names every Namespace object after the namespace it sets (the common `namespace.yaml`
     /// with `name: _`), and never affixes a Namespace's name (`kubectl kustomize`, v5.5).
     pub fn name(&self, o: &Object) -> Option<Str> {
+        if let Some(v) = self.replaced(o, "metadata.name", true) {
+            return (*v != o.name.value).then(|| v.clone());
+        }
+        self.transformed_name(o)
+    }
+
+    /// The name the namespace and affix transformers give `o`.
+    fn transformed_name(&self, o: &Object) -> Option<Str> {
         let name = &o.name.value;
         if o.kind() == "Namespace" && o.group().is_empty() {
             return self.namespace.clone().filter(|n| n != name);
         }
         (!self.name_prefix.is_empty() || !self.name_suffix.is_empty())
             .then(|| format!("{}{name}{}", self.name_prefix, self.name_suffix).into())
+    }
+}
+
+impl Transform {
+    /// The namespace `o` is in once transformed, as kustomize compares it (`None`: a Namespace,
+    /// or nothing says).
+    fn transformed_namespace<'a>(&'a self, o: &'a Object) -> Option<&'a str> {
+        if o.kind() == "Namespace" && o.group().is_empty() {
+            return None;
+        }
+        self.namespace
+            .as_deref()
+            .or_else(|| o.namespace.as_ref().map(|n| n.value.as_str()).filter(|n| !n.is_empty()))
+            .or(self.default_namespace.as_deref())
+    }
+
+    /// Whether `target` selects `o` as transformed: its select matches the object's current
+    /// identity or the one written (kustomize `MakeResIds` keeps the original ids), and no
+    /// reject matches either.
+    pub(super) fn selects(&self, target: &ReplacementTarget, o: &Object) -> bool {
+        self.picks(&target.select, o) && !target.reject.iter().any(|r| !r.is_empty() && self.picks(r, o))
+    }
+
+    /// Whether `s` matches `o`'s current identity or the one written.
+    pub(super) fn picks(&self, s: &ResSelector, o: &Object) -> bool {
+        let current = self.transformed_name(o).unwrap_or_else(|| o.name.value.clone());
+        let written_ns = o.namespace.as_ref().map(|n| n.value.as_str()).filter(|n| !n.is_empty());
+        let ids = [(current.as_str(), self.transformed_namespace(o)), (o.name.value.as_str(), written_ns)];
+        ids.iter().any(|(n, ns)| s.selects(o.group(), o.kind(), n, *ns, &o.labels))
+    }
+
+    /// This transform with `more` replacements after its own.
+    pub(super) fn with_replacements(&self, more: &[Replaced]) -> Transform {
+        let list: Vec<Replaced> = self.replacements.iter().flat_map(|r| r.iter()).chain(more).cloned().collect();
+        Transform { replacements: Some(list.into()), ..self.clone() }
+    }
+
+    /// The value a replacement sets at `field` (a dotted path) of `o`, the last one that
+    /// selects it; `written`: whether `o` has the field (else only `options.create` adds it,
+    /// and without it kustomize fails and the field stays as written here).
+    pub fn replaced(&self, o: &Object, field: &str, written: bool) -> Option<&Str> {
+        let list = self.replacements.as_deref()?;
+        list.iter()
+            .rev()
+            .find(|r| {
+                (written || r.target.create)
+                    && r.target.field_paths.iter().any(|f| f == field)
+                    && self.selects(&r.target, o)
+            })
+            .map(|r| &r.value)
+    }
+
+    /// The namespace a replacement sets on `o` (`metadata.namespace`).
+    pub fn replaced_namespace(&self, o: &Object) -> Option<&str> {
+        let written = o.namespace.is_some() || self.namespace.is_some();
+        self.replaced(o, "metadata.namespace", written).map(Str::as_str)
     }
 }
 

@@ -256,6 +256,91 @@ fn flux_kustomizations_apply_their_paths_with_target_namespace_and_variables() {
 }
 
 #[test]
+fn kustomize_replacements_set_where_flux_kustomizations_put_their_objects() {
+    // The home-ops layout: each namespace folder's kustomization sets `namespace:`, adds a
+    // component whose Namespace `not-used` the namespace transformer renames, and a
+    // replacements file copying that name into every Flux Kustomization's targetNamespace
+    // (created where none is written, replacing one that is). `shop` writes its replacements
+    // inline: a reject, a source that is a Kustomization's spec.path, a metadata.namespace
+    // target. Each Kustomization and namespace below was checked with `kubectl kustomize
+    // --load-restrictor LoadRestrictionsNone apps/net` and `apps/shop` (kustomize v5.5.0).
+    let ks = |name: &str, path: &str, extra: &str| {
+        format!(
+            "{KS}metadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  path: {path}\n{extra}  sourceRef: {{kind: GitRepository, name: flux-system}}\n"
+        )
+    };
+    let route =
+        |name: &str| format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: {name}\n");
+    let shop = "namespace: shop
+resources: [namespace.yaml, api.yaml, keep.yaml, settings.yaml]
+replacements:
+  - source: {kind: Namespace}
+    targets:
+      - select: {group: kustomize.toolkit.fluxcd.io, kind: Kustomization}
+        reject: [{name: keep}]
+        fieldPaths: [spec.targetNamespace]
+  - source: {kind: Kustomization, name: keep, fieldPath: spec.path}
+    targets:
+      - select: {kind: Kustomization, name: api}
+        fieldPaths: [spec.path]
+  - source: {kind: Kustomization, name: keep, fieldPath: spec.targetNamespace}
+    targets:
+      - select: {kind: ConfigMap}
+        fieldPaths: [metadata.namespace]
+";
+    let got = instances(
+        &[
+            ("clusters/home/sync.yaml", &ks("flux-system", "./clusters/home", "")),
+            ("clusters/home/apps.yaml", &ks("apps", "./apps", "")),
+            (
+                "apps/net/kustomization.yaml",
+                "namespace: net\ncomponents: [../../components/ns]\nreplacements:\n  - path: ../../components/replacements/ks.yaml\nresources: [gw.yaml, web.yaml]\n",
+            ),
+            ("apps/net/gw.yaml", &ks("gw", "./base/gw", "")),
+            ("apps/net/web.yaml", &ks("web", "./base/web", "  targetNamespace: written\n")),
+            ("components/ns/kustomization.yaml", "kind: Component\nresources: [namespace.yaml]\n"),
+            ("components/ns/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: not-used\n"),
+            (
+                "components/replacements/ks.yaml",
+                "- source: {kind: Namespace, fieldPath: metadata.name}\n  targets:\n    - select: {group: kustomize.toolkit.fluxcd.io, kind: Kustomization}\n      fieldPaths: [spec.targetNamespace]\n      options: {create: true}\n",
+            ),
+            ("apps/shop/kustomization.yaml", shop),
+            ("apps/shop/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: _\n"),
+            ("apps/shop/api.yaml", &ks("api", "./base/api", "  targetNamespace: x\n")),
+            ("apps/shop/keep.yaml", &ks("keep", "./base/keep", "  targetNamespace: kept\n")),
+            ("apps/shop/settings.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"),
+            (
+                "base/gw/gateway.yaml",
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: edge\n",
+            ),
+            ("base/web/route.yaml", &route("web")),
+            ("base/api/route.yaml", &route("api")),
+            ("base/keep/route.yaml", &route("keep")),
+        ],
+        "",
+    );
+    assert_eq!(
+        got,
+        [
+            "ConfigMap/kept/settings @ apps/shop/settings.yaml [the workspace]",
+            "Gateway/net/edge @ base/gw/gateway.yaml [the workspace]",
+            "HTTPRoute/default/api @ base/api/route.yaml [file applied by nothing, base/api/route.yaml]",
+            "HTTPRoute/kept/keep @ base/keep/route.yaml [the workspace]",
+            "HTTPRoute/net/web @ base/web/route.yaml [the workspace]",
+            "HTTPRoute/shop/keep @ base/keep/route.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/flux-system/apps @ clusters/home/apps.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/flux-system/flux-system @ clusters/home/sync.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/net/gw @ apps/net/gw.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/net/web @ apps/net/web.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/shop/api @ apps/shop/api.yaml [the workspace]",
+            "Kustomization.kustomize.toolkit.fluxcd.io/shop/keep @ apps/shop/keep.yaml [the workspace]",
+            "Namespace/net @ components/ns/namespace.yaml [the workspace]",
+            "Namespace/shop @ apps/shop/namespace.yaml [the workspace]",
+        ]
+    );
+}
+
+#[test]
 fn flux_paths_that_name_no_file_say_nothing_about_what_is_applied() {
     // A folder holding a Flux repository below it, opened whole: the Kustomization's paths
     // are relative to that repository's root, not this folder's.
