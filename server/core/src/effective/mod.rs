@@ -395,13 +395,19 @@ impl EffectiveIndex {
 
     /// `status --format json`.
     pub fn report(&self, world: &Linked) -> StatusReport {
-        status::report(world, &self.statuses, &self.ignored, self.truncated, false)
+        status::report(world, &self.statuses, &self.ignored, self.truncated, false, &|_| true)
     }
 
     /// [`EffectiveIndex::report`] (the files' policies and the live cluster's) with the
     /// policies of context directories too: `diff` compares whole worlds.
     pub fn report_every(&self, world: &Linked) -> StatusReport {
-        status::report(world, &self.statuses, &self.ignored, self.truncated, true)
+        self.report_every_of(world, &|_| true)
+    }
+
+    /// [`EffectiveIndex::report_every`] of the policies `only` keeps: a what-if compares the
+    /// statuses of its removed policies' kinds alone.
+    pub fn report_every_of(&self, world: &Linked, only: &dyn Fn(ObjId) -> bool) -> StatusReport {
+        status::report(world, &self.statuses, &self.ignored, self.truncated, true, only)
     }
 }
 

@@ -611,6 +611,7 @@ pub(super) fn report(
     ignored: &HashMap<ObjId, super::Ignored>,
     truncated: bool,
     every_origin: bool,
+    only: &dyn Fn(ObjId) -> bool,
 ) -> StatusReport {
     let t = &world.topology;
     let mut policies: Vec<PolicyStatusReport> = world
@@ -619,6 +620,7 @@ pub(super) fn report(
         // Context files take part but are not reported on (but in `diff`); the live cluster's
         // policies are listed beside the files'.
         .filter(|&&pid| every_origin || world.file_of(pid).origin != crate::source::Origin::Context)
+        .filter(|&&pid| only(pid))
         .filter_map(|&pid| {
             let s = statuses.get(&pid)?;
             let file = world.file_of(pid);

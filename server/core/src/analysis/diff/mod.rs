@@ -28,6 +28,7 @@ use crate::source::Origin;
 use crate::syntax::PositionEncoding;
 use crate::topology::{NodeId, PathLimit};
 use crate::workspace::Snapshot;
+use crate::world::ObjId;
 
 /// One side of a comparison: a snapshot's world with an effective index and findings (its
 /// own, or a what-if's computed on the same world).
@@ -151,13 +152,11 @@ impl Report {
 
 /// Compares `head` with `base`; with a `scope`, only there.
 pub fn compare(base: &Side<'_>, head: &Side<'_>, scope: Option<&Scope>) -> Report {
-    let (mut sb, mut sh) = (statuses(base), statuses(head));
-    if let Some(s) = scope {
-        let kinds: Vec<String> = s.kinds.iter().map(|k| format!("{k}/")).collect();
-        let keep = |k: &String| kinds.iter().any(|p| k.starts_with(p.as_str()));
-        sb.retain(|k, _| keep(k));
-        sh.retain(|k, _| keep(k));
-    }
+    // Within a scope, only its kinds' policies (both sides are one world: the same ids).
+    let in_scope = |side: &Side<'_>, p: ObjId| {
+        scope.is_none_or(|s| side.snap.world().policy_kind(p).is_some_and(|k| s.kinds.contains(&k.gk)))
+    };
+    let (sb, sh) = (statuses(base, &|p| in_scope(base, p)), statuses(head, &|p| in_scope(head, p)));
     let mut status = Vec::new();
     for key in sb.keys().chain(sh.keys()).collect::<BTreeSet<_>>() {
         let (b, h) = (sb.get(key).map(summary), sh.get(key).map(summary));
@@ -196,7 +195,7 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, scope: Option<&Scope>) -> Repor
             }
         }
     }
-    let (db, dh) = (findings(base), findings(head));
+    let (db, dh) = (findings(base, head), findings(head, base));
     // Lines move with edits: a finding is the same when file (or object), code and message are.
     let same = |a: &Finding, b: &Finding| {
         a.file == b.file && a.object == b.object && a.code == b.code && a.message == b.message
@@ -215,10 +214,11 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, scope: Option<&Scope>) -> Repor
     }
 }
 
-/// Policy statuses by reference (and file, where a policy is defined in several files).
-fn statuses(side: &Side<'_>) -> BTreeMap<String, PolicyStatusReport> {
+/// Policy statuses by reference (and file, where a policy is defined in several files), of the
+/// policies `only` keeps.
+fn statuses(side: &Side<'_>, only: &dyn Fn(ObjId) -> bool) -> BTreeMap<String, PolicyStatusReport> {
     // Every policy, the cluster's too: with `cluster` as a side they are the subject.
-    let report = side.effective.report_every(side.snap.world());
+    let report = side.effective.report_every_of(side.snap.world(), only);
     let mut count: BTreeMap<String, usize> = BTreeMap::new();
     for p in &report.policies {
         *count.entry(p.policy.clone()).or_default() += 1;
@@ -292,10 +292,15 @@ fn fields(side: &Side<'_>, target: &str, kinds: Option<&[GroupKind]>) -> BTreeMa
     out
 }
 
-fn findings(side: &Side<'_>) -> Vec<Finding> {
+/// The findings of `side`, but in files where `other` has exactly the same (they neither
+/// appear nor go: most files, in a what-if).
+fn findings(side: &Side<'_>, other: &Side<'_>) -> Vec<Finding> {
     let snap = side.snap;
     let mut out = Vec::new();
     for (file, diags) in side.diagnostics {
+        if other.diagnostics.get(file) == Some(diags) {
+            continue;
+        }
         let Some(f) = snap.source(file) else { continue };
         // A finding on a live cluster's object is named by the object (`check` does the same).
         let object = cluster_object(snap, file);
