@@ -267,7 +267,8 @@ fn rules_of(node: &Node) -> impl Iterator<Item = &str> + '_ {
         .filter_map(|item| item.get("rule").and_then(Node::as_str))
 }
 
-fn push_enum(node: &Node, out: &mut Vec<String>) {
+/// Adds each string of `node`'s `enum` to `out`, once.
+pub(super) fn push_enum(node: &Node, out: &mut Vec<String>) {
     for v in node.get("enum").and_then(Node::as_sequence).into_iter().flatten() {
         if let Some(s) = v.as_scalar() {
             push_unique(out, &s.value);

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use super::crd_targets::push_enum;
 use super::{Catalog, Config, KindSource, PolicyClass, PolicyKind, Stanza, Strategy};
 use crate::model::{Body, Crd, GroupKind, Object};
 use crate::syntax::Node;
@@ -402,20 +403,6 @@ impl SchemaInfo {
             out.push(Strategy::AtomicDefaults);
         }
         out
-    }
-}
-
-fn push_enum(node: &Node, out: &mut Vec<String>) {
-    for v in node.get("enum").and_then(Node::as_sequence).into_iter().flatten() {
-        if let Some(s) = v.as_scalar() {
-            push_unique(out, &s.value);
-        }
-    }
-}
-
-fn push_unique(out: &mut Vec<String>, v: &str) {
-    if !out.iter().any(|x| x == v) {
-        out.push(v.to_owned());
     }
 }
 
