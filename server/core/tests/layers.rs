@@ -379,3 +379,293 @@ fn the_check_sees_io() {
     let found: Vec<String> = io_mentions(text).into_iter().map(|(l, w)| format!("{l} {w}")).collect();
     assert_eq!(found, ["1 std::fs", "2 std::io", "3 std::net", "4 tokio", "5 eprintln!", "5 kube", "6 lsp_types"]);
 }
+
+/// The crates whose modules the circle check reads, from the repository root. Each `src/bin/`
+/// file is a crate of its own with no modules, and is left out.
+const CRATES: &[&str] = &[
+    "server/core/src",
+    "server/loader/src",
+    "server/cluster/src",
+    "server/lsp/src",
+    "server/cli/src",
+    "server/bench/src",
+];
+
+/// A file's module path within its crate: `["analysis", "hover"]` for `analysis/hover.rs` or
+/// `analysis/hover/mod.rs`, `[]` for `lib.rs` or `main.rs`.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_str().unwrap().to_owned()).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod")) || parts == ["lib"] || parts == ["main"] {
+        parts.pop();
+    }
+    parts
+}
+
+/// The paths a file's non-test code names, each as written from its root (`crate`, `super`,
+/// `self` or a first segment) to its last segment, `use` groups spread out: `use
+/// crate::a::{b, c::D}` names `crate::a::b` and `crate::a::c::D`. With the line of each.
+fn paths(text: &str) -> Vec<(usize, Vec<String>)> {
+    let code = code(text).0;
+    let chars: Vec<char> = code.chars().collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let line_at = |i: usize| chars[..i].iter().filter(|&&c| c == '\n').count() + 1;
+    // Reads `seg::seg::…` from `i`, then a `{…}` group after a final `::`, into `out`.
+    // Returns where the path ends.
+    fn read(
+        chars: &[char],
+        mut i: usize,
+        prefix: Vec<String>,
+        line: usize,
+        out: &mut Vec<(usize, Vec<String>)>,
+    ) -> usize {
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        let skip_ws = |mut i: usize| {
+            while i < chars.len() && chars[i].is_whitespace() {
+                i += 1;
+            }
+            i
+        };
+        let mut path = prefix;
+        loop {
+            i = skip_ws(i);
+            if i < chars.len() && chars[i] == '{' {
+                // A group: its items split at top-level commas, each read on from this prefix.
+                let mut depth = 0;
+                let mut start = i + 1;
+                let mut j = i;
+                while j < chars.len() {
+                    match chars[j] {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        ',' if depth == 1 => {
+                            read(chars, start, path.clone(), line, out);
+                            start = j + 1;
+                        }
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    j += 1;
+                }
+                read(chars, start, path.clone(), line, out);
+                return j + 1;
+            }
+            let start = i;
+            while i < chars.len() && ident(chars[i]) {
+                i += 1;
+            }
+            if i == start {
+                break;
+            }
+            path.push(chars[start..i].iter().collect());
+            let k = skip_ws(i);
+            if chars.get(k) == Some(&':') && chars.get(k + 1) == Some(&':') {
+                i = k + 2;
+            } else {
+                break;
+            }
+        }
+        if !path.is_empty() {
+            out.push((line, path));
+        }
+        i
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if ident(chars[i]) && (i == 0 || !ident(chars[i - 1])) {
+            let end = (i..chars.len()).find(|&j| !ident(chars[j])).unwrap_or(chars.len());
+            let before: String = chars[..i].iter().rev().take_while(|c| !c.is_whitespace()).collect();
+            // The start of a path: a segment followed by `::`, not itself after one.
+            if chars.get(end) == Some(&':') && chars.get(end + 1) == Some(&':') && !before.starts_with("::") {
+                i = read(&chars, i, Vec::new(), line_at(i), &mut out).max(end);
+                continue;
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The module a written path names, within the crate whose modules are `modules`, from the
+/// module `here`: the longest prefix that is a module (`crate::a::b::f` is `a::b` where
+/// `a/b.rs` exists). `None` for another crate's path or an item of `here`'s own.
+fn target(modules: &[Vec<String>], here: &[String], path: &[String]) -> Option<Vec<String>> {
+    let mut base: Vec<String> = match path.first()?.as_str() {
+        "crate" => Vec::new(),
+        "self" | "super" => here.to_vec(),
+        // A child module named without `self::`.
+        first => {
+            let child: Vec<String> = here.iter().cloned().chain([first.to_owned()]).collect();
+            if !modules.contains(&child) {
+                return None;
+            }
+            here.to_vec()
+        }
+    };
+    let mut rest = path;
+    if rest[0] == "crate" || rest[0] == "self" {
+        rest = &rest[1..];
+    }
+    while rest.first().is_some_and(|s| s == "super") {
+        base.pop()?;
+        rest = &rest[1..];
+    }
+    let mut found = base.clone();
+    for seg in rest {
+        base.push(seg.clone());
+        if modules.contains(&base) {
+            found = base.clone();
+        } else {
+            break;
+        }
+    }
+    Some(found)
+}
+
+/// The arrows between the modules of one crate: (from, to, file:line), leaving out those between
+/// a module and the modules it sits in (a folder's `mod.rs` re-exports its files, and they use
+/// what it declares).
+fn arrows(src: &Path) -> Vec<(String, String, String)> {
+    let files: Vec<(PathBuf, String)> =
+        non_test_files(src).into_iter().filter(|(p, _)| !p.starts_with(src.join("bin"))).collect();
+    let modules: Vec<Vec<String>> = files.iter().map(|(p, _)| module_path(src, p)).collect();
+    let mut out = Vec::new();
+    for (path, text) in &files {
+        let here = module_path(src, path);
+        for (line, written) in paths(text) {
+            let Some(to) = target(&modules, &here, &written) else { continue };
+            if to.starts_with(&here) || here.starts_with(&to) {
+                continue;
+            }
+            let at = format!("{}:{line}", path.strip_prefix(src).unwrap_or(path).display());
+            out.push((here.join("::"), to.join("::"), at));
+        }
+    }
+    out
+}
+
+/// The circles among `arrows`: each strongly connected set of two or more modules, with the
+/// arrows inside it. Tarjan's algorithm.
+fn circles(arrows: &[(String, String, String)]) -> Vec<Vec<String>> {
+    let mut names: Vec<&str> = arrows.iter().flat_map(|(a, b, _)| [a.as_str(), b.as_str()]).collect();
+    names.sort();
+    names.dedup();
+    let id = |n: &str| names.binary_search(&n).unwrap();
+    let mut next: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    for (a, b, _) in arrows {
+        next[id(a)].push(id(b));
+    }
+    struct Walk {
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        counter: usize,
+        sets: Vec<Vec<usize>>,
+    }
+    fn visit(v: usize, next: &[Vec<usize>], w: &mut Walk) {
+        w.index[v] = Some(w.counter);
+        w.low[v] = w.counter;
+        w.counter += 1;
+        w.stack.push(v);
+        w.on_stack[v] = true;
+        for &u in &next[v] {
+            match w.index[u] {
+                None => {
+                    visit(u, next, w);
+                    w.low[v] = w.low[v].min(w.low[u]);
+                }
+                Some(i) if w.on_stack[u] => w.low[v] = w.low[v].min(i),
+                Some(_) => {}
+            }
+        }
+        if Some(w.low[v]) == w.index[v] {
+            let mut set = Vec::new();
+            while let Some(u) = w.stack.pop() {
+                w.on_stack[u] = false;
+                set.push(u);
+                if u == v {
+                    break;
+                }
+            }
+            if set.len() > 1 {
+                w.sets.push(set);
+            }
+        }
+    }
+    let n = names.len();
+    let mut w = Walk {
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        counter: 0,
+        sets: Vec::new(),
+    };
+    for v in 0..n {
+        if w.index[v].is_none() {
+            visit(v, &next, &mut w);
+        }
+    }
+    w.sets
+        .into_iter()
+        .map(|set| {
+            let inside = |m: &str| set.contains(&id(m));
+            let mut lines: Vec<String> = arrows
+                .iter()
+                .filter(|(a, b, _)| inside(a) && inside(b))
+                .map(|(a, b, at)| format!("{a} -> {b} ({at})"))
+                .collect();
+            lines.sort();
+            lines
+        })
+        .collect()
+}
+
+#[test]
+fn no_circles_between_modules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut problems = Vec::new();
+    for krate in CRATES {
+        let src = root.join(krate);
+        assert!(non_test_files(&src).len() > 1, "{krate}: no modules read; is the crate still there?");
+        for circle in circles(&arrows(&src)) {
+            problems.push(format!("{krate}:\n  {}", circle.join("\n  ")));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "modules in a circle (ARCHITECTURE.md, \"No circles\"): move what both need where both can point down to it:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_circle_check_reads_paths_and_finds_circles() {
+    let text = "use crate::a::{b, c::{D, self}};\nuse super::sibling::f;\nfn g() { child::h(); x::y(); }\n";
+    let found: Vec<String> = paths(text).into_iter().map(|(l, p)| format!("{l} {}", p.join("::"))).collect();
+    assert_eq!(
+        found,
+        ["1 crate::a::b", "1 crate::a::c::D", "1 crate::a::c::self", "2 super::sibling::f", "3 child::h", "3 x::y"]
+    );
+    let modules: Vec<Vec<String>> = [&[][..], &["a"], &["a", "c"], &["m"], &["m", "child"], &["sibling"]]
+        .iter()
+        .map(|m| m.iter().map(|s| s.to_string()).collect())
+        .collect();
+    let here = ["m".to_owned()];
+    let to =
+        |p: &str| target(&modules, &here, &p.split("::").map(str::to_owned).collect::<Vec<_>>()).map(|m| m.join("::"));
+    assert_eq!(to("crate::a::c::D").as_deref(), Some("a::c"));
+    assert_eq!(to("super::sibling::f").as_deref(), Some("sibling"));
+    assert_eq!(to("child::h").as_deref(), Some("m::child"));
+    assert_eq!(to("x::y"), None);
+    let arrow = |a: &str, b: &str| (a.to_owned(), b.to_owned(), "f.rs:1".to_owned());
+    let found = circles(&[arrow("a", "b"), arrow("b", "c"), arrow("c", "a"), arrow("c", "d")]);
+    assert_eq!(found, [vec!["a -> b (f.rs:1)", "b -> c (f.rs:1)", "c -> a (f.rs:1)"]]);
+    assert!(circles(&[arrow("a", "b"), arrow("b", "c")]).is_empty());
+}

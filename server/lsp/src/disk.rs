@@ -2,17 +2,16 @@
 //! register watchers (Neovim on Linux turns dynamic `didChangeWatchedFiles` registration off),
 //! the server's own watch of the roots ([`poll`]). Both end in [`apply_events`].
 
-use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use tower_lsp_server::ls_types::FileChangeType;
 
-use crate::config::Excludes;
 use crate::index::reindex;
+use crate::scan::{diff, scan};
 use crate::state::Shared;
 
 /// Applies files created, changed or deleted on disk. A change to the config or to an ignore
@@ -73,64 +72,10 @@ pub async fn apply_events(shared: Arc<Shared>, changes: Vec<(Arc<str>, FileChang
         Ok(false) => {}
         Ok(true) => shared.changed(),
         Err(p) => {
-            tracing::error!(target: "policylens", "applying disk changes panicked: {}", crate::handlers::panic_message(p));
+            tracing::error!(target: "policylens", "applying disk changes panicked: {}", crate::panics::panic_message(p));
             shared.changed();
         }
     }
-}
-
-/// When a file was last seen changed: modification time and size.
-type Stamp = (u128, u64);
-
-/// What a scan of the roots saw: every manifest a walk finds, plus the config and the roots'
-/// ignore files (a change to those re-indexes).
-#[derive(Clone, Default)]
-pub struct Scan(HashMap<PathBuf, Stamp>);
-
-fn stamp(p: &Path) -> Option<Stamp> {
-    let m = std::fs::metadata(p).ok()?;
-    let t = m.modified().ok()?.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    Some((t, m.len()))
-}
-
-/// Walks `roots` as the loader does (ignore files, hidden entries, the config's excludes) and
-/// stamps what it finds.
-pub fn scan(roots: &[PathBuf], excludes: &Excludes, config: Option<&Path>) -> Scan {
-    let mut seen = HashMap::new();
-    for root in roots {
-        let (files, _) = policylens_loader::walk_yaml(root, &|p| excludes.is_excluded(p));
-        for extra in [".gitignore", ".ignore", ".policylens.yaml"] {
-            let p = root.join(extra);
-            if let Some(s) = stamp(&p) {
-                seen.insert(p, s);
-            }
-        }
-        for f in files {
-            if let Some(s) = stamp(&f) {
-                seen.insert(f, s);
-            }
-        }
-    }
-    if let Some(s) = config.and_then(|c| Some((c, stamp(c)?))) {
-        seen.insert(s.0.to_path_buf(), s.1);
-    }
-    Scan(seen)
-}
-
-/// The events that turn `old` into `new`.
-fn diff(old: &Scan, new: &Scan) -> Vec<(Arc<str>, FileChangeType)> {
-    let path = |p: &PathBuf| -> Arc<str> { p.to_string_lossy().into() };
-    let mut events: Vec<(Arc<str>, FileChangeType)> = Vec::new();
-    for (p, s) in &new.0 {
-        match old.0.get(p) {
-            None => events.push((path(p), FileChangeType::CREATED)),
-            Some(o) if o != s => events.push((path(p), FileChangeType::CHANGED)),
-            Some(_) => {}
-        }
-    }
-    events.extend(old.0.keys().filter(|p| !new.0.contains_key(*p)).map(|p| (path(p), FileChangeType::DELETED)));
-    events.sort_by(|a, b| a.0.cmp(&b.0));
-    events
 }
 
 /// The shortest pause between two scans; a workspace whose scan takes longer waits twenty

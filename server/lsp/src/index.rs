@@ -17,7 +17,7 @@ use tower_lsp_server::ls_types::{
 };
 
 use crate::config::{self, Excludes};
-use crate::handlers::panic_message;
+use crate::panics::panic_message;
 use crate::state::Shared;
 
 /// A work-done progress the server started; silent when the client cannot show one.
@@ -234,7 +234,7 @@ pub async fn reindex(shared: Arc<Shared>) {
     let polling = shared.polls_disk();
     let excludes = shared.lock().excludes.clone();
     let job = tokio::task::spawn_blocking(move || {
-        let baseline = polling.then(|| crate::disk::scan(&roots, &excludes, config_path.as_deref()));
+        let baseline = polling.then(|| crate::scan::scan(&roots, &excludes, config_path.as_deref()));
         std::thread::sleep(delay);
         (build(roots, config_path, cluster, tx), baseline)
     });

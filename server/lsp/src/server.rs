@@ -210,7 +210,7 @@ impl Backend {
             Ok(true) => self.shared.changed(),
             Ok(false) => {}
             Err(p) => {
-                tracing::error!(target: "policylens", "{what} panicked: {}", handlers::panic_message(p));
+                tracing::error!(target: "policylens", "{what} panicked: {}", crate::panics::panic_message(p));
                 self.shared.changed();
             }
         }

@@ -144,7 +144,7 @@ pub struct State {
     pub touched: Option<HashSet<Arc<str>>>,
     /// For the server's own disk watch (`disk::poll`): what the roots held when the last index
     /// began, or at the last scan since, numbered by index.
-    pub disk_scan: Option<(u64, Arc<crate::disk::Scan>)>,
+    pub disk_scan: Option<(u64, Arc<crate::scan::Scan>)>,
     /// Watched-file notifications are numbered as they arrive (their reads run concurrently):
     /// per path, the latest one applied, so that an older read never overwrites a newer one.
     pub watch_seq: u64,

@@ -4,6 +4,7 @@
 
 mod contribution;
 mod policy;
+mod status;
 mod target;
 mod traffic;
 

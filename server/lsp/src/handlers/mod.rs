@@ -12,7 +12,6 @@ pub mod rename;
 pub mod symbols;
 pub mod whatif;
 
-use std::any::Any;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -21,6 +20,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::{Position, Uri};
 
 use crate::from_proto;
+use crate::panics::panic_message;
 use crate::state::View;
 
 /// LSP's `RequestFailed`: the request was valid but could not be carried out.
@@ -47,16 +47,6 @@ where
                 data: None,
             })
         }
-    }
-}
-
-pub fn panic_message(p: Box<dyn Any + Send>) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic".to_owned()
     }
 }
 

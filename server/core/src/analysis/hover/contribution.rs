@@ -3,9 +3,11 @@
 //! names) and on the policy's name (per target), so that the answer is where users hover.
 
 use crate::analysis::refs::Target;
-use crate::effective::{Context, EffectiveIndex, PolicyStatus, explain};
+use crate::effective::{Context, EffectiveIndex, explain};
 use crate::topology::{Linked, NodeId, PathLimit};
 use crate::world::ObjId;
+
+use super::status::{short_name, status_words};
 
 /// Paths enumerated per target, as the target hover does.
 const PATH_LIMIT: usize = 256;
@@ -22,15 +24,6 @@ const MAX_NAMED: usize = 3;
 struct Block {
     lines: Vec<String>,
     loses: bool,
-}
-
-/// The policy's status in a few words: `Accepted · Enforced`, `Not accepted (TargetNotFound)`.
-fn status_words(status: Option<&PolicyStatus>) -> String {
-    match super::policy::status_parts(status) {
-        Some(("Accepted", e)) => format!("Accepted · {e}"),
-        Some((head, why)) => format!("{head} ({why})"),
-        None => "Status unknown".to_owned(),
-    }
 }
 
 /// A JSON pointer as a dotted field path: `/timeout/http/requestTimeout` → `timeout.http.requestTimeout`.
@@ -181,7 +174,7 @@ fn node_lines(
 /// On a targetRef of `pid` naming `targets`: what the policy contributes at each, with its
 /// status.
 pub(super) fn on_target_ref(world: &Linked, effective: &EffectiveIndex, pid: ObjId, targets: &[Target]) -> String {
-    let name = super::policy::short_name(world, pid);
+    let name = short_name(world, pid);
     let mut out = format!("**`{name}` here** · {}", status_words(effective.status(pid)));
     for t in targets {
         let Some(node) = t.node(world) else { continue };

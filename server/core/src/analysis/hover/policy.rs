@@ -5,9 +5,11 @@ use crate::analysis::refs::sites;
 use crate::analysis::summary::{untargeted_scope, where_lost};
 use crate::catalog::PolicyClass;
 use crate::effective::EffectiveIndex;
-use crate::effective::{Enforcement, Reason, supplier_label};
+use crate::effective::supplier_label;
 use crate::topology::Linked;
 use crate::world::ObjId;
+
+use super::status::{reason, short_name, status_parts};
 
 /// Objects listed by name before the list is cut to a count.
 const MAX_LISTED: usize = 8;
@@ -105,41 +107,6 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, pid: ObjId) -> S
     }
     parts.extend(super::contribution::per_target(world, effective, pid, MAX_LISTED));
     parts.join("\n\n")
-}
-
-/// `("Accepted", "Enforced")`, `("Not accepted", "TargetNotFound")`; `None` when unknown.
-pub(super) fn status_parts(status: Option<&crate::effective::PolicyStatus>) -> Option<(&'static str, &'static str)> {
-    let s = status?;
-    Some(if s.accepted {
-        let e = match s.enforcement {
-            Some(Enforcement::Enforced) | None => "Enforced",
-            Some(Enforcement::PartiallyEnforced) => "PartiallyEnforced",
-            Some(Enforcement::Overridden) => "Overridden",
-            Some(Enforcement::NotEnforced) => "NotEnforced",
-            Some(Enforcement::Unknown) => "effect unknown",
-        };
-        ("Accepted", e)
-    } else {
-        ("Not accepted", reason(s.reason))
-    })
-}
-
-fn reason(r: Reason) -> &'static str {
-    match r {
-        Reason::Accepted => "Accepted",
-        Reason::Conflicted => "Conflicted",
-        Reason::Invalid => "Invalid",
-        Reason::TargetNotFound => "TargetNotFound",
-    }
-}
-
-/// `ns/name`, or `name` for cluster-scoped objects.
-pub(super) fn short_name(world: &crate::topology::Linked, id: ObjId) -> String {
-    let name = &world.object(id).name.value;
-    match world.namespace_of(id) {
-        Some(ns) => format!("{ns}/{name}"),
-        None => name.to_string(),
-    }
 }
 
 /// What the controllers wrote in the live cluster, beside the computed status: `controller
