@@ -7,7 +7,11 @@
 //!
 //! ```text
 //! cargo run --release -p policylens-bench --bin policylens-bench-check -- [--sizes 1000,10000,100000] [--runs 5]
+//!     [--profile mixed|policies]
 //! ```
+//!
+//! `--profile policies` writes a policy on most routes (about half the objects are policies):
+//! where the effective-policy computation, not the parse, costs most.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +20,7 @@ use policylens_bench::synth;
 
 struct Args {
     sizes: Vec<usize>,
+    profile: synth::Profile,
     runs: usize,
     data: PathBuf,
     binary: PathBuf,
@@ -25,6 +30,7 @@ fn parse_args() -> Result<Args, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut a = Args {
         sizes: vec![1000, 10_000, 100_000],
+        profile: synth::Profile::Mixed,
         runs: 5,
         data: root.join("bench-data"),
         binary: root.join("target/release/policylens"),
@@ -38,6 +44,13 @@ fn parse_args() -> Result<Args, String> {
                     .split(',')
                     .map(|s| s.parse().map_err(|e| format!("--sizes: {e}")))
                     .collect::<Result<_, _>>()?
+            }
+            "--profile" => {
+                let v = val()?;
+                a.profile = match synth::Profile::parse(&v) {
+                    Some(p @ (synth::Profile::Mixed | synth::Profile::Policies)) => p,
+                    _ => return Err(format!("--profile: {v} is not mixed or policies")),
+                };
             }
             "--runs" => a.runs = val()?.parse().map_err(|e| format!("--runs: {e}"))?,
             "--data" => a.data = val()?.into(),
@@ -109,8 +122,17 @@ fn real_main() -> Result<(), String> {
     println!("|---:|---:|---:|---:|---:|---:|---:|");
     let mut workspaces = Vec::new();
     for &n in &args.sizes {
-        let dir = args.data.join(format!("synth-{n}"));
-        let summary = synth::generate(&synth::Config::mixed(n, &dir, 1)).map_err(|e| e.to_string())?;
+        let (dir, cfg) = match args.profile {
+            synth::Profile::Mixed => {
+                let dir = args.data.join(format!("synth-{n}"));
+                (dir.clone(), synth::Config::mixed(n, dir, 1))
+            }
+            profile => {
+                let dir = args.data.join(format!("synth-{}-{n}", profile.name()));
+                (dir.clone(), synth::Config { profile, ..synth::Config::mixed(n, dir, 1) })
+            }
+        };
+        let summary = synth::generate(&cfg).map_err(|e| e.to_string())?;
         // One warm-up run so every measured run sees the same page cache.
         run_check(&args.binary, &dir)?;
         workspaces.push((n, dir, summary, Vec::new(), Vec::new()));

@@ -1,7 +1,7 @@
 //! `policylens-synth`: writes a deterministic synthetic Gateway API workspace.
 //!
 //! ```text
-//! policylens-synth --objects N --out DIR [--seed S] [--profile mixed|paths]
+//! policylens-synth --objects N --out DIR [--seed S] [--profile mixed|policies|paths]
 //!                  [--gateways G] [--listeners L] [--routes R] [--services S]
 //!                  [--parent-refs K] [--rules U] [--backends B]
 //! ```
@@ -13,12 +13,14 @@ use std::time::Instant;
 use policylens_bench::synth::{self, Config, PathsShape, Profile};
 
 const USAGE: &str = "\
-usage: policylens-synth --objects N --out DIR [--seed S] [--profile mixed|paths]
+usage: policylens-synth --objects N --out DIR [--seed S] [--profile mixed|policies|paths]
        policylens-synth --profile paths --out DIR [--gateways G] [--listeners L] [--routes R]
                         [--services S] [--parent-refs K] [--rules U] [--backends B] [--seed S]
 
   mixed (default)  N objects (exactly) in a platform/teams layout, ~500 bytes per object,
                    10-15 % policies, ~1 % refs with deliberate typos
+  policies         the mixed layout with a policy of most kinds on most routes (~half the
+                   objects are policies)
   paths            G gateways x R routes with K parentRefs each, U rules x B backendRefs into
                    S shared Services, policies at every level (defaults 50/2/200/20/16/3/3);
                    --objects is ignored
@@ -63,7 +65,7 @@ fn run() -> Result<(), String> {
             "--seed" => seed = num(value()?)? as u64,
             "--profile" => {
                 let v = value()?;
-                profile = Profile::parse(&v).ok_or_else(|| format!("unknown profile {v} (mixed|paths)"))?;
+                profile = Profile::parse(&v).ok_or_else(|| format!("unknown profile {v} (mixed|policies|paths)"))?;
             }
             "--gateways" => shape.gateways = num(value()?)?,
             "--listeners" => shape.listeners = num(value()?)?,
@@ -77,9 +79,9 @@ fn run() -> Result<(), String> {
     }
     let out = out.ok_or_else(|| format!("--out is required\n{USAGE}"))?;
     let objects = match (profile, objects) {
-        (Profile::Mixed, Some(n)) => n,
-        (Profile::Mixed, None) => {
-            return Err(format!("--objects is required for the mixed profile\n{USAGE}"));
+        (Profile::Mixed | Profile::Policies, Some(n)) => n,
+        (Profile::Mixed | Profile::Policies, None) => {
+            return Err(format!("--objects is required for the {} profile\n{USAGE}", profile.name()));
         }
         (Profile::Paths, Some(_)) => {
             eprintln!("policylens-synth: note: --objects is ignored by the paths profile");
@@ -93,7 +95,7 @@ fn run() -> Result<(), String> {
     let s = synth::generate(&cfg).map_err(|e| format!("{}: {e}", out.display()))?;
     let secs = start.elapsed().as_secs_f64();
     let extra = match profile {
-        Profile::Mixed => format!("mistakes={}", s.mistakes),
+        Profile::Mixed | Profile::Policies => format!("mistakes={}", s.mistakes),
         Profile::Paths => format!("paths={}", s.paths),
     };
     println!(

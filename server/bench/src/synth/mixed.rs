@@ -28,7 +28,27 @@ const EXTRA_PORTS: &[(&str, u16)] = &[("grpc", 9090), ("https", 8443), ("metrics
 /// creationTimestamps fall within this many seconds after 2024-01-01.
 const TS_SPAN: usize = 600 * 86_400;
 
-pub(super) fn generate(cfg: &Config, rng: &mut Rng, out: &mut Out) -> io::Result<()> {
+/// How often each policy kind is written on a route, in permille.
+#[derive(Clone, Copy)]
+pub(super) struct Rates {
+    backend_traffic: u32,
+    security: u32,
+    rate_limit: u32,
+    auth: u32,
+    /// Of the apps that serve `https`.
+    backend_tls: u32,
+}
+
+/// The `mixed` profile: 10-15 % of the objects are policies.
+pub(super) const MIXED: Rates =
+    Rates { backend_traffic: 130, security: 60, rate_limit: 100, auth: 35, backend_tls: 320 };
+
+/// The `policies` profile: a policy of most kinds on most routes (about half the objects), as a
+/// platform team writes one per route.
+pub(super) const POLICIES: Rates =
+    Rates { backend_traffic: 900, security: 700, rate_limit: 800, auth: 600, backend_tls: 800 };
+
+pub(super) fn generate(cfg: &Config, rates: Rates, rng: &mut Rng, out: &mut Out) -> io::Result<()> {
     let mut budget = cfg.objects;
     let gateways = (cfg.objects / 2500).clamp(2, 16);
 
@@ -51,7 +71,7 @@ pub(super) fn generate(cfg: &Config, rng: &mut Rng, out: &mut Out) -> io::Result
     let mut prev: Vec<SvcRef> = Vec::new();
     let mut t = 0;
     while budget > 0 {
-        let team = team(t, rng, gateways, &prev);
+        let team = team(t, rng, rates, gateways, &prev);
         let mut docs = team.docs;
         docs.truncate(budget);
         budget -= docs.len();
@@ -284,7 +304,7 @@ fn app_labels(s: &mut String, app: &str) {
     line!(s, "    app.kubernetes.io/name: {app}");
 }
 
-fn team(t: usize, rng: &mut Rng, gateways: usize, prev: &[SvcRef]) -> Team {
+fn team(t: usize, rng: &mut Rng, rates: Rates, gateways: usize, prev: &[SvcRef]) -> Team {
     let ns = format!("t{t:04}-{}", TEAM_WORDS[t % TEAM_WORDS.len()]);
     let partner = rng.chance(150);
     let mut docs: Vec<(String, Doc)> = Vec::new();
@@ -311,7 +331,7 @@ fn team(t: usize, rng: &mut Rng, gateways: usize, prev: &[SvcRef]) -> Team {
         let w = APP_WORDS[(offset + i) % APP_WORDS.len()];
         let app = if i < APP_WORDS.len() { w.to_owned() } else { format!("{w}-{}", i / APP_WORDS.len() + 1) };
         i += 1;
-        let mut ctx = AppCtx { rng, ns: &ns, app: &app, gateways, partner, prev, granted: &mut granted };
+        let mut ctx = AppCtx { rng, rates, ns: &ns, app: &app, gateways, partner, prev, granted: &mut granted };
         for doc in ctx.app_docs(&mut services) {
             docs.push((app.clone(), doc));
         }
@@ -321,6 +341,7 @@ fn team(t: usize, rng: &mut Rng, gateways: usize, prev: &[SvcRef]) -> Team {
 
 struct AppCtx<'a> {
     rng: &'a mut Rng,
+    rates: Rates,
     ns: &'a str,
     app: &'a str,
     gateways: usize,
@@ -489,22 +510,23 @@ impl AppCtx<'_> {
         let section = |rng: &mut Rng| {
             if rng.chance(350) { Some(*rng.pick(&all_rules)) } else { None }
         };
-        if rng.chance(130) {
+        let rates = self.rates;
+        if rng.chance(rates.backend_traffic) {
             let sec = section(rng);
             docs.push(backend_traffic_policy(rng, ns, app, kind, &route, sec));
         }
-        if rng.chance(60) {
+        if rng.chance(rates.security) {
             let sec = section(rng);
             docs.push(security_policy(rng, ns, app, kind, &route, sec));
         }
-        if rng.chance(100) {
+        if rng.chance(rates.rate_limit) {
             let sec = section(rng);
             docs.push(rate_limit_policy(rng, ns, app, kind, &route, sec));
         }
-        if rng.chance(35) {
+        if rng.chance(rates.auth) {
             docs.push(auth_policy(rng, ns, app, kind, &route));
         }
-        if has("https") && rng.chance(320) {
+        if has("https") && rng.chance(rates.backend_tls) {
             let mut targets = vec![app.to_owned()];
             if canary {
                 targets.push(canary_name.clone());

@@ -7,6 +7,8 @@
 //!   ClientTrafficPolicy, Kuadrant RateLimitPolicy/AuthPolicy). About 500 bytes per object, spread
 //!   over multi-document files of 20-50 objects in nested directories. About 1 % of the refs carry
 //!   a deliberate typo, so diagnostics have real work to do.
+//! - [`Profile::Policies`]: the same layout with a policy of most kinds on most routes (about
+//!   half the objects are policies), where a platform team keeps one policy per route.
 //! - [`Profile::Paths`]: G Gateways x R routes, each route attached to many Gateways and
 //!   pointing at a small shared set of Services, with policies at every level: a stress test for
 //!   effective-policy path enumeration.
@@ -33,6 +35,7 @@ pub const MARKER: &str = ".policylens-synth";
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Profile {
     Mixed,
+    Policies,
     Paths,
 }
 
@@ -40,6 +43,7 @@ impl Profile {
     pub fn parse(s: &str) -> Option<Profile> {
         match s {
             "mixed" => Some(Profile::Mixed),
+            "policies" => Some(Profile::Policies),
             "paths" => Some(Profile::Paths),
             _ => None,
         }
@@ -48,6 +52,7 @@ impl Profile {
     pub fn name(self) -> &'static str {
         match self {
             Profile::Mixed => "mixed",
+            Profile::Policies => "policies",
             Profile::Paths => "paths",
         }
     }
@@ -77,7 +82,7 @@ impl Default for PathsShape {
 
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Number of Kubernetes objects to write (`mixed`; ignored by `paths`).
+    /// Number of Kubernetes objects to write (`mixed`, `policies`; ignored by `paths`).
     pub objects: usize,
     pub out: PathBuf,
     pub seed: u64,
@@ -112,7 +117,8 @@ pub fn generate(cfg: &Config) -> io::Result<Summary> {
     let mut out = Out::new(&cfg.out);
     let mut rng = Rng::new(cfg.seed);
     match cfg.profile {
-        Profile::Mixed => mixed::generate(cfg, &mut rng, &mut out)?,
+        Profile::Mixed => mixed::generate(cfg, mixed::MIXED, &mut rng, &mut out)?,
+        Profile::Policies => mixed::generate(cfg, mixed::POLICIES, &mut rng, &mut out)?,
         Profile::Paths => paths::generate(&cfg.paths, &mut rng, &mut out)?,
     }
     Ok(out.summary)
@@ -141,7 +147,9 @@ fn prepare_dir(dir: &Path, cfg: &Config) -> io::Result<()> {
         fs::create_dir_all(dir)?;
     }
     let marker = match cfg.profile {
-        Profile::Mixed => format!("policylens-synth profile=mixed objects={} seed={}\n", cfg.objects, cfg.seed),
+        Profile::Mixed | Profile::Policies => {
+            format!("policylens-synth profile={} objects={} seed={}\n", cfg.profile.name(), cfg.objects, cfg.seed)
+        }
         Profile::Paths => {
             let p = &cfg.paths;
             format!(
@@ -528,6 +536,18 @@ mod tests {
         let per_file = s.objects / s.files;
         assert!((15..=50).contains(&per_file), "{per_file} objects/file");
         assert!(s.mistakes > 0 && s.mistakes < s.objects / 20, "{} mistakes", s.mistakes);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn policies_profile_has_a_policy_on_most_routes() {
+        let d = temp_dir("policies");
+        let cfg = Config { profile: Profile::Policies, ..Config::mixed(5000, &d, 1) };
+        let s = generate(&cfg).unwrap();
+        let (kinds, _, _) = yaml_stats(&tree(&d));
+        assert_eq!((s.objects, kinds), (5000, 5000));
+        let pct = s.policies * 100 / s.objects;
+        assert!((45..=60).contains(&pct), "policies {pct} %");
         fs::remove_dir_all(d).unwrap();
     }
 
