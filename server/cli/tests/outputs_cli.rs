@@ -61,10 +61,7 @@ fn json(args: &[&str]) -> Value {
 
 /// The targets some policy kind reaches: `targets` lists them with the kinds in parentheses.
 fn reached_targets(ws: &str) -> Vec<String> {
-    run(&["targets", ws])
-        .lines()
-        .filter_map(|l| l.split_once("  (").map(|(target, _)| target.to_owned()))
-        .collect()
+    run(&["targets", ws]).lines().filter_map(|l| l.split_once("  (").map(|(target, _)| target.to_owned())).collect()
 }
 
 /// Every output of one workspace, as one JSON object.
