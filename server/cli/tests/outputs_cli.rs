@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 const WORKSPACES: &[&str] = &[
     "fixtures/demo",
     "fixtures/bad",
+    "fixtures/blast-radius",
     "fixtures/conformance",
     "fixtures/lsp",
     "fixtures/repos/app-template",
