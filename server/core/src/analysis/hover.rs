@@ -15,6 +15,10 @@ use crate::effective::EffectiveIndex;
 use crate::topology::Linked;
 use crate::workspace::Snapshot;
 
+/// Paths a hover enumerates per target (the target's, a policy's per target, a Service's
+/// traffic); the rest are counted.
+const PATH_LIMIT: usize = 256;
+
 pub fn hover(snap: &Snapshot, file: &str, offset: u32) -> Option<Hover> {
     let world = snap.world();
     match on_reference(world, file, offset) {

@@ -9,8 +9,6 @@ use crate::world::ObjId;
 
 use super::status::{short_name, status_words};
 
-/// Paths enumerated per target, as the target hover does.
-const PATH_LIMIT: usize = 256;
 /// Distinct results shown per target; the rest are counted.
 const MAX_RESULTS: usize = 3;
 /// Objects below a node that are explained to group them (losses first); the rest are counted.
@@ -136,7 +134,7 @@ fn node_lines(
     node: NodeId,
     through: Option<&str>,
 ) -> Option<Block> {
-    let ex = explain(world, effective, node, PathLimit(PATH_LIMIT));
+    let ex = explain(world, effective, node, PathLimit(super::PATH_LIMIT));
     let kind = ex.policies.iter().find(|k| k.contexts.iter().any(|c| c.policies.iter().any(|p| p == label)))?;
     let short = |p: &str| kind.short(p).to_owned();
     // Paths with the same outcome for this policy are shown once.

@@ -13,8 +13,6 @@ use crate::model::Body;
 use crate::topology::Linked;
 use crate::topology::PathLimit;
 
-/// Paths enumerated for one hover: enough for any real hierarchy, bounded for huge ones.
-pub(super) const PATH_LIMIT: usize = 256;
 /// Distinct results shown per policy kind; the rest are counted.
 const MAX_RESULTS: usize = 3;
 
@@ -24,7 +22,7 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, t: Target) -> St
         parts.push("Not part of the policy hierarchy.".into());
         return parts.join("\n\n");
     };
-    let ex = explain(world, effective, node, PathLimit(PATH_LIMIT));
+    let ex = explain(world, effective, node, PathLimit(super::PATH_LIMIT));
     let mut truncated = ex.truncated;
     let cluster = cluster_policies(world);
     let kind_section = |k: &KindExplanation| kind_section(k, &cluster);
@@ -37,7 +35,7 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, t: Target) -> St
     if t.section.is_none() && matches!(world.object(t.obj).body, Body::Service(_)) {
         for i in section_indices(world, t.obj) {
             let Some(pnode) = (Target { obj: t.obj, section: Some(i) }).node(world) else { continue };
-            let px = explain(world, effective, pnode, PathLimit(PATH_LIMIT));
+            let px = explain(world, effective, pnode, PathLimit(super::PATH_LIMIT));
             if px.policies.is_empty() {
                 continue;
             }
@@ -54,7 +52,7 @@ pub(super) fn hover(world: &Linked, effective: &EffectiveIndex, t: Target) -> St
     }
     parts.extend(super::traffic::parts(&ex, &kind_section));
     if truncated {
-        parts.push(format!("(only the first {PATH_LIMIT} paths were considered)"));
+        parts.push(format!("(only the first {} paths were considered)", super::PATH_LIMIT));
     }
     parts.join("\n\n")
 }

@@ -38,7 +38,7 @@ pub(super) fn at_sender(
     sender: NodeId,
     kind: &dyn Fn(&KindExplanation) -> String,
 ) -> Vec<String> {
-    let ex = explain(world, effective, sender, PathLimit(super::target::PATH_LIMIT));
+    let ex = explain(world, effective, sender, PathLimit(super::PATH_LIMIT));
     // Nothing governs them: the reference's own line says all there is.
     if ex.policies.is_empty() {
         return Vec::new();
