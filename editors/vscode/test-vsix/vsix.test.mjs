@@ -65,6 +65,7 @@ test('the packaged manifest activates on YAML and contributes the commands', () 
     'policylens.explain',
     'policylens.findReferences',
     'policylens.openSettings',
+    'policylens.previewWithout',
     'policylens.restartServer',
     'policylens.showEffectivePolicy',
     'policylens.showOutput',
