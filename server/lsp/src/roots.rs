@@ -1,4 +1,4 @@
-//! Which directories the server reads, and why (DESIGN §2, as the CLI chooses): a workspace
+//! Which directories the server reads, and why (docs/configuration.md "What a PATH means", as the CLI chooses): a workspace
 //! folder the client names, or a document it opens without any, belongs to the workspace the
 //! CLI would read for it, the nearest `.policylens.yaml` in or above it, else its git work
 //! tree. A folder below such a root (an editor opened on `demo/shop`) is read with the whole

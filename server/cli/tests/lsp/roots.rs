@@ -1,5 +1,5 @@
 //! The workspace an editor's folder or lone file belongs to (issue 39 §1): the server walks up
-//! as the CLI does (DESIGN §2) and says which root it chose. Before, a client rooted at
+//! as the CLI does (docs/configuration.md "What a PATH means") and says which root it chose. Before, a client rooted at
 //! `demo/shop` (or a file opened alone) was analysed with that folder's files only: every
 //! reference into `platform/` or `payments/` was a false `*-not-found`.
 
