@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use policylens_core::analysis::diagnostics::compute_without;
+use policylens_core::analysis::diff;
 use policylens_core::effective::explain;
 use policylens_core::topology::PathLimit;
 use policylens_core::workspace::{Snapshot, Workspace};
@@ -161,6 +162,14 @@ fn check_dir(dir: &Path, checked: &mut (usize, usize)) {
         for (k, v) in &want.2 {
             assert_eq!(got.2.get(k), Some(v), "explain {k}, {at}");
         }
+        // The report made incrementally (only the changed paths folded, only the changed
+        // statuses read) is the one made by explaining every target of the removed policies'
+        // regions on each side and reading every status of their kinds.
+        let label = "workspace";
+        let fast = serde_json::to_string_pretty(&diff::without(&snap, &removed, label).report).unwrap_or_default();
+        let slow = diff::without_explained(&snap, &removed, label);
+        let slow_json = serde_json::to_string_pretty(&slow.report).unwrap_or_default();
+        assert!(fast == slow_json, "report, {at}:\n{}", first_difference(&fast, &slow_json));
         checked.0 += 1;
         if w.stats.whole_kinds == 0 && w.stats.patched > 0 {
             checked.1 += 1;

@@ -6,7 +6,7 @@
 //! answer (`server/core/tests/whatif.rs`).
 //!
 //! ```text
-//! target/release/policylens-bench-whatif [--objects 10000] [--per-level 5] [--runs 5]
+//! target/release/policylens-bench-whatif [--objects 10000] [--per-level 5] [--runs 5] [--level Gateway]
 //! ```
 //!
 //! The workspace is `bench-data/synth-N` (generated when missing). Build first:
@@ -26,10 +26,12 @@ struct Args {
     objects: usize,
     per_level: usize,
     runs: usize,
+    /// Only this level (`Gateway`, `route`, ...), for a profile.
+    level: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { objects: 10_000, per_level: 5, runs: 5 };
+    let mut a = Args { objects: 10_000, per_level: 5, runs: 5, level: None };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or(format!("{flag} needs a value"));
@@ -37,6 +39,7 @@ fn parse_args() -> Result<Args, String> {
             "--objects" => a.objects = val()?.parse().map_err(|e| format!("--objects: {e}"))?,
             "--per-level" => a.per_level = val()?.parse().map_err(|e| format!("--per-level: {e}"))?,
             "--runs" => a.runs = val()?.parse().map_err(|e| format!("--runs: {e}"))?,
+            "--level" => a.level = Some(val()?),
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -140,20 +143,24 @@ fn main() {
         }
     }
     println!(
-        "{:<10} {:>8} {:>14} {:>14} {:>12} {:>10} {:>12} {:>12}",
-        "level", "policies", "what-if med", "what-if max", "index med", "contexts", "whole kinds", "deleted med"
+        "{:<10} {:>8} {:>14} {:>14} {:>12} {:>10} {:>10} {:>12} {:>12}",
+        "level", "policies", "what-if med", "what-if max", "index med", "contexts", "recounted", "whole kinds", "deleted med"
     );
     for (lvl, all) in &by_level {
+        if args.level.as_deref().is_some_and(|l| l != *lvl) {
+            continue;
+        }
         let step = (all.len() / args.per_level.max(1)).max(1);
         let picked: Vec<ObjId> = all.iter().copied().step_by(step).take(args.per_level).collect();
         let (mut whatif, mut index, mut deleted) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut contexts, mut whole) = (0, 0);
+        let (mut contexts, mut recounted, mut whole) = (0, 0, 0);
         for &p in &picked {
             for _ in 0..args.runs {
                 let t0 = Instant::now();
                 let w = diff::without(&snap, &[p], "workspace");
                 whatif.push(ms(t0));
                 contexts = contexts.max(w.stats.contexts);
+                recounted = recounted.max(w.stats.recounted);
                 whole = whole.max(w.stats.whole_kinds);
                 // Its incremental part alone: the effective index without the policy (the
                 // rest is the findings on that index and the report).
@@ -180,7 +187,7 @@ fn main() {
         }
         let max = whatif.iter().copied().fold(0.0, f64::max);
         println!(
-            "{lvl:<10} {:>8} {:>11.1} ms {:>11.1} ms {:>9.1} ms {contexts:>10} {whole:>12} {:>9.1} ms",
+            "{lvl:<10} {:>8} {:>11.1} ms {:>11.1} ms {:>9.1} ms {contexts:>10} {recounted:>10} {whole:>12} {:>9.1} ms",
             all.len(),
             median(&mut whatif),
             max,

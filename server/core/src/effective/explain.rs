@@ -215,17 +215,7 @@ fn scope_contexts(
         if !path.iter().all(|&n| plan.scope.admits_node(world, n)) {
             continue;
         }
-        // Below one of the kind's effective targets (a Service behind a route, for a route
-        // policy) the kind changes nothing. A route below a route is a delegated child
-        // (kgateway, Gloo): the parent's policies reach it, so routes above one don't count.
-        let below_effective = !plan.is_direct()
-            && path.split_last().is_some_and(|(_, above)| {
-                above
-                    .iter()
-                    .filter(|&&n| !(target_is_route && is_route(world, n)))
-                    .any(|&n| *effective_nodes.entry(n).or_insert_with(|| is_effective(world, &plan.kind, n)))
-            });
-        if below_effective {
+        if below_effective(world, plan, target_is_route, path, &mut effective_nodes) {
             continue;
         }
         let (sig, shown) = plan.path_signature(world, path);
@@ -258,6 +248,26 @@ fn scope_contexts(
         contexts.push(c);
     }
     contexts
+}
+
+/// Whether `path` passes one of the kind's effective targets above its end (a Service behind
+/// a route, for a route policy): there the kind changes nothing. A route below a route is a
+/// delegated child (kgateway, Gloo): the parent's policies reach it, so routes above one don't
+/// count. `memo` keeps which nodes are effective across paths.
+pub(super) fn below_effective(
+    world: &Linked,
+    plan: &KindPlan,
+    target_is_route: bool,
+    path: &[NodeId],
+    memo: &mut HashMap<NodeId, bool>,
+) -> bool {
+    !plan.is_direct()
+        && path.split_last().is_some_and(|(_, above)| {
+            above
+                .iter()
+                .filter(|&&n| !(target_is_route && is_route(world, n)))
+                .any(|&n| *memo.entry(n).or_insert_with(|| is_effective(world, &plan.kind, n)))
+        })
 }
 
 /// A context without its path.
@@ -296,6 +306,6 @@ fn context_body(world: &Linked, fold: &Fold, outs: &[Outcome]) -> Context {
 }
 
 /// Whether node `n` is a route or one of its rules.
-fn is_route(world: &Linked, n: NodeId) -> bool {
+pub(super) fn is_route(world: &Linked, n: NodeId) -> bool {
     world.topology.node_object(n).is_some_and(|o| matches!(world.object(o).body, crate::model::Body::Route(_)))
 }

@@ -10,6 +10,7 @@
 //! The report types serialise to the CLI's JSON contracts (docs/json.md); the language server
 //! returns the same JSON from its custom requests.
 
+mod changed;
 mod contexts;
 pub mod controllers;
 mod explain;
@@ -26,6 +27,7 @@ mod status;
 mod strategy;
 mod without;
 
+pub use changed::{ChangedPath, Leaf, Sides};
 pub use controllers::Ignored;
 pub use explain::{explain, explain_kinds, senders};
 pub use provenance::{Supplier, field_label};

@@ -408,6 +408,12 @@ pub(super) fn patch(
     })
 }
 
+/// `base`'s status counted again from every context its policy takes part in (`agg`), for a
+/// what-if where [`patch`] cannot tell it.
+pub(super) fn recounted(base: &PolicyStatus, agg: Agg) -> PolicyStatus {
+    finish(None, agg, base.unknown_strategy.clone(), false, base.tally.effect_unknown)
+}
+
 /// `status --format json` (docs/json.md).
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StatusReport {

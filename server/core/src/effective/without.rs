@@ -6,14 +6,16 @@
 //! status patched: the old contexts' counts taken out, the new ones' put in (`status::patch`).
 //! Every other context is left as it was counted.
 //!
-//! Where that cannot be exact, the kind is computed again whole: policies of several units
-//! (their worlds are walked apart), an index whose contexts were cut at the path limit, and a
-//! status whose list of losses was cut where some of them are taken out.
+//! A status whose list of losses was cut where some of them are taken out cannot be patched
+//! (which losses come next is not kept): that policy's own region is walked and its status
+//! counted again. Where that cannot be exact, the kind is computed again whole: policies of
+//! several units (their worlds are walked apart), and an index whose contexts were cut at the
+//! path limit.
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::contexts::{Folder, KindPlan, Region, Scratch, visit_within};
-use super::status::{Agg, finish, patch};
+use super::status::{Agg, finish, patch, recounted};
 use super::{EffectiveIndex, namespace_objects, outcomes_at, shadow};
 use crate::model::GroupKind;
 use crate::topology::{Linked, NodeId};
@@ -24,6 +26,9 @@ pub struct Without {
     pub index: EffectiveIndex,
     /// Per kind of a removed policy: the effective targets whose contexts may differ.
     pub targets: BTreeMap<GroupKind, Vec<NodeId>>,
+    /// Per kind of a removed policy: the nodes where it took part (attached, or a Gateway
+    /// ignoring it); a context whose signature holds none of them is the same on both sides.
+    pub seeds: BTreeMap<GroupKind, Vec<NodeId>>,
     pub stats: WithoutStats,
 }
 
@@ -34,13 +39,15 @@ pub struct WithoutStats {
     pub contexts: usize,
     /// Policies whose status was patched.
     pub patched: usize,
+    /// Policies whose status was counted again over their own region (see the module's note).
+    pub recounted: usize,
     /// Kinds computed again whole (see the module's note).
     pub whole_kinds: usize,
 }
 
-/// One kind patched: its region, the new statuses of the policies taking part there, and the
-/// contexts walked.
-type Patched = (Region, Vec<(ObjId, super::PolicyStatus)>, usize);
+/// One kind patched: its region, the new statuses of the policies taking part there, the
+/// contexts walked and the statuses counted again.
+type Patched = (Region, Vec<(ObjId, super::PolicyStatus)>, usize, usize);
 
 impl EffectiveIndex {
     /// The index of `world` without the policies `removed` (ids of `world.policies`; others
@@ -68,6 +75,7 @@ impl EffectiveIndex {
         };
         let mut stats = WithoutStats::default();
         let mut targets = BTreeMap::new();
+        let mut seeds_of = BTreeMap::new();
         let mut kinds: Vec<GroupKind> =
             removed.iter().filter_map(|&p| world.policy_kind(p)).map(|k| k.gk.clone()).collect();
         kinds.sort();
@@ -89,6 +97,7 @@ impl EffectiveIndex {
             if seeds.is_empty() {
                 continue;
             }
+            seeds_of.insert(gk.clone(), seeds.clone());
             let mut after = plan.clone();
             after.retain(|p| !gone(p));
             let incremental = !self.truncated && world.units.is_trivial();
@@ -99,8 +108,9 @@ impl EffectiveIndex {
                 })
                 .flatten();
             match patched {
-                Some((region, statuses, walked)) => {
+                Some((region, statuses, walked, recounted)) => {
                     stats.contexts += walked;
+                    stats.recounted += recounted;
                     stats.patched += statuses.len();
                     out.statuses.extend(statuses);
                     targets.insert(gk.clone(), region.list);
@@ -130,12 +140,14 @@ impl EffectiveIndex {
                 }
             }
         }
-        Without { index: out, targets, stats }
+        Without { index: out, targets, seeds: seeds_of, stats }
     }
 
     /// One kind's statuses after taking the policies `gone` out of `before`'s plan (leaving
     /// `after`'s): the region below `seeds` walked with each plan, and the statuses of the
-    /// policies taking part there patched. `None` when a status cannot be patched exactly.
+    /// policies taking part there patched; a status that cannot be patched (its list of losses
+    /// was cut and some are taken out) counted again over its own region. `None` when some
+    /// node has more contexts than the limit.
     fn patch_kind(
         &self,
         world: &Linked,
@@ -148,44 +160,69 @@ impl EffectiveIndex {
         let ns_objects = namespace_objects(world, &self.plans);
         let region = Region::below(world, before, scratch, &ns_objects, seeds);
         let mut walked = 0;
-        let mut tallies: Vec<HashMap<ObjId, Agg>> = Vec::with_capacity(2);
-        for plan in [before, after] {
-            let mut aggs: HashMap<ObjId, Agg> = HashMap::new();
-            let mut nodes: Vec<NodeId> = plan.attached.keys().copied().collect();
-            nodes.retain(|&n| {
-                region.contains(n) || matches!(world.topology.node(n), crate::topology::DagNode::Namespace(_))
-            });
-            let specs = self.specs_at(world, plan, nodes);
-            let schema = self.schemas.get(&plan.kind.gk);
-            let folder = Folder::new(world, plan, &specs, schema);
-            let mut json = shadow::ObjectJson::default();
-            let truncated =
-                visit_within(&folder, scratch, &ns_objects, self.limit, Some(&region), &mut |target, ctxs| {
-                    walked += ctxs.len();
-                    outcomes_at(&folder, &mut json, target, ctxs, &mut |sig, o| {
-                        aggs.entry(o.policy).or_default().add(target, sig, o);
-                    });
-                });
-            if truncated {
-                return None;
-            }
-            tallies.push(aggs);
-        }
-        let after_aggs = tallies.pop().unwrap_or_default();
-        let mut before_aggs = tallies.pop().unwrap_or_default();
+        let (mut before_aggs, n) = self.tally(world, before, &region, scratch, &ns_objects, &|_| true)?;
+        walked += n;
+        let (mut after_aggs, n) = self.tally(world, after, &region, scratch, &ns_objects, &|_| true)?;
+        walked += n;
         let mut policies: Vec<ObjId> =
             before_aggs.keys().chain(after_aggs.keys()).copied().filter(|&p| !gone(p)).collect();
         policies.sort_unstable();
         policies.dedup();
-        let mut after_aggs = after_aggs;
         let within = |n: NodeId| region.contains_target(n);
         let mut out = Vec::with_capacity(policies.len());
+        let mut recounts = 0;
         for p in policies {
             let base = self.statuses.get(&p)?;
             let was = finish(None, before_aggs.remove(&p).unwrap_or_default(), None, false, false);
             let now = finish(None, after_aggs.remove(&p).unwrap_or_default(), None, false, false);
-            out.push((p, patch(base, &within, &was, &now)?));
+            let st = match patch(base, &within, &was, &now) {
+                Some(st) => st,
+                None => {
+                    // Every context it takes part in: those below the nodes it attaches to.
+                    let nodes: Vec<NodeId> =
+                        after.attached.iter().filter(|(_, list)| list.contains(&p)).map(|(&n, _)| n).collect();
+                    let own = Region::below(world, after, scratch, &ns_objects, &nodes);
+                    let (mut aggs, n) = self.tally(world, after, &own, scratch, &ns_objects, &|q| q == p)?;
+                    walked += n;
+                    recounts += 1;
+                    recounted(base, aggs.remove(&p).unwrap_or_default())
+                }
+            };
+            out.push((p, st));
         }
-        Some((region, out, walked))
+        Some((region, out, walked, recounts))
+    }
+
+    /// The outcomes of the policies `keep` accepts in every context at the targets of
+    /// `region` under `plan`, and how many contexts; `None` when some node has more contexts
+    /// than the limit.
+    fn tally(
+        &self,
+        world: &Linked,
+        plan: &KindPlan,
+        region: &Region,
+        scratch: &mut Scratch,
+        ns_objects: &HashMap<std::sync::Arc<str>, Vec<ObjId>>,
+        keep: &dyn Fn(ObjId) -> bool,
+    ) -> Option<(HashMap<ObjId, Agg>, usize)> {
+        let mut walked = 0;
+        let mut aggs: HashMap<ObjId, Agg> = HashMap::new();
+        let mut nodes: Vec<NodeId> = plan.attached.keys().copied().collect();
+        nodes.retain(|&n| {
+            region.contains(n) || matches!(world.topology.node(n), crate::topology::DagNode::Namespace(_))
+        });
+        let specs = self.specs_at(world, plan, nodes);
+        let schema = self.schemas.get(&plan.kind.gk);
+        let folder = Folder::new(world, plan, &specs, schema);
+        let mut json = shadow::ObjectJson::default();
+        let truncated = visit_within(&folder, scratch, ns_objects, self.limit, Some(region), &mut |target, ctxs| {
+            walked += ctxs.len();
+            outcomes_at(&folder, &mut json, target, ctxs, &mut |sig, o| {
+                if keep(o.policy) {
+                    aggs.entry(o.policy).or_default().add(target, sig, o);
+                }
+            });
+        });
+        (!truncated).then_some((aggs, walked))
     }
 }

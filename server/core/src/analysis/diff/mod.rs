@@ -12,7 +12,7 @@ mod without;
 pub use edit::edit;
 pub use gone::{Gone, Instead, Unset};
 pub use render::{edit_markdown, human, markdown};
-pub use without::{NotAPolicy, WhatIf, policies_at, resolve_policies, without};
+pub use without::{NotAPolicy, WhatIf, policies_at, resolve_policies, without, without_explained};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -49,15 +49,22 @@ impl<'a> Side<'a> {
 /// Where two sides can differ at all, when that is known (a what-if on one world, an edit of
 /// one policy): the effective targets (§2.1 references) of some policy kinds. Effective
 /// policies elsewhere, and the statuses of other kinds' policies, are the same on both sides.
-#[derive(Debug, Default)]
-pub struct Scope {
+#[derive(Default)]
+pub struct Scope<'a> {
     pub targets: BTreeMap<String, Vec<GroupKind>>,
     pub kinds: Vec<GroupKind>,
+    /// The policies of `kinds` whose status may differ (the others' are the same on both
+    /// sides); all of them when `None`.
+    pub policies: Option<Vec<ObjId>>,
+    /// Both sides' fields at a target (by reference) of some kinds, where that is known
+    /// without explaining the target on each side; `None` from it: explain it.
+    #[allow(clippy::type_complexity)]
+    pub fields: Option<&'a dyn Fn(&str, &[GroupKind]) -> Option<(Fields, Fields)>>,
 }
 
-impl Scope {
+impl Scope<'_> {
     /// The targets of each kind, as nodes of `world`.
-    pub fn of_nodes(world: &crate::topology::Linked, targets: &BTreeMap<GroupKind, Vec<NodeId>>) -> Scope {
+    pub fn of_nodes<'a>(world: &crate::topology::Linked, targets: &BTreeMap<GroupKind, Vec<NodeId>>) -> Scope<'a> {
         let mut out = Scope { kinds: targets.keys().cloned().collect(), ..Scope::default() };
         for (gk, nodes) in targets {
             for &n in nodes {
@@ -156,7 +163,8 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, scope: Option<&Scope>) -> Repor
     let in_scope = |side: &Side<'_>, p: ObjId| {
         scope.is_none_or(|s| side.snap.world().policy_kind(p).is_some_and(|k| s.kinds.contains(&k.gk)))
     };
-    let (sb, sh) = (statuses(base, &|p| in_scope(base, p)), statuses(head, &|p| in_scope(head, p)));
+    let shown = |p: ObjId| scope.and_then(|s| s.policies.as_ref()).is_none_or(|ps| ps.binary_search(&p).is_ok());
+    let (sb, sh) = (statuses(base, &|p| in_scope(base, p), &shown), statuses(head, &|p| in_scope(head, p), &shown));
     let mut status = Vec::new();
     for key in sb.keys().chain(sh.keys()).collect::<BTreeSet<_>>() {
         let (b, h) = (sb.get(key).map(summary), sh.get(key).map(summary));
@@ -170,7 +178,8 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, scope: Option<&Scope>) -> Repor
     let mut effective = Vec::new();
     let compared = |targets: &BTreeSet<String>, kinds: Option<&[GroupKind]>, effective: &mut Vec<FieldChange>| {
         for t in targets {
-            let (fb, fh) = (fields(base, t, kinds), fields(head, t, kinds));
+            let known = scope.and_then(|s| s.fields).and_then(|f| f(t, kinds.unwrap_or(&[])));
+            let (fb, fh) = known.unwrap_or_else(|| (fields(base, t, kinds), fields(head, t, kinds)));
             for k in fb.keys().chain(fh.keys()).collect::<BTreeSet<_>>() {
                 let (b, h) = (fb.get(k), fh.get(k));
                 if b.map(|x| &x.0) != h.map(|x| &x.0) {
@@ -214,22 +223,30 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, scope: Option<&Scope>) -> Repor
     }
 }
 
-/// Policy statuses by reference (and file, where a policy is defined in several files), of the
-/// policies `only` keeps.
-fn statuses(side: &Side<'_>, only: &dyn Fn(ObjId) -> bool) -> BTreeMap<String, PolicyStatusReport> {
+/// Policy statuses by reference (and file, where a policy of the ones `only` keeps is defined
+/// in several files), of the policies `only` and `shown` keep.
+fn statuses(
+    side: &Side<'_>,
+    only: &dyn Fn(ObjId) -> bool,
+    shown: &dyn Fn(ObjId) -> bool,
+) -> BTreeMap<String, PolicyStatusReport> {
+    let world = side.snap.world();
     // Every policy, the cluster's too: with `cluster` as a side they are the subject.
-    let report = side.effective.report_every_of(side.snap.world(), only);
+    let report = side.effective.report_every_of(world, &|p| only(p) && shown(p));
     let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for p in &report.policies {
-        *count.entry(p.policy.clone()).or_default() += 1;
+    for &p in &world.policies {
+        if only(p) && side.effective.status(p).is_some() {
+            *count.entry(world.key(p).to_string()).or_default() += 1;
+        }
     }
     report
         .policies
         .into_iter()
         .map(|p| {
+            let several = count.get(&p.policy).is_some_and(|&n| n > 1);
             let key = match &p.file {
-                Some(f) if count[&p.policy] > 1 => format!("{} ({f})", p.policy),
-                None if count[&p.policy] > 1 => format!("{} (cluster)", p.policy),
+                Some(f) if several => format!("{} ({f})", p.policy),
+                None if several => format!("{} (cluster)", p.policy),
                 _ => p.policy.clone(),
             };
             (key, p)
@@ -266,13 +283,18 @@ fn summary(p: &PolicyStatusReport) -> StatusSummary {
     }
 }
 
-type FieldKey = (String, Vec<String>, String);
+/// (kind, path without its Namespace levels, field).
+pub type FieldKey = (String, Vec<String>, String);
+
+/// The fields of one side at a target: (kind, path, field) → value and winner, and the path as
+/// shown.
+pub type Fields = BTreeMap<FieldKey, (Held, Vec<String>)>;
 
 /// Every leaf of the effective policies at `target` (of `kinds` only, when given): (kind,
 /// path, field) → value and winner, and the path as shown. The key's path leaves out the
 /// Namespace levels: they are shown where a policy of the kind targets the Namespace, so a
 /// Namespace policy added or removed does not make a path another.
-fn fields(side: &Side<'_>, target: &str, kinds: Option<&[GroupKind]>) -> BTreeMap<FieldKey, (Held, Vec<String>)> {
+fn fields(side: &Side<'_>, target: &str, kinds: Option<&[GroupKind]>) -> Fields {
     let mut out = BTreeMap::new();
     let world = side.snap.world();
     let Some(key) = ObjectKey::parse(target, is_core_kind) else { return out };

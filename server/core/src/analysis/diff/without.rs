@@ -4,11 +4,14 @@
 //! ([`EffectiveIndex::without`]); the findings are the engine's on that index; the report is
 //! [`compare`]'s, led by what stops applying ([`super::gone`]).
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::{Report, Scope, Side, compare, gone::gone};
+use super::{Fields, Held, Report, Scope, Side, compare, gone::gone};
 use crate::analysis::diagnostics::compute_without;
-use crate::effective::WithoutStats;
+use crate::effective::{Leaf, Sides, WithoutStats};
+use crate::model::GroupKind;
+use crate::topology::NodeId;
 use crate::workspace::Snapshot;
 use crate::world::ObjId;
 
@@ -101,6 +104,16 @@ pub fn policies_at(snap: &Snapshot, file: &str, offset: u32) -> Vec<ObjId> {
 
 /// The snapshot (`label`) against itself without the policies `removed`.
 pub fn without(snap: &Snapshot, removed: &[ObjId], label: &str) -> WhatIf {
+    what_if(snap, removed, label, true)
+}
+
+/// [`without`] with every target in the removed policies' regions explained on each side and
+/// every status of their kinds compared: the slow way, which the test compares it with.
+pub fn without_explained(snap: &Snapshot, removed: &[ObjId], label: &str) -> WhatIf {
+    what_if(snap, removed, label, false)
+}
+
+fn what_if(snap: &Snapshot, removed: &[ObjId], label: &str, incremental: bool) -> WhatIf {
     let world = snap.world();
     let w = snap.effective().without(world, removed);
     let (diagnostics, _) = compute_without(snap, &w.index, removed);
@@ -110,11 +123,68 @@ pub fn without(snap: &Snapshot, removed: &[ObjId], label: &str) -> WhatIf {
     let head =
         Side { label: format!("without {}", names.join(", ")), snap, effective: &w.index, diagnostics: &diagnostics };
     let targets = w.targets.values().map(Vec::len).sum();
+    // Per kind, its two sides; per target reference, its node.
+    let sides: BTreeMap<GroupKind, Sides<'_>> = w
+        .seeds
+        .iter()
+        .filter(|_| incremental)
+        .filter_map(|(gk, seeds)| Some((gk.clone(), snap.effective().sides(&w.index, world, gk, seeds)?)))
+        .collect();
+    let nodes: HashMap<String, NodeId> =
+        w.targets.values().flatten().map(|&n| (world.topology.node_key(world, n).to_string(), n)).collect();
+    let names_of: RefCell<HashMap<NodeId, String>> = RefCell::default();
+    let fields = |target: &str, kinds: &[GroupKind]| -> Option<(Fields, Fields)> {
+        let node = *nodes.get(target)?;
+        let per_kind: Vec<(&GroupKind, &Sides<'_>)> =
+            kinds.iter().map(|gk| Some((gk, sides.get(gk)?))).collect::<Option<_>>()?;
+        let mut names = names_of.borrow_mut();
+        let mut name =
+            |n: NodeId| names.entry(n).or_insert_with(|| world.topology.node_key(world, n).to_string()).clone();
+        let mut out: [Fields; 2] = Default::default();
+        for (gk, s) in per_kind {
+            let kind = gk.to_string();
+            for path in s.at(node) {
+                // A leaf the same on both sides of a path makes no change: left out of both.
+                let [b, a] = &path.leaves;
+                let differs = |l: &&Leaf, other: &[Leaf]| !other.contains(l);
+                let changed: [Vec<&Leaf>; 2] =
+                    [b.iter().filter(|l| differs(l, a)).collect(), a.iter().filter(|l| differs(l, b)).collect()];
+                for (side, fields) in out.iter_mut().enumerate() {
+                    if changed[side].is_empty() {
+                        continue;
+                    }
+                    let shown: Vec<String> = path.shown[side].iter().map(|&n| name(n)).collect();
+                    let hops: Vec<String> = shown.iter().filter(|h| !h.starts_with("Namespace/")).cloned().collect();
+                    for l in &changed[side] {
+                        let held =
+                            Held { value: l.value.clone(), policy: l.policy.clone(), strategy: l.strategy.to_owned() };
+                        fields.insert((kind.clone(), hops.clone(), l.field.clone()), (held, shown.clone()));
+                    }
+                }
+            }
+        }
+        let [before, after] = out;
+        Some((before, after))
+    };
     let mut scope = Scope::of_nodes(world, &w.targets);
     // A removed policy that reached nothing still leaves the status report.
     scope.kinds.extend(removed.iter().filter_map(|&p| world.policy_kind(p)).map(|k| k.gk.clone()));
     scope.kinds.sort();
     scope.kinds.dedup();
+    if incremental {
+        // Only the statuses that differ (the removed policies' among them) can make a row.
+        let changed: Vec<ObjId> = world
+            .policies
+            .iter()
+            .copied()
+            .filter(|&p| {
+                world.policy_kind(p).is_some_and(|k| scope.kinds.contains(&k.gk))
+                    && snap.effective().status(p) != w.index.status(p)
+            })
+            .collect();
+        scope.policies = Some(changed);
+        scope.fields = Some(&fields);
+    }
     let mut report = compare(&base, &head, Some(&scope));
     report.gone = gone(&report.effective, &names);
     report.without = names;
