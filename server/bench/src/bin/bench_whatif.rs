@@ -144,7 +144,15 @@ fn main() {
     }
     println!(
         "{:<10} {:>8} {:>14} {:>14} {:>12} {:>10} {:>10} {:>12} {:>12}",
-        "level", "policies", "what-if med", "what-if max", "index med", "contexts", "recounted", "whole kinds", "deleted med"
+        "level",
+        "policies",
+        "what-if med",
+        "what-if max",
+        "index med",
+        "contexts",
+        "recounted",
+        "whole kinds",
+        "deleted med"
     );
     for (lvl, all) in &by_level {
         if args.level.as_deref().is_some_and(|l| l != *lvl) {

@@ -33,6 +33,9 @@ pub struct Leaf {
     pub strategy: &'static str,
 }
 
+/// The leaves of one context.
+type Leaves = Arc<Vec<Leaf>>;
+
 /// One path to a target whose context the change may alter, on each side (before, after).
 pub struct ChangedPath {
     /// The path as each side shows it (with Namespace levels where the kind has policies on
@@ -54,7 +57,7 @@ pub struct Sides<'a> {
     limit: PathLimit,
     specs: RefCell<HashMap<ObjId, PolicySpec>>,
     /// Leaves per side and signature, at targets without values of their own.
-    memo: RefCell<HashMap<(usize, Vec<NodeId>), Arc<Vec<Leaf>>>>,
+    memo: RefCell<HashMap<(usize, Vec<NodeId>), Leaves>>,
 }
 
 impl EffectiveIndex {

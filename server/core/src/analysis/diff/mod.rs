@@ -58,8 +58,7 @@ pub struct Scope<'a> {
     pub policies: Option<Vec<ObjId>>,
     /// Both sides' fields at a target (by reference) of some kinds, where that is known
     /// without explaining the target on each side; `None` from it: explain it.
-    #[allow(clippy::type_complexity)]
-    pub fields: Option<&'a dyn Fn(&str, &[GroupKind]) -> Option<(Fields, Fields)>>,
+    pub fields: Option<&'a FieldsAt<'a>>,
 }
 
 impl Scope<'_> {
@@ -289,6 +288,9 @@ pub type FieldKey = (String, Vec<String>, String);
 /// The fields of one side at a target: (kind, path, field) → value and winner, and the path as
 /// shown.
 pub type Fields = BTreeMap<FieldKey, (Held, Vec<String>)>;
+
+/// Both sides' fields at a target (by reference) of some kinds ([`Scope::fields`]).
+pub type FieldsAt<'a> = dyn Fn(&str, &[GroupKind]) -> Option<(Fields, Fields)> + 'a;
 
 /// Every leaf of the effective policies at `target` (of `kinds` only, when given): (kind,
 /// path, field) → value and winner, and the path as shown. The key's path leaves out the
