@@ -142,7 +142,27 @@ spec:
     extraArgs: *sources
 "#;
 
-const BASES: [&str; 4] = [CRD, DEPLOYMENT, ROUTES, REDEFINED];
+/// An Istio ServiceEntry as its validation inputs write one: IPv6 addresses in flow collections,
+/// ending in `::` before a `,`, `]` or `}` (shaped like istio/istio `86c9f01`
+/// `pkg/config/validation/testdata/crds/serviceentry-valid.yaml`). libyaml rejects the `:`
+/// there; go-yaml keeps it in the scalar, and decides (docs/semantics.md §4.1).
+const FLOW_COLONS: &str = r#"apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata:
+  name: external-db
+  namespace: mesh
+spec:
+  hosts: [db.example.com]
+  addresses: [10.0.0.1, 2001:db8::, fe80::]
+  ports:
+  - {number: 5432, name: tcp, protocol: TCP}
+  endpoints:
+  - address: fd00::1
+    labels: {zone: a:b, pool: b::}
+  resolution: STATIC
+"#;
+
+const BASES: [&str; 5] = [CRD, DEPLOYMENT, ROUTES, REDEFINED, FLOW_COLONS];
 
 fn lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
@@ -329,6 +349,30 @@ fn a_redefined_anchor_loads_as_go_yaml_loads_it() {
         parsed.documents.iter().filter_map(|d| d.error.as_ref()).map(|e| e.message.as_str()).collect();
     assert_eq!(errors, ["an alias (`*two`) to an anchor (`&two`) defined nowhere before it"]);
     assert_eq!(compare(undefined), Ok(Verdict::BothReject));
+}
+
+/// The ServiceEntry's addresses read as go-yaml reads them: `2001:db8::` and `fe80::` are
+/// scalars, with no `yaml-syntax` error, though libyaml rejects the text.
+#[test]
+fn a_colon_before_a_flow_indicator_stays_in_its_scalar_as_go_yaml_reads_it() {
+    use oracle::{Tree, go_yaml, libyaml};
+    use policylens_core::syntax::parse_file;
+    let err = libyaml(FLOW_COLONS).expect_err("libyaml rejects `::]`");
+    assert!(err.contains("found unexpected ':'"), "{err}");
+    assert_eq!(compare(FLOW_COLONS), Ok(Verdict::BothLoad));
+    let docs = go_yaml(FLOW_COLONS).expect("go-yaml loads it");
+    assert_eq!(oracle::policylens(&parse_file(FLOW_COLONS)), Ok(docs.clone()));
+    let s = |v: &str| Tree::Scalar(v.to_owned(), true);
+    let Tree::Map(top) = &docs[0] else { panic!("{docs:?}") };
+    let Tree::Map(spec) = &top[3].1 else { panic!("{top:?}") };
+    assert_eq!(spec[1], (s("addresses"), Tree::Seq(vec![s("10.0.0.1"), s("2001:db8::"), s("fe80::")])));
+    let Tree::Seq(endpoints) = &spec[3].1 else { panic!("{spec:?}") };
+    let Tree::Map(endpoint) = &endpoints[0] else { panic!("{endpoints:?}") };
+    assert_eq!(endpoint[1], (s("labels"), Tree::Map(vec![(s("zone"), s("a:b")), (s("pool"), s("b::"))])));
+    // A `:` before `?` ends go-yaml's scalar too, and what follows is no entry: still an error.
+    for broken in ["a: [b:?c]\n", "a: [b::, c:?]\n"] {
+        assert_eq!(compare(broken), Ok(Verdict::BothReject), "{broken:?}");
+    }
 }
 
 #[test]

@@ -261,14 +261,82 @@ pub enum Verdict {
 /// replace the earlier (`yaml.v3` decode.go `parser.anchor` sets `p.anchors[name]`, overwriting;
 /// an alias resolves to the definition before it). Modelled by renaming each redefinition, and
 /// the aliases after it, apart, and loading that with libyaml.
+///
+/// And a `:` inside a plain scalar in a flow collection, before `,`, `]` or `}`
+/// (`[1.2.3.4, 001:db8::]`): libyaml 0.2.5 rejects it ("found unexpected ':'"), go-yaml v2 and
+/// v3 keep it in the scalar (`scannerc.go` `yaml_parser_scan_plain_scalar` ends one at a `:`
+/// only before a blank). Modelled by loading the text with each such `:` spelled as a private
+/// use character, then spelling it back in the values.
 pub fn go_yaml(text: &str) -> Result<Vec<Tree>, String> {
-    let verdict = libyaml(text);
+    let hidden = flow_colons_hidden(text);
+    let shown = |r: Result<Vec<Tree>, String>| r.map(|docs| docs.into_iter().map(colons_shown).collect());
+    let verdict = libyaml(&hidden);
     match &verdict {
-        Err(e) if e.contains("found duplicate anchor") => match anchors_renamed(text) {
-            Some(renamed) => libyaml(&renamed),
-            None => verdict,
+        Err(e) if e.contains("found duplicate anchor") => match anchors_renamed(&hidden) {
+            Some(renamed) => shown(libyaml(&renamed)),
+            None => shown(verdict),
         },
-        _ => verdict,
+        _ => shown(verdict),
+    }
+}
+
+const HIDDEN_COLON: &str = "\u{E000}";
+
+/// `text` with each `:` go-yaml keeps in a flow plain scalar spelled [`HIDDEN_COLON`]: libyaml's
+/// event parser is run until it stops, and while it stops at such a `:` ("found unexpected
+/// ':'" before `,`, `]` or `}`), that `:` is hidden and the text parsed again.
+fn flow_colons_hidden(text: &str) -> String {
+    let mut out = text.to_owned();
+    let kept = |text: &str, (problem, at): &(String, usize)| {
+        let b = text.as_bytes();
+        problem == "found unexpected ':'" && b.get(*at) == Some(&b':') && matches!(b.get(at + 1), Some(b',' | b']' | b'}'))
+    };
+    while let Some((_, at)) = first_parse_error(&out).filter(|e| kept(&out, e)) {
+        out.replace_range(at..at + 1, HIDDEN_COLON);
+    }
+    out
+}
+
+/// Where libyaml's event parser first stops on `text`, and its problem.
+fn first_parse_error(text: &str) -> Option<(String, usize)> {
+    // SAFETY: one parser, initialised before use and deleted once; each event is deleted after
+    // it has been read; the problem string is a static C string libyaml set.
+    unsafe {
+        let mut parser = Box::new(MaybeUninit::<unsafe_sys::yaml_parser_t>::uninit());
+        let p = parser.as_mut_ptr();
+        if unsafe_sys::yaml_parser_initialize(p).fail {
+            return None;
+        }
+        unsafe_sys::yaml_parser_set_input_string(p, text.as_ptr(), text.len() as u64);
+        let mut event = Box::new(MaybeUninit::<unsafe_sys::yaml_event_t>::uninit());
+        let e = event.as_mut_ptr();
+        let out = loop {
+            if unsafe_sys::yaml_parser_parse(p, e).fail {
+                let r = &*p;
+                let problem = if r.problem.is_null() {
+                    String::new()
+                } else {
+                    std::ffi::CStr::from_ptr(r.problem).to_string_lossy().into_owned()
+                };
+                break Some((problem, r.problem_mark.index as usize));
+            }
+            let done = (*e).type_ == unsafe_sys::YAML_STREAM_END_EVENT;
+            unsafe_sys::yaml_event_delete(e);
+            if done {
+                break None;
+            }
+        };
+        unsafe_sys::yaml_parser_delete(p);
+        out
+    }
+}
+
+fn colons_shown(tree: Tree) -> Tree {
+    match tree {
+        Tree::Scalar(v, plain) => Tree::Scalar(v.replace(HIDDEN_COLON, ":"), plain),
+        Tree::Seq(items) => Tree::Seq(items.into_iter().map(colons_shown).collect()),
+        Tree::Map(pairs) => Tree::Map(pairs.into_iter().map(|(k, v)| (colons_shown(k), colons_shown(v))).collect()),
+        Tree::Alias => Tree::Alias,
     }
 }
 

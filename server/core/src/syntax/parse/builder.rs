@@ -59,6 +59,9 @@ struct Builder<'a> {
     placeholders: &'a [(u32, u32)],
     /// Starts of the lines the templating hid (directives): a scalar over one is templated.
     structural: &'a [u32],
+    /// Offsets in the piece of the `:`s libyaml read as [`COLON_STAND_IN`] (see
+    /// [`parse_piece`]): each is a `:` again in its scalar's value.
+    colons: &'a [usize],
     stack: Vec<Frame>,
     /// Finished children of the open collections, innermost last (keys and values alternate
     /// for mappings).
@@ -376,10 +379,30 @@ impl Builder<'_> {
             _ => {}
         }
         let templated = !(self.placeholders.is_empty() && self.structural.is_empty()) && self.is_templated(s, e);
-        self.attach(Node {
-            span: Span::new(s, e),
-            kind: NodeKind::Scalar(Scalar { value: value.into(), style, templated }),
-        });
+        let value = match self.colons_in(s, e) {
+            true if style == ScalarStyle::Plain => self.colons_restored(value, s, e),
+            _ => value.into(),
+        };
+        self.attach(Node { span: Span::new(s, e), kind: NodeKind::Scalar(Scalar { value, style, templated }) });
+    }
+
+    fn colons_in(&self, s: u32, e: u32) -> bool {
+        self.colons.iter().any(|&c| (s..e).contains(&self.pos(c)))
+    }
+
+    /// A plain scalar's value with the stand-ins of its kept `:`s (file span `s..e`) put back.
+    /// Folding a plain scalar only changes blanks and line breaks, so its other characters
+    /// are the source's, in order: the n-th non-blank of the value is the n-th of the source.
+    fn colons_restored(&self, value: &str, s: u32, e: u32) -> compact_str::CompactString {
+        let mut out = value.as_bytes().to_vec();
+        let source = (s..e).filter(|&i| !is_space(self.t.at(i)));
+        let slots = out.iter().enumerate().filter(|(_, c)| !is_space(**c)).map(|(i, _)| i).collect::<Vec<_>>();
+        for (i, at) in source.zip(slots) {
+            if self.colons.iter().any(|&c| self.pos(c) == i) {
+                out[at] = b':';
+            }
+        }
+        String::from_utf8(out).map(Into::into).unwrap_or_else(|_| value.into())
     }
 
     fn open(&mut self, map: bool, flow: bool, props: bool, start: usize, end: usize) {
@@ -515,14 +538,48 @@ pub(super) struct Scratch {
 pub(super) fn parse_piece(
     piece: &str,
     base: u32,
-    (placeholders, structural): (&[(u32, u32)], &[u32]),
+    templating: (&[(u32, u32)], &[u32]),
     scratch: &mut Scratch,
 ) -> Outcome {
+    // go-yaml (v2 and v3, `yaml_parser_scan_plain_scalar`: a `:` ends a plain scalar only
+    // before a blank) reads `[1.2.3.4, 001:db8::]` as two scalars, the second `001:db8::`;
+    // libyaml 0.2.5 rejects a `:` before `,`, `]` or `}` in a flow collection ("found
+    // unexpected ':'"). Kubernetes reads with go-yaml, which decides (docs/semantics.md §4.1):
+    // such a `:` is handed to libyaml as another scalar character and put back in the value.
+    let mut colons: Vec<usize> = Vec::new();
+    let mut text = std::borrow::Cow::Borrowed(piece);
+    loop {
+        match parse_once(piece, &text, &colons, base, templating, scratch) {
+            Ok(outcome) => return outcome,
+            Err(at) => {
+                // Each run stops at a `:` not replaced before: at most one run per `:`.
+                colons.push(at);
+                text.to_mut().replace_range(at..at + 1, COLON_STAND_IN);
+            }
+        }
+    }
+}
+
+/// What libyaml reads in place of a `:` go-yaml keeps inside a flow plain scalar: a character
+/// with no meaning there.
+const COLON_STAND_IN: &str = "x";
+
+/// One libyaml run over `text` (the piece, with `colons` replaced); `Err(at)` when libyaml
+/// stops at another `:` that go-yaml keeps in a flow plain scalar (at `at` in the piece).
+fn parse_once(
+    piece: &str,
+    text: &str,
+    colons: &[usize],
+    base: u32,
+    (placeholders, structural): (&[(u32, u32)], &[u32]),
+    scratch: &mut Scratch,
+) -> Result<Outcome, usize> {
     let bytes = piece.as_bytes();
     let mut b = Builder {
         t: Text { bytes, base },
         placeholders,
         structural,
+        colons,
         stack: std::mem::take(&mut scratch.stack),
         children: std::mem::take(&mut scratch.children),
         root: None,
@@ -534,7 +591,8 @@ pub(super) fn parse_piece(
         nodes: 0,
         anchors: Vec::new(),
     };
-    let mut parser = Parser::new(piece);
+    let mut parser = Parser::new(text);
+    let mut kept_colon = None;
     // A bug in the parser or here must not take the caller down: whatever was built before
     // it is kept, like after a syntax error.
     let run = catch_unwind(AssertUnwindSafe(|| {
@@ -547,6 +605,14 @@ pub(super) fn parse_piece(
                 Ok(Some(Step::Go)) => {}
                 Ok(Some(Step::Broken(at, problem))) => return Some((at, problem)),
                 Err(f) => {
+                    if f.context == Some("while scanning a plain scalar")
+                        && f.problem == "found unexpected ':'"
+                        && bytes.get(f.at) == Some(&b':')
+                        && matches!(bytes.get(f.at + 1), Some(b',' | b']' | b'}'))
+                    {
+                        kept_colon = Some(f.at);
+                        return None;
+                    }
                     // A quoted scalar left open is shown at its opening quote, not at the end
                     // of the document where libyaml noticed.
                     let at = if f.context == Some("while scanning a quoted scalar") { f.context_at } else { f.at };
@@ -572,5 +638,8 @@ pub(super) fn parse_piece(
     b.children.clear();
     scratch.stack = b.stack;
     scratch.children = b.children;
-    Outcome { root: b.root, error, depth_error: b.depth_error, nodes: b.nodes, open_flow }
+    if let Some(at) = kept_colon {
+        return Err(at);
+    }
+    Ok(Outcome { root: b.root, error, depth_error: b.depth_error, nodes: b.nodes, open_flow })
 }
