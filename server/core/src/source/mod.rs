@@ -512,6 +512,21 @@ mod tests {
         assert_same(&file, &SourceFile::parse("f.yaml".into(), text.into()), text);
     }
 
+    /// A line typed above a stray `...` that opens the file: every document is moved, and the
+    /// stray end's error (before the first document, at 0 in the old text) with them
+    /// (`a_reparse_reads_as_a_parse`, edits `(0, 0, "...\n")` then `(0, 0, "\r\n")` on `DOCS`).
+    #[test]
+    fn a_reparse_moves_the_error_of_a_stray_end_before_the_first_document() {
+        let old = format!("...\n{DOCS}");
+        let prev = SourceFile::parse("f.yaml".into(), old.clone().into());
+        let stray = |f: &SourceFile| f.syntax_errors.iter().map(|e| e.span.start).collect::<Vec<_>>();
+        assert_eq!(stray(&prev)[0], 0);
+        let text = format!("\r\n{old}");
+        let file = SourceFile::reparse(&prev, text.clone().into());
+        assert_same(&file, &SourceFile::parse("f.yaml".into(), text.clone().into()), &text);
+        assert_eq!(stray(&file)[0], 2);
+    }
+
     /// Which documents a re-parse of `text` after `old` reads again.
     fn read_again(old: &str, text: &str) -> Vec<u32> {
         let mut read = Vec::new();

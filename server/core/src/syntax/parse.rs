@@ -61,7 +61,8 @@ pub struct Moved {
     /// The index of the first of them in the new text, and in the old.
     pub first: u32,
     pub old_first: u32,
-    /// Where the first of them began in the old text.
+    /// Where the first of them began in the old text (at the stray `...` before the file's
+    /// first document, when there is one).
     pub old_start: u32,
     pub by: i64,
 }
@@ -124,7 +125,9 @@ fn moved_pieces(old: &str, pieces: &[Piece], k: usize, from: usize, by: i64) -> 
     Some(Moved {
         first: u32::try_from(first).ok()?,
         old_first: u32::try_from(old_first).ok()?,
-        old_start: old_pieces[old_first].start,
+        // The first document's error for a stray `...` before it lies before its start: the
+        // moved documents begin there (an error right at the start reads the file whole).
+        old_start: old_pieces[old_first].stray_end.unwrap_or(old_pieces[old_first].start),
         by,
     })
 }
