@@ -281,6 +281,7 @@ impl Generators {
             if o.templated {
                 list.extend(templated(world, id, o));
             }
+            list.extend(released(world, id, o));
             let Some(rules) = by_kind.get(&(o.group(), o.kind())) else { continue };
             let Some(products) = rules.iter().find_map(|r| (r.makes)(world, id)) else { continue };
             let label: Arc<str> = match world.namespace_of(id) {
@@ -361,6 +362,26 @@ fn templated(world: &World, id: ObjId, o: &Object) -> Option<Generator> {
         unit: world.unit_of(id),
         namespace,
         makes: Makes::Like { gk: o.group_kind(), prefix, suffix, shown: name.to_owned() },
+    })
+}
+
+/// An object of literal name whose namespace is a template's (`{{ .Release.Namespace }}`, or
+/// none in a chart's templates): the chart renders it into whichever namespace its release is
+/// installed in, so a reference from any namespace may mean it (linkerd/linkerd2 `b24cd4059`
+/// `viz/charts/linkerd-viz/templates/prometheus-policy.yaml`: Server `prometheus-admin`, which
+/// the repository's `grafana/` policy in `linkerd-viz` targets).
+fn released(world: &World, id: ObjId, o: &Object) -> Option<Generator> {
+    let name = world.name_of(id);
+    if is_placeholder(name) || !world.namespace_of(id).is_some_and(is_placeholder) {
+        return None;
+    }
+    let file = world.shown_path(&world.file_of(id).path);
+    Some(Generator {
+        label: format!("`{file}`, rendered into its release's namespace,").into(),
+        name: "".into(),
+        unit: world.unit_of(id),
+        namespace: None,
+        makes: Makes::Named { gk: o.group_kind(), names: vec![name.to_owned()] },
     })
 }
 

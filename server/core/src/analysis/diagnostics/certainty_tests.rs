@@ -527,6 +527,85 @@ platform/gateways.yaml "internal-nginx" warning[backend-not-found] Service/mesh/
 }
 
 #[test]
+fn an_object_a_chart_renders_into_its_release_namespace_may_be_the_one_named() {
+    // linkerd/linkerd2 `b24cd4059`: the linkerd-viz chart renders Server `prometheus-admin` into
+    // its release's namespace (`viz/charts/linkerd-viz/templates/prometheus-policy.yaml`), and
+    // `grafana/authzpolicy-grafana.yaml` grants Grafana access to it in `linkerd-viz`, where
+    // the chart is installed. A Server no template has stays missing.
+    let files = r#"//- viz/charts/linkerd-viz/Chart.yaml
+apiVersion: v2
+name: linkerd-viz
+version: 0.1.0
+//- viz/charts/linkerd-viz/templates/prometheus-policy.yaml
+apiVersion: policy.linkerd.io/v1beta3
+kind: Server
+metadata:
+  namespace: {{ .Release.Namespace }}
+  name: prometheus-admin
+  labels:
+    linkerd.io/extension: viz
+spec:
+  podSelector:
+    matchLabels:
+      component: prometheus
+  port: admin
+  proxyProtocol: HTTP/1
+---
+apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata:
+  namespace: {{ .Release.Namespace }}
+  name: prometheus-admin
+spec:
+  targetRef:
+    group: policy.linkerd.io
+    kind: Server
+    name: prometheus-admin
+  requiredAuthenticationRefs:
+  - kind: ServiceAccount
+    name: metrics-api
+    namespace: {{ .Release.Namespace }}
+//- grafana/authzpolicy-grafana.yaml
+apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata:
+  namespace: linkerd-viz
+  name: grafana
+spec:
+  targetRef:
+    group: policy.linkerd.io
+    kind: Server
+    name: $0prometheus-admin$0
+  requiredAuthenticationRefs:
+  - kind: ServiceAccount
+    name: grafana
+    namespace: grafana
+---
+apiVersion: policy.linkerd.io/v1alpha1
+kind: AuthorizationPolicy
+metadata:
+  namespace: linkerd-viz
+  name: grafana-tap
+spec:
+  targetRef:
+    group: policy.linkerd.io
+    kind: Server
+    name: $0grafana-admin$0
+  requiredAuthenticationRefs:
+  - kind: ServiceAccount
+    name: grafana
+    namespace: grafana
+"#;
+    check(
+        files,
+        r#"
+grafana/authzpolicy-grafana.yaml "prometheus-admin" information[target-not-found] Server.policy.linkerd.io/linkerd-viz/prometheus-admin does not exist (not in the files; `viz/charts/linkerd-viz/templates/prometheus-policy.yaml`, rendered into its release's namespace, creates Server `prometheus-admin`)
+grafana/authzpolicy-grafana.yaml "grafana-admin" error[target-not-found] Server.policy.linkerd.io/linkerd-viz/grafana-admin does not exist
+"#,
+    );
+}
+
+#[test]
 fn a_copy_another_case_holds_satisfies_and_two_files_of_a_case_are_alternatives() {
     // A port-routing test folder (shaped like Gloo's and kgateway's `port_routing/testdata`):
     // the route of one test sends to port 81 of `example-svc`, which the shared setup declares
