@@ -21,7 +21,7 @@ pub use kustomize::{
     is_kustomization_file, is_remote, labels_match,
 };
 pub use labels::{LabelExpr, LabelSelector};
-pub use placeholder::{is_placeholder, normalize_placeholder};
+pub use placeholder::{is_binding, is_placeholder, normalize_placeholder};
 pub use refs::{GATEWAY_GROUP, GroupKind, ObjectKey, Spanned, Str, is_core_kind, normalize_group, str_of};
 pub use substitute::Variables;
 pub use time::Timestamp;

@@ -1,7 +1,7 @@
 //! Placeholders (docs/semantics.md §4.10): a name, namespace or section written as something a
 //! tool fills in before the YAML is applied — a Helm or Hugo action (`{{ .Release.Namespace }}`,
 //! `{{< param >}}`), an envsubst variable (`${NS}`, `$NS`), a test harness's `{GATEWAY_NAME}`
-//! or a document's `<my-listener>`. None of these can be a Kubernetes name, so policylens never
+//! or a document's `<my-listener>`, a chainsaw test's `($namespace)`. None of these can be a Kubernetes name, so policylens never
 //! reports one missing or invalid and never suggests one; it matches only the same placeholder.
 
 /// Whether `value` is a placeholder rather than a name.
@@ -14,7 +14,15 @@ pub fn is_placeholder(value: &str) -> bool {
     if b.windows(2).any(|w| w[0] == b'$' && (w[1] == b'{' || w[1] == b'_' || w[1].is_ascii_alphabetic())) {
         return true;
     }
-    enclosed(value, '{', '}') || enclosed(value, '<', '>')
+    enclosed(value, '{', '}') || enclosed(value, '<', '>') || is_binding(value)
+}
+
+/// A chainsaw binding: a JMESPath expression in parentheses (`($namespace)`,
+/// `(join('-', [$name, 'gw']))`), which chainsaw evaluates per test before applying the
+/// resource (kyverno/chainsaw docs, "Bindings"). A Kubernetes name has no parentheses.
+pub fn is_binding(value: &str) -> bool {
+    let v = value.trim();
+    v.len() > 2 && v.starts_with('(') && v.ends_with(')')
 }
 
 /// `{NAME}` or `<name>` somewhere in the value, with something between the brackets.

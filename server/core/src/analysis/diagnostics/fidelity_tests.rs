@@ -992,3 +992,99 @@ spec:
     let codes: Vec<&str> = snap.diagnostics().values().flatten().map(|d| d.code.as_str()).collect();
     assert_eq!(codes, ["route-without-parent"]);
 }
+
+#[test]
+fn fidelity_chainsaw_bindings_name_each_tests_own_objects() {
+    // Kyverno chainsaw runs each test folder in an ephemeral namespace of its own, `$namespace`,
+    // and evaluates `(…)` bindings per test (kyverno/chainsaw `625077865`
+    // `testdata/e2e/examples/bindings/chainsaw-test.yaml`). `($namespace)` in two tests is two
+    // namespaces: `route-timeout` gets its Gateway from the harness, not from `backendtls`'s
+    // folder, so neither a missing listener nor a port only that copy lacks is claimed. Within
+    // one test the Service it applies decides: a port it does not have stays a warning.
+    let files = r#"//- test/e2e/chainsaw/backendtls/chainsaw-test.yaml
+apiVersion: chainsaw.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: backendtls
+spec:
+  steps:
+  - try:
+    - apply:
+        file: gateway.yaml
+    - apply:
+        file: route.yaml
+//- test/e2e/chainsaw/backendtls/gateway.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: gw
+  namespace: ($namespace)
+spec:
+  gatewayClassName: agentgateway
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: backend
+  namespace: ($namespace)
+spec:
+  ports:
+  - name: https
+    port: 443
+//- test/e2e/chainsaw/backendtls/route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: route
+  namespace: ($namespace)
+spec:
+  parentRefs:
+  - name: gw
+    namespace: ($namespace)
+  rules:
+  - backendRefs:
+    - name: backend
+      namespace: ($namespace)
+      port: $08443$0
+//- test/e2e/chainsaw/route-timeout/chainsaw-test.yaml
+apiVersion: chainsaw.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: route-timeout
+spec:
+  bindings:
+  - name: gateway
+    value: gw
+  steps:
+  - try:
+    - apply:
+        file: route.yaml
+//- test/e2e/chainsaw/route-timeout/route.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: slow
+  namespace: ($namespace)
+spec:
+  parentRefs:
+  - name: ($gateway)
+    namespace: ($namespace)
+    sectionName: https
+  - name: gw
+    namespace: ($namespace)
+    sectionName: https
+  rules:
+  - backendRefs:
+    - name: backend
+      namespace: ($namespace)
+      port: 8080
+"#;
+    check(
+        files,
+        r#"test/e2e/chainsaw/backendtls/route.yaml "8443" warning[backend-not-found] Service/($namespace)/backend has no port 8443 (ports: `443`)"#,
+    );
+}

@@ -42,18 +42,19 @@ impl Builder<'_> {
             node_of.insert(fi, n);
         }
         // Who defines each identity: case nodes, and whether the context does.
-        let identity = |o: &Object, ns: &str| -> Key {
+        let identity = |o: &Object, ns: &str, dir: &str| -> Key {
             let gk = o.group_kind();
             let ns = (!cluster_scoped.contains(&gk)).then(|| ns.to_owned());
-            (gk, ns, o.name.value.to_string())
+            (gk, ns, binding_scoped(&o.name.value, dir))
         };
         let mut defined_in: HashMap<Key, Vec<usize>> = HashMap::new();
         let mut in_context: HashSet<Key> = HashSet::new();
         for (fi, f) in self.files.iter().enumerate() {
             let release = chart_of[fi].is_some();
+            let dir = parent(&self.rel[fi]);
             for o in f.objects.iter().filter(|o| !self.units.is_inert(&f.path, o)) {
-                let ns = own_namespace(o, release, default_ns);
-                let mut keys = vec![identity(o, &ns)];
+                let ns = own_namespace(o, release, default_ns, dir);
+                let mut keys = vec![identity(o, &ns, dir)];
                 // A reference across namespaces leans on the grants of the namespace it enters.
                 if matches!(o.body, Body::ReferenceGrant(_)) {
                     keys.push(grants_in(&ns));
@@ -77,8 +78,9 @@ impl Builder<'_> {
                 let release = chart_of[fi].is_some();
                 let f = &self.files[fi];
                 for o in f.objects.iter().filter(|o| !self.units.is_inert(&f.path, o)) {
-                    let own = own_namespace(o, release, default_ns);
-                    for key in referenced(o, &own, cluster_scoped) {
+                    let dir = parent(&self.rel[fi]);
+                    let own = own_namespace(o, release, default_ns, dir);
+                    for key in referenced(o, &own, cluster_scoped, dir) {
                         if in_context.contains(&key) {
                             continue;
                         }
@@ -188,10 +190,11 @@ impl Builder<'_> {
 
 type Key = (GroupKind, Option<String>, String);
 
-/// An object's namespace before any kustomization (cases are not kustomized).
-fn own_namespace(o: &Object, release: bool, default_ns: &str) -> String {
+/// An object's namespace before any kustomization (cases are not kustomized), in a file of
+/// directory `dir`.
+fn own_namespace(o: &Object, release: bool, default_ns: &str, dir: &str) -> String {
     match &o.namespace {
-        Some(n) => n.value.to_string(),
+        Some(n) => binding_scoped(&n.value, dir),
         None if release => RELEASE_NAMESPACE.to_owned(),
         None => default_ns.to_owned(),
     }
@@ -199,7 +202,7 @@ fn own_namespace(o: &Object, release: bool, default_ns: &str) -> String {
 
 /// The identities an object's references name: parents, backends, targets and its
 /// GatewayClass.
-fn referenced(o: &Object, own: &str, cluster_scoped: &HashSet<GroupKind>) -> Vec<Key> {
+fn referenced(o: &Object, own: &str, cluster_scoped: &HashSet<GroupKind>, dir: &str) -> Vec<Key> {
     let mut out = Vec::new();
     for (_, r, default_kind) in hierarchy_refs(o) {
         let Some(name) = &r.name else { continue };
@@ -217,12 +220,12 @@ fn referenced(o: &Object, own: &str, cluster_scoped: &HashSet<GroupKind>) -> Vec
         let ns = if cluster_scoped.contains(&gk) {
             None
         } else {
-            Some(r.namespace.as_ref().map_or(own.to_owned(), |n| n.value.to_string()))
+            Some(r.namespace.as_ref().map_or(own.to_owned(), |n| binding_scoped(&n.value, dir)))
         };
         if let Some(other) = ns.as_deref().filter(|n| *n != own) {
             out.push(grants_in(other));
         }
-        out.push((gk, ns, name.value.to_string()));
+        out.push((gk, ns, binding_scoped(&name.value, dir)));
     }
     if let Body::Gateway(g) = &o.body
         && let Some(c) = &g.class_name
@@ -230,6 +233,15 @@ fn referenced(o: &Object, own: &str, cluster_scoped: &HashSet<GroupKind>) -> Vec
         out.push((GroupKind::new(crate::model::GATEWAY_GROUP, "GatewayClass"), None, c.value.to_string()));
     }
     out
+}
+
+/// A chainsaw binding (`($namespace)`, `($name)`: a JMESPath expression in parentheses) as the
+/// value it stands for in one test: chainsaw runs every test in an ephemeral namespace of its
+/// own and evaluates bindings per test (kyverno/chainsaw `625077865`
+/// `testdata/e2e/examples/bindings/chainsaw-test.yaml`; `$namespace` is the test's namespace),
+/// so the same words in two tests' folders name different objects, and never link them.
+fn binding_scoped(value: &str, dir: &str) -> String {
+    if crate::model::is_binding(value) { format!("{value}@{dir}") } else { value.to_owned() }
 }
 
 /// What a reference into namespace `ns` from another leans on: the ReferenceGrants there.
