@@ -335,6 +335,23 @@ pub const CREATED_CLASSES: &[CreatedClass] = &[
     },
 ];
 
+/// Implementations that do not check ReferenceGrants on a route's backendRefs: a backendRef
+/// into another namespace is followed without one (GEP-709 does not bind them), so for routes
+/// whose Gateways are all theirs a missing grant is no finding. With where it is read.
+pub const IGNORE_REFERENCE_GRANTS: &[(&str, &str)] = &[(
+    AWS_VPC_LATTICE,
+    // The controller reads the Service a backendRef names in whatever namespace it writes
+    // (`GetServiceForBackendRef`, `getBackendRefNsName`) and reads no ReferenceGrant anywhere;
+    // its conformance table lists HTTPRouteReferenceGrant as N/A.
+    "aws/aws-application-networking-k8s 03d6abec pkg/gateway/model_build_targetgroup.go, docs/conformance-test.md",
+)];
+
+/// Whether the implementation serving `controller_name` checks ReferenceGrants on backendRefs
+/// (an unknown controller is assumed to, as GEP-709 says).
+pub fn checks_reference_grants(controller_name: &str) -> bool {
+    implementation(controller_name).is_none_or(|i| !IGNORE_REFERENCE_GRANTS.iter().any(|(id, _)| *id == i.id))
+}
+
 /// The implementation serving `controller_name`, if policylens knows it.
 pub fn implementation(controller_name: &str) -> Option<&'static Implementation> {
     IMPLEMENTATIONS.iter().find(|i| i.serves(controller_name))

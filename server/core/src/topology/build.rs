@@ -8,6 +8,7 @@ use super::{
     DagNode, NodeId, ParentResolution, Topology, attach, backends, extension_refs, generated, spec_refs, targets,
 };
 use crate::catalog::SpecRefNamespaces;
+use crate::catalog::controllers::checks_reference_grants;
 use crate::model::Body;
 use crate::world::{ObjId, World};
 
@@ -86,8 +87,12 @@ pub(super) fn build(world: &World) -> Topology {
                 b.t.route_refs.push_parent(p);
             }
 
-            let namespaces =
-                if super::mesh::is_mesh_route(route) { SpecRefNamespaces::Any } else { SpecRefNamespaces::Granted };
+            let namespaces = if super::mesh::is_mesh_route(route) || grants_unchecked(&b.t, b.t.route_refs.parents(id))
+            {
+                SpecRefNamespaces::Any
+            } else {
+                SpecRefNamespaces::Granted
+            };
             for (k, rule) in route.rules.iter().enumerate() {
                 let from = b.t.rule_node(world, id, rule, k as u32).unwrap_or(route_node);
                 let first = b.t.extension_refs.len();
@@ -332,4 +337,16 @@ fn nearer(world: &World, target: ObjId, a: ObjId, b: ObjId) -> ObjId {
     let ka = world.nearness_to(target, a);
     let kb = world.nearness_to(target, b);
     if kb > ka || (kb == ka && b < a) { b } else { a }
+}
+
+/// Whether every Gateway a route attaches to (at least one) is served by an implementation that
+/// follows backendRefs into other namespaces without a ReferenceGrant
+/// (`catalog::controllers::IGNORE_REFERENCE_GRANTS`).
+fn grants_unchecked(t: &Topology, parents: &[ParentResolution]) -> bool {
+    let mut gateways = parents.iter().filter_map(|p| match p {
+        ParentResolution::Attached { parent, .. } => Some(*parent),
+        _ => None,
+    });
+    let unchecked = |gw: ObjId| t.controller_of(gw).is_some_and(|s| !checks_reference_grants(&s.controller_name));
+    gateways.next().is_some_and(|first| unchecked(first) && gateways.all(unchecked))
 }

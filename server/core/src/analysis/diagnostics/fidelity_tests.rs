@@ -1088,3 +1088,103 @@ spec:
         r#"test/e2e/chainsaw/backendtls/route.yaml "8443" warning[backend-not-found] Service/($namespace)/backend has no port 8443 (ports: `443`)"#,
     );
 }
+
+#[test]
+fn fidelity_an_implementation_that_follows_backend_refs_without_grants() {
+    // The AWS Gateway API Controller (VPC Lattice) reads the Service a backendRef names in the
+    // namespace it writes and no ReferenceGrant (aws/aws-application-networking-k8s `03d6abec`
+    // `pkg/gateway/model_build_targetgroup.go`; HTTPRouteReferenceGrant is N/A in its
+    // `docs/conformance-test.md`): a route under its Gateway needs no grant. The same reference
+    // from a route under an Envoy Gateway, or under both, still does.
+    let files = r#"//- lattice/gatewayclass.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: amazon-vpc-lattice
+spec:
+  controllerName: application-networking.k8s.aws/gateway-api-controller
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: eg
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+//- lattice/gateways.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: my-hotel
+  namespace: default
+spec:
+  gatewayClassName: amazon-vpc-lattice
+  listeners:
+  - name: http
+    protocol: HTTP
+    port: 80
+    allowedRoutes:
+      namespaces:
+        from: All
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: edge
+  namespace: default
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: http
+    protocol: HTTP
+    port: 80
+    allowedRoutes:
+      namespaces:
+        from: All
+//- lattice/inventory.yaml
+apiVersion: v1
+kind: Service
+metadata:
+  name: inventory-ver1
+  namespace: inventory
+spec:
+  ports:
+  - port: 80
+//- lattice/routes.yaml
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: inventory
+  namespace: parking
+spec:
+  parentRefs:
+  - name: my-hotel
+    namespace: default
+    sectionName: http
+  rules:
+  - backendRefs:
+    - name: inventory-ver1
+      namespace: inventory
+      port: 80
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: inventory-edge
+  namespace: parking
+spec:
+  parentRefs:
+  - name: my-hotel
+    namespace: default
+  - name: edge
+    namespace: default
+  rules:
+  - backendRefs:
+    - name: inventory-ver1
+      namespace: $0inventory$0
+      port: 80
+"#;
+    check(
+        files,
+        r#"lattice/routes.yaml "inventory" error[backend-not-permitted] HTTPRoute/parking/inventory-edge may not refer to Service/inventory/inventory-ver1: no ReferenceGrant in namespace `inventory` allows HTTPRoutes from namespace `parking`; add one to `inventory`"#,
+    );
+}
