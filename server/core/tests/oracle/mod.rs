@@ -289,9 +289,13 @@ fn flow_colons_hidden(text: &str) -> String {
     let mut out = text.to_owned();
     let kept = |text: &str, (problem, at): &(String, usize)| {
         let b = text.as_bytes();
-        problem == "found unexpected ':'" && b.get(*at) == Some(&b':') && matches!(b.get(at + 1), Some(b',' | b']' | b'}'))
+        problem == "found unexpected ':'"
+            && b.get(*at) == Some(&b':')
+            && matches!(b.get(at + 1), Some(b',' | b']' | b'}'))
     };
-    while let Some((_, at)) = first_parse_error(&out).filter(|e| kept(&out, e)) {
+    // libyaml's marks count from after a byte-order mark.
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    while let Some((_, at)) = first_parse_error(&out).map(|(p, at)| (p, at + bom)).filter(|e| kept(&out, e)) {
         out.replace_range(at..at + 1, HIDDEN_COLON);
     }
     out
