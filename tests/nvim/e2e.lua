@@ -224,7 +224,68 @@ local function main()
   results.steps.graph = { first = graph[1], lines = #graph }
   check(graph[1] == 'graph LR' and #graph > 10, 'graph buffer: %s', vim.inspect(results.steps.graph))
 
-  -- 8. Shut the server down the way Neovim does (shutdown, exit).
+  -- 8. What deleting a policy would do (issue 41): `:PolicylensWithout` on the name of
+  --    BackendTrafficPolicy infra/edge-backend-defaults (policies/edge.yaml line 34) opens a
+  --    read-only scratch buffer holding `policylens diff --without`'s report word for word (the
+  --    editor's side is called `workspace`, the CLI's `working tree`), its paths relative to the
+  --    workspace; the code action "Preview removing this policy" opens the same report.
+  vim.api.nvim_set_current_buf(edge)
+  vim.cmd('silent edit!') -- step 5's unsaved edit undone: the editor and the disk agree
+  check(vim.api.nvim_buf_get_lines(edge, 33, 34, true)[1] == '  name: edge-backend-defaults', 'edge.yaml line 34 moved')
+  vim.api.nvim_win_set_cursor(0, { 34, 8 })
+  local function whatif_buffer(what, run)
+    local before = vim.api.nvim_get_current_buf()
+    run()
+    wait_for(what, function()
+      return vim.api.nvim_get_current_buf() ~= before and vim.bo.filetype == 'policylens-whatif'
+    end)
+    local buf = vim.api.nvim_get_current_buf()
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    local shape = { modifiable = vim.bo[buf].modifiable, buftype = vim.bo[buf].buftype,
+      name = vim.fn.bufname(buf) }
+    vim.api.nvim_win_close(0, true)
+    return lines, shape
+  end
+  local report, shape = whatif_buffer('the :PolicylensWithout buffer', function()
+    vim.cmd('PolicylensWithout')
+  end)
+  results.steps.without = report
+  local ref = 'BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-backend-defaults'
+  check(vim.deep_equal(shape, { modifiable = false, buftype = 'nofile', name = 'policylens without ' .. ref }),
+    'the report buffer: %s', vim.inspect(shape))
+  cli = vim.system({ 'policylens', 'diff', '--without', 'BackendTrafficPolicy/infra/edge-backend-defaults' },
+    { cwd = results.workspace, text = true }):wait()
+  check(cli.code == 0, 'policylens diff --without: %s', vim.inspect(cli))
+  local want = vim.split(cli.stdout, '\n', { trimempty = true })
+  want[1] = want[1]:gsub('^working tree → ', 'workspace → ')
+  check(vim.deep_equal(report, want), ':PolicylensWithout %s\nCLI %s', table.concat(report, '\n'),
+    table.concat(want, '\n'))
+  check(report[1] == 'workspace → without ' .. ref .. ": 3 targets' effective policies change, 1 policy change"
+    .. ' status, 0 findings introduced, 1 finding fixed', 'the report begins %q', report[1])
+  check(vim.tbl_contains(report, '  policies/edge.yaml:34: information[partially-overridden]: `' .. ref
+    .. '` is superseded in part by `BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-pay`: on'
+    .. ' `HTTPRoute/shop/checkout#pay`, its whole spec; it is still in effect on 3 of the 4 effective targets'
+    .. ' it reaches'), 'the fixed finding (a path relative to the workspace): %s', table.concat(report, '\n'))
+
+  local edge_client = policylens_client(edge)
+  local range = vim.lsp.util.make_range_params(0, edge_client.offset_encoding)
+  range.context = { diagnostics = {} }
+  local actions = edge_client:request_sync('textDocument/codeAction', range, TIMEOUT, edge)
+  check(actions and actions.err == nil, 'code actions failed: %s', vim.inspect(actions))
+  local preview
+  for _, a in ipairs(actions.result or {}) do
+    if a.title == 'Preview removing this policy' then
+      preview = a
+    end
+  end
+  check(preview and preview.command and preview.command.command == 'policylens.previewWithout',
+    'no preview action among %s', vim.inspect(actions.result))
+  local from_action = whatif_buffer('the preview of the code action', function()
+    edge_client:exec_cmd(preview.command, { bufnr = edge })
+  end)
+  check(vim.deep_equal(from_action, report), 'the code action opened %s', table.concat(from_action, '\n'))
+
+  -- 9. Shut the server down the way Neovim does (shutdown, exit).
   client:stop()
   wait_for('the server to stop', function()
     return client:is_stopped()

@@ -169,6 +169,12 @@ fn documented_neovim_config_end_to_end() {
     assert_eq!(steps["definition"], serde_json::json!({"file": "shop/routes.yaml", "line": 55, "col": 13}));
     assert_eq!(steps["completion"], serde_json::json!(["http", "https", "admin"]));
     assert_eq!(steps["after_edit"].as_array().map(Vec::len), Some(2));
+    // :PolicylensWithout's report buffer (the script compares it with the CLI line by line).
+    assert_eq!(
+        steps["without"][0],
+        "workspace → without BackendTrafficPolicy.gateway.envoyproxy.io/infra/edge-backend-defaults: 3 targets' \
+         effective policies change, 1 policy change status, 0 findings introduced, 1 finding fixed"
+    );
 }
 
 /// Issue 33 in the real editor: no wrong answer while indexing, other buffers' diagnostics

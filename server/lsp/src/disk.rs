@@ -26,6 +26,7 @@ pub async fn apply_events(shared: Arc<Shared>, changes: Vec<(Arc<str>, FileChang
         st.watch_seq += 1;
         seq = st.watch_seq;
         for (path, typ) in changes {
+            st.disk_changed(&path);
             let name = Path::new(&*path).file_name().and_then(|n| n.to_str()).unwrap_or("");
             if st.is_config(&path) || matches!(name, ".policylens.yaml" | ".gitignore" | ".ignore") {
                 full = true;

@@ -58,6 +58,38 @@ pub struct OpenDoc {
     pub version: i32,
     /// Which opening of the document this is: versions restart when a document is reopened.
     pub opening: u64,
+    /// The saved side of the hover on an unsaved policy edit (`handlers/whatif.rs`): kept with
+    /// the document, new at each opening and whenever the file changes on disk.
+    pub saved: SavedSide,
+}
+
+/// The workspace with one open document as it is on disk (and the disk text it was made
+/// from), made by the first hover on an unsaved edit that needs it and shared by the next ones
+/// while the disk and every other file stay as they were: its analysis is the expensive part.
+/// A cell of one document's state, like the lazily computed parts of a snapshot; the
+/// notifications that open the document or see its file change replace it.
+#[derive(Clone, Default)]
+pub struct SavedSide(Arc<Mutex<Option<(String, Snapshot)>>>);
+
+impl SavedSide {
+    /// The saved side for the text `disk`, made by `make` unless the one kept still holds.
+    pub fn get(&self, disk: &str, holds: impl Fn(&Snapshot) -> bool, make: impl FnOnce() -> Snapshot) -> Snapshot {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match kept.as_ref() {
+            Some((d, s)) if d == disk && holds(s) => s.clone(),
+            _ => {
+                let s = make();
+                *kept = Some((disk.to_owned(), s.clone()));
+                s
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for SavedSide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SavedSide")
+    }
 }
 
 /// What was last published for a file (both diagnostics passes publish through it).
@@ -83,6 +115,8 @@ pub struct View {
     /// The client's workspace folders: the files whose diagnostics are reported, beside the
     /// open documents (`Roots::reports`).
     pub folders: Arc<Vec<PathBuf>>,
+    /// The directories read (each workspace's root): what paths are shown relative to.
+    pub roots: Arc<Vec<PathBuf>>,
     /// How many indexes had been installed when it was taken ([`State::installs`]).
     pub installs: u64,
 }
@@ -240,7 +274,7 @@ impl State {
         self.docs.insert(path.clone(), Document::new(version, text));
         self.openings += 1;
         let opening = self.openings;
-        self.route(&path, text.to_owned(), OpenDoc { uri, version, opening })
+        self.route(&path, text.to_owned(), OpenDoc { uri, version, opening, saved: SavedSide::default() })
     }
 
     /// Applies the changes in order; `Err` when the document is not open (the client is out
@@ -264,6 +298,16 @@ impl State {
             return Err(NotOpen);
         };
         Ok(self.route(path, text, OpenDoc { version, ..entry }))
+    }
+
+    /// The file of an open document changed on disk (saved, or written by another program):
+    /// what the hover on an unsaved edit kept of the old disk text goes.
+    pub fn disk_changed(&mut self, path: &str) {
+        if self.open.contains_key(path) {
+            if let Some(doc) = Arc::make_mut(&mut self.open).get_mut(path) {
+                doc.saved = SavedSide::default();
+            }
+        }
     }
 
     /// Closes a document; returns whether the config was closed (which needs a re-index, as
@@ -323,6 +367,7 @@ impl State {
             open: self.open.clone(),
             caps,
             folders: self.roots.folders(),
+            roots: Arc::new(self.roots.dirs()),
             installs: self.installs,
         }
     }

@@ -5,10 +5,9 @@
 //! and the hover paragraph that says what an unsaved edit of a policy changes against the file
 //! on disk. One engine: core's `analysis::diff`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use policylens_core::analysis::diff;
-use policylens_core::workspace::Snapshot;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -62,7 +61,8 @@ pub fn without(view: &View, params: WithoutParams) -> Result<Value> {
     }
     removed.sort_unstable();
     removed.dedup();
-    let what = diff::without(snap, &removed, "workspace");
+    let mut what = diff::without(snap, &removed, "workspace");
+    what.report.map_files(&|f| shown(view, f));
     let title = format!("without {}", what.report.without.join(", "));
     Ok(match params.format.as_deref() {
         Some("json") => {
@@ -71,6 +71,19 @@ pub fn without(view: &View, params: WithoutParams) -> Result<Value> {
         Some("markdown") => json!({"title": title, "text": diff::markdown(&what.report)}),
         _ => json!({"title": title, "text": diff::human(&what.report)}),
     })
+}
+
+/// A file as the reports name it: relative to the workspace root it lies in (the CLI's form),
+/// never a path of this machine; a file under no root by its name.
+fn shown(view: &View, file: &str) -> String {
+    let path = std::path::Path::new(file);
+    view.roots
+        .iter()
+        .chain(view.folders.iter())
+        .filter_map(|r| path.strip_prefix(r).ok())
+        .min_by_key(|rel| rel.as_os_str().len())
+        .or_else(|| path.file_name().map(std::path::Path::new))
+        .map_or_else(|| file.to_owned(), |rel| rel.to_string_lossy().replace('\\', "/"))
 }
 
 /// "Preview removing this policy" on a policy's document that `range` touches.
@@ -105,16 +118,10 @@ pub fn execute(view: &View, arguments: &[Value]) -> Result<Value> {
     without(view, params)
 }
 
-/// The saved side of the last edit hover, kept while the file on disk and every other file
-/// stay as they were: its analysis is the expensive part.
-static SAVED: Mutex<Option<(Arc<str>, String, Snapshot)>> = Mutex::new(None);
-
 /// On a policy whose document holds `offset` in a buffer that differs from the file on disk:
 /// what the edit changes against the saved file (`None` when nothing, or when saved).
 pub fn edit_hover(view: &View, path: &Arc<str>, offset: u32) -> Option<String> {
-    if !view.open.contains_key(path) {
-        return None;
-    }
+    let doc = view.open.get(path)?;
     let now = &view.snap;
     let text = now.source(path)?.text().to_owned();
     let disk = std::fs::read_to_string(&**path).ok()?;
@@ -122,17 +129,8 @@ pub fn edit_hover(view: &View, path: &Arc<str>, offset: u32) -> Option<String> {
         return None;
     }
     let &policy = diff::policies_at(now, path, offset).first()?;
-    let saved = {
-        let mut cache = SAVED.lock().unwrap_or_else(|e| e.into_inner());
-        match cache.as_ref() {
-            Some((p, d, s)) if p == path && *d == disk && s.same_except(now, path) => s.clone(),
-            _ => {
-                let s = now.with_file(path, disk.clone());
-                *cache = Some((path.clone(), disk, s.clone()));
-                s
-            }
-        }
-    };
-    let report = diff::edit(&saved, now, path, policy)?;
+    let saved = doc.saved.get(&disk, |s| s.same_except(now, path), || now.with_file(path, disk.clone()));
+    let mut report = diff::edit(&saved, now, path, policy)?;
+    report.map_files(&|f| shown(view, f));
     Some(diff::edit_markdown(&report))
 }

@@ -154,6 +154,23 @@ impl Report {
     pub fn introduces_errors(&self) -> bool {
         self.introduced.iter().any(|f| f.severity == "error")
     }
+
+    /// Names every file it shows (the findings', and those that tell apart a policy defined in
+    /// several files) by `name`: the editor shows them relative to the workspace, as `diff` does.
+    pub fn map_files(&mut self, name: &dyn Fn(&str) -> String) {
+        for x in self.introduced.iter_mut().chain(self.fixed.iter_mut()) {
+            if let Some(file) = &x.file {
+                x.file = Some(name(file));
+            }
+        }
+        for s in &mut self.status {
+            if let Some((policy, file)) = s.policy.strip_suffix(')').and_then(|r| r.rsplit_once(" ("))
+                && file != "cluster"
+            {
+                s.policy = format!("{policy} ({})", name(file));
+            }
+        }
+    }
 }
 
 /// Compares `head` with `base`; with a `scope`, only there.
