@@ -1,5 +1,6 @@
 //! Code lenses: "N policies affect this" on targets, counted from the topology (the hierarchy
-//! editors see in hover and `policylens graph`); on policies, what `policylens status` says:
+//! editors see in hover and `policylens graph`), on a Service the policies governing traffic to
+//! it as `explain --target Service/…` shows them; on policies, what `policylens status` says:
 //! "affects 2 rules, 1 Service" counts the effective targets where something of the policy is
 //! in effect, or why it affects nothing.
 
@@ -25,7 +26,10 @@ pub fn code_lenses(snap: &Snapshot, file: &str) -> Vec<CodeLens> {
         if world.policy_kind(id).is_some() {
             out.push(policy_lens(snap, id, at));
         } else if is_target(world, id) {
-            let policies = reaching(world, id);
+            let policies = match world.object(id).body {
+                Body::Service(_) => governing(snap, id),
+                _ => reaching(world, id),
+            };
             let title = match policies.len() {
                 0 => "no policies affect this".to_owned(),
                 1 => "1 policy affects this".to_owned(),
@@ -52,6 +56,19 @@ fn is_target(world: &Linked, id: ObjId) -> bool {
             !t.policies_at(t.object_node(id)).is_empty()
         }
     }
+}
+
+/// The policies that govern traffic to a Service, as `explain --target Service/…` shows them:
+/// those in effect at it and its ports, and those in effect where the routes that send it
+/// traffic name it (every definition of each).
+fn governing(snap: &Snapshot, id: ObjId) -> Vec<ObjId> {
+    let world = snap.world();
+    let node = world.topology.object_node(id);
+    let ex = crate::effective::explain(world, snap.effective(), node, crate::topology::PathLimit::default());
+    let kinds = ex.policies.iter().chain(ex.ports.iter().flat_map(|p| &p.policies));
+    let kinds = kinds.chain(ex.traffic.iter().flat_map(|t| &t.policies));
+    let named: BTreeSet<&str> = kinds.flat_map(|k| &k.contexts).flat_map(|c| &c.policies).map(String::as_str).collect();
+    world.policies.iter().copied().filter(|&p| named.contains(world.key(p).to_string().as_str())).collect()
 }
 
 /// Policies attached to the object or one of its sections, plus Inherited policies attached
