@@ -303,10 +303,10 @@ impl State {
     /// The file of an open document changed on disk (saved, or written by another program):
     /// what the hover on an unsaved edit kept of the old disk text goes.
     pub fn disk_changed(&mut self, path: &str) {
-        if self.open.contains_key(path) {
-            if let Some(doc) = Arc::make_mut(&mut self.open).get_mut(path) {
-                doc.saved = SavedSide::default();
-            }
+        if self.open.contains_key(path)
+            && let Some(doc) = Arc::make_mut(&mut self.open).get_mut(path)
+        {
+            doc.saved = SavedSide::default();
         }
     }
 
