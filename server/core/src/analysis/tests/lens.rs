@@ -59,14 +59,16 @@ spec:
 #[test]
 fn lens_on_targets_counts_policies_reaching_them() {
     // Inherited policies on the Gateway and on the listener the route attaches to reach the
-    // route and the Services behind it; the BackendTLSPolicy only its Service.
+    // route; a Service behind it counts what `explain --target` shows for it: the Gateway's
+    // BackendTrafficPolicy in effect on the route that sends it traffic, its own
+    // BackendTLSPolicy, not the listener's ClientTrafficPolicy (in effect at the listener only).
     check(
         &with_base(POLICIES),
         "shop.yaml",
         r#"
 shop.yaml:1 | no policies affect this -> []
-shop.yaml:6 | 3 policies affect this -> [policies.yaml:4 "gw", policies.yaml:13 "listener", policies.yaml:22 "tls"]
-shop.yaml:18 | 2 policies affect this -> [policies.yaml:4 "gw", policies.yaml:13 "listener"]
+shop.yaml:6 | 2 policies affect this -> [policies.yaml:4 "gw", policies.yaml:22 "tls"]
+shop.yaml:18 | 1 policy affects this -> [policies.yaml:4 "gw"]
 shop.yaml:27 | 2 policies affect this -> [policies.yaml:4 "gw", policies.yaml:13 "listener"]
 "#,
     );
