@@ -343,7 +343,7 @@ impl EffectiveIndex {
         }
         let mut statuses = HashMap::with_capacity(world.policies.len());
         for (&pid, agg) in world.policies.iter().zip(aggs) {
-            let effect_unknown = !status::unknown_effects(world, pid).is_empty();
+            let effect_unknown = status::has_unknown_effects(world, pid);
             let st = status::finish(
                 pre.get(&pid).copied(),
                 agg,

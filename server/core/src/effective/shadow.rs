@@ -25,10 +25,24 @@ use crate::world::ObjId;
 pub struct ObjectJson {
     texts: HashMap<Arc<str>, Option<Arc<str>>>,
     files: HashMap<Arc<str>, ParsedFile>,
+    /// The last object read: a route's rules are targets one after another, and each asked
+    /// for the route again (parsed and converted once per rule and kind).
+    last: Option<(ObjId, Option<Arc<Value>>)>,
 }
 
 impl ObjectJson {
-    pub fn get(&mut self, world: &Linked, o: ObjId) -> Option<Value> {
+    pub fn get(&mut self, world: &Linked, o: ObjId) -> Option<Arc<Value>> {
+        if let Some((id, v)) = &self.last
+            && *id == o
+        {
+            return v.clone();
+        }
+        let v = self.read(world, o).map(Arc::new);
+        self.last = Some((o, v.clone()));
+        v
+    }
+
+    fn read(&mut self, world: &Linked, o: ObjId) -> Option<Value> {
         let file = world.file_of(o);
         let text = self.texts.entry(file.path.clone()).or_insert_with(|| file.load_text()).clone()?;
         let obj = world.object(o);

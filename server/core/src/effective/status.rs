@@ -122,6 +122,13 @@ fn no_target_resolves(world: &Linked, pid: ObjId) -> bool {
 
 /// Where policy `pid`'s effect is unknown: the targets and the backends in its spec that the
 /// files do not hold but something else may supply, with why (docs/semantics.md §6.1).
+/// Whether [`unknown_effects`] has any, without naming them.
+pub fn has_unknown_effects(world: &Linked, pid: ObjId) -> bool {
+    let t = &world.topology;
+    t.policies.get(&pid).is_some_and(|res| res.unknown_targets().next().is_some())
+        || t.spec_refs(pid).iter().any(|b| b.resolution.unknown().is_some())
+}
+
 pub fn unknown_effects(world: &Linked, pid: ObjId) -> Vec<(String, &crate::world::Unknown)> {
     let t = &world.topology;
     let own_ns = world.namespace_of(pid).unwrap_or("");
