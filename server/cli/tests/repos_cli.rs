@@ -526,6 +526,11 @@ fn flux_repository_as_its_kustomizations_apply_it() {
             ),
         ]
     );
+    // The anubis component's app-template release renders `${APP}-anubis` in each Kustomization
+    // that includes it: jellyfin's route sends traffic to `jellyfin-anubis`, found (as
+    // bjw-s-labs/home-ops' forgejo does).
+    let (_, out, _) = run(&["targets", "fixtures/repos/flux"]);
+    assert!(out.contains("\nService/media/jellyfin-anubis\nService/media/jellyfin-anubis#http\n"), "{out}");
     // Every surface names the objects by the namespace Flux puts them in, and each
     // Kustomization's instance of the shared component is its own policy.
     let (code, out, err) =
@@ -561,25 +566,30 @@ fn flux_repository_as_its_kustomizations_apply_it() {
 
 #[test]
 fn argocd_repository_as_its_applications_apply_it() {
-    // fixtures/repos/README.md says what this repository must finally report. Argo CD
-    // Applications are read as units: the app of apps applies `argocd/`, the platform
-    // ApplicationSet one Application per folder of `platform/` (the Gateway and its defaults
-    // in `gateway`, the folder's name), the tenants one `tenants/base` per tenant namespace,
-    // `shop` its kustomize overlay in `shop`; `platform/experimental` is excluded, so its route
-    // is said once and nothing else. The route-level BackendTrafficPolicy without `mergeType`
-    // replaces the Gateway's defaults on the checkout route. Left to app-template rendering:
-    // the storefront route of the overlay's `helmCharts`.
+    // fixtures/repos/README.md says what this repository must report. Argo CD Applications are
+    // read as units: the app of apps applies `argocd/`, the platform ApplicationSet one
+    // Application per folder of `platform/` (the Gateway and its defaults in `gateway`, the
+    // folder's name), the tenants one `tenants/base` per tenant namespace, `shop` its kustomize
+    // overlay in `shop`; `platform/experimental` is excluded, so its route is said once and
+    // nothing else. The route-level BackendTrafficPolicy without `mergeType` replaces the
+    // Gateway's defaults on the checkout route. app-template is rendered where its values are
+    // in the files: the overlay's `helmCharts` item (the storefront, whose policy's timeout
+    // replaces the Gateway's there) and the wiki Application's Helm source; a policy on a route
+    // the wiki's values do not render is a true error, no longer "may render it".
     let (code, got) = gitops_findings("fixtures/repos/argocd");
-    assert_eq!(code, 0);
+    assert_eq!(code, 1);
     let p = "fixtures/repos/argocd";
     assert_eq!(
         got,
         [
             format!(
+                "{p}/apps/wiki/policies.yaml:24:13 error[target-not-found] HTTPRoute/wiki/wiki-admin does not exist"
+            ),
+            format!(
                 "{p}/platform/experimental/route.yaml:3:7 information[not-applied] no Flux Kustomization or Argo CD Application of this repository applies this file, so `HTTPRoute/default/playground` is in no cluster it manages; the file is analysed alone and nothing else is reported on it"
             ),
             format!(
-                "{p}/platform/gateway/policies.yaml:5:9 information[partially-overridden] `BackendTrafficPolicy.gateway.envoyproxy.io/gateway/edge-defaults` is superseded in part by `BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-no-retry`: on `HTTPRoute/shop/checkout`, its whole spec; it is still in effect on 2 of the 3 effective targets it reaches"
+                "{p}/platform/gateway/policies.yaml:5:9 information[partially-overridden] `BackendTrafficPolicy.gateway.envoyproxy.io/gateway/edge-defaults` is superseded in part by `BackendTrafficPolicy.gateway.envoyproxy.io/shop/checkout-no-retry`, `BackendTrafficPolicy.gateway.envoyproxy.io/shop/storefront-timeouts`: on `HTTPRoute/shop/checkout`, its whole spec; on `HTTPRoute/shop/storefront`, `timeout.http.requestTimeout`; it is still in effect on 4 of the 5 effective targets it reaches"
             ),
         ]
     );
@@ -597,18 +607,48 @@ fn argocd_repository_as_its_applications_apply_it() {
         v["appliedBy"],
         "the Argo CD Application `argocd/tenant-green` of the ApplicationSet `argocd/tenants` (argocd/tenants.yaml) with destination namespace `tenant-green`"
     );
+    // What a Helm source renders is applied by its Application, in its destination namespace;
+    // what a `helmCharts` item renders by the Application that builds the kustomization.
+    let (_, out, _) = run(&["explain", "--format", "json", p, "--target", "HTTPRoute/wiki/wiki"]);
+    let v: Value = serde_json::from_str(&out).expect("explain json");
+    assert_eq!(
+        v["appliedBy"],
+        "the Argo CD Application `argocd/wiki` (argocd/wiki.yaml) with destination namespace `wiki`"
+    );
+    let (_, out, _) = run(&["explain", "--format", "json", p, "--target", "HTTPRoute/shop/storefront"]);
+    let v: Value = serde_json::from_str(&out).expect("explain json");
+    assert_eq!(
+        v["appliedBy"],
+        "the Argo CD Application `argocd/shop` (argocd/shop.yaml) with destination namespace `shop`"
+    );
     let (_, out, _) = run(&["status", "--format", "json", p]);
     let v: Value = serde_json::from_str(&out).expect("status json");
-    let mut affects: Vec<String> = v["policies"]
-        .as_array()
-        .expect("policies")
-        .iter()
-        .filter(|p| p["policy"] == "BackendTrafficPolicy.gateway.envoyproxy.io/gateway/edge-defaults")
-        .flat_map(|p| p["affects"].as_array().cloned().unwrap_or_default())
-        .filter_map(|a| a.as_str().map(str::to_owned))
-        .collect();
-    affects.sort();
-    assert_eq!(affects, ["HTTPRoute/tenant-blue/portal", "HTTPRoute/tenant-green/portal"]);
+    let affects = |policy: &str| {
+        let mut a: Vec<String> = v["policies"]
+            .as_array()
+            .expect("policies")
+            .iter()
+            .filter(|p| p["policy"] == policy)
+            .flat_map(|p| p["affects"].as_array().cloned().unwrap_or_default())
+            .filter_map(|a| a.as_str().map(str::to_owned))
+            .collect();
+        a.sort();
+        a
+    };
+    assert_eq!(
+        affects("BackendTrafficPolicy.gateway.envoyproxy.io/gateway/edge-defaults"),
+        [
+            "HTTPRoute/shop/storefront",
+            "HTTPRoute/tenant-blue/portal",
+            "HTTPRoute/tenant-green/portal",
+            "HTTPRoute/wiki/wiki"
+        ]
+    );
+    assert_eq!(affects("SecurityPolicy.gateway.envoyproxy.io/wiki/wiki-basic-auth"), ["HTTPRoute/wiki/wiki"]);
+    assert_eq!(
+        affects("BackendTrafficPolicy.gateway.envoyproxy.io/shop/storefront-timeouts"),
+        ["HTTPRoute/shop/storefront"]
+    );
 }
 
 #[test]

@@ -34,10 +34,14 @@ pub(crate) fn rendered_note(world: &World, id: ObjId) -> Option<String> {
     let r = world.object(release);
     let at =
         world.namespace_of(release).map_or_else(|| r.name.value.to_string(), |ns| format!("{ns}/{}", r.name.value));
+    let by = if (r.group(), r.kind()) == crate::model::HELM_CHART_ITEM {
+        format!("the `helmCharts` release `{at}` of `{}`", world.shown_path(&world.file_of(release).path))
+    } else {
+        format!("{} `{at}`", r.kind())
+    };
     Some(format!(
-        "Rendered by the {} chart of {} `{at}` from its values (`{under}.{key}`)",
-        crate::model::app_template::CHART,
-        r.kind()
+        "Rendered by the {} chart of {by} from its values (`{under}.{key}`)",
+        crate::model::app_template::CHART
     ))
 }
 

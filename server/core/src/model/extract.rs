@@ -12,6 +12,7 @@ mod release;
 mod route;
 mod spec_refs;
 
+pub use helm::{HELM_CHART_ITEM, helm_chart_items};
 pub use spec_refs::{PathStep, spec_path_steps, spec_refs_at};
 
 use super::refs::GATEWAY_GROUP;
@@ -52,6 +53,7 @@ pub fn extract_document(doc: &Document, index: u32, text: &str, out: &mut Vec<Ob
             super::gitops::follow_aliases(g, root, text);
         }
         helm::render(root, text, at, out);
+        helm::render_argo(root, text, at, out);
     }
     if doc.error.is_some() {
         for o in &mut out[from..] {

@@ -15,7 +15,9 @@ mod tests;
 mod time;
 mod type_meta;
 
-pub use extract::{PathStep, extract_document, extract_objects, spec_path_steps, spec_refs_at};
+pub use extract::{
+    HELM_CHART_ITEM, PathStep, extract_document, extract_objects, helm_chart_items, spec_path_steps, spec_refs_at,
+};
 pub use kustomize::{
     HelmChart, Kustomization, Replacement, ReplacementEntry, ReplacementSource, ReplacementTarget, ResSelector,
     is_kustomization_file, is_remote, labels_match,
@@ -163,6 +165,7 @@ impl Object {
                 Helm::Release(r) => Some(r),
                 Helm::Source { .. } => None,
             },
+            Body::Other(o) => o.release.as_ref()?.rendered.as_deref(),
             _ => None,
         }
     }
@@ -475,6 +478,9 @@ pub struct HelmRelease {
     /// The chart's name (Flux `spec.chart.spec.chart` or `spec.chartRef.name`, Argo CD
     /// `spec.source.chart`), when written.
     pub chart: Option<Str>,
+    /// An Argo CD Helm source of the app-template chart with its values in the file: the
+    /// release its objects are rendered from, which follow the Application in its file.
+    pub rendered: Option<Box<Release>>,
 }
 
 /// `metadata` fields only the API server writes.

@@ -72,7 +72,10 @@ impl Object {
                 }
             }
             Body::Other(other) => {
-                let Other { policy, reported: _, server: _, delegate_options, gitops, release: _ } = &mut **other;
+                let Other { policy, reported: _, server: _, delegate_options, gitops, release } = &mut **other;
+                if let Some(r) = release.as_mut().and_then(|r| r.rendered.as_mut()) {
+                    r.target_namespace.shift(by);
+                }
                 policy.shift(by);
                 delegate_options.shift(by);
                 if let Some(g) = gitops {

@@ -15,7 +15,7 @@ mod suppress;
 pub use decode::{FileContent, decode};
 pub use suppress::{Suppression, SuppressionScope};
 
-use crate::model::{Intent, Kustomization, Object, extract_document, is_kustomization_file};
+use crate::model::{Intent, Kustomization, Object, extract_document, helm_chart_items, is_kustomization_file};
 use crate::syntax::{LineIndex, Moved, Position, PositionEncoding, Span, SyntaxError, parse_each, parse_each_after};
 
 #[derive(Debug)]
@@ -142,6 +142,9 @@ impl SourceFile {
             syntax_errors.extend(doc.error.clone());
             if is_kustomization && i == 0 {
                 kustomization = Kustomization::read(&doc).map(Box::new);
+                if kustomization.is_some() {
+                    helm_chart_items(&doc, i, text, &mut objects);
+                }
                 return;
             }
             extract_document(&doc, i, text, &mut objects);
@@ -180,6 +183,7 @@ impl SourceFile {
         // What a chart rendered from a release's values (the objects right after it) is named
         // as the chart computes it (`{{ .Release.Name }}` filled in), never as written.
         let mut rendered_left = 0u32;
+        let mut release_substitutable = false;
         for o in &mut objects {
             let rendered = rendered_left > 0;
             rendered_left = if rendered { rendered_left - 1 } else { o.release().map_or(0, |r| r.rendered) };
@@ -187,7 +191,15 @@ impl SourceFile {
                 o.show_written(text);
             }
             o.mark_placeholders();
-            o.substitutable &= text.get(o.span.start as usize..o.span.end as usize).is_some_and(|t| t.contains("${"));
+            // A rendered object's names come from its release's whole document (a component's
+            // `name: ${APP}-anubis` names every object its chart renders), not its values alone.
+            if rendered {
+                o.substitutable &= release_substitutable;
+            } else {
+                o.substitutable &=
+                    text.get(o.span.start as usize..o.span.end as usize).is_some_and(|t| t.contains("${"));
+                release_substitutable = o.substitutable;
+            }
             // kubebuilder writes `# TODO(user): Add fields here` into the samples it scaffolds.
             if o.intent == Intent::Applied
                 && text.get(o.span.start as usize..o.span.end as usize).is_some_and(|t| t.contains("TODO(user)"))

@@ -57,7 +57,11 @@ impl World {
                     let Some(r) = o.release().filter(|r| r.rendered > 0) else { continue };
                     let end = (oi + r.rendered as usize).min(f.objects.len());
                     if rendered::kept(r, o, m.transform.as_deref(), &chart_sources) {
-                        let transform = rendered::transform(m.transform.as_deref(), r.target_namespace.is_some());
+                        let argo = (o.group() == "argoproj.io")
+                            .then(|| units.argo_applier(&f.path, o, r.target_namespace.as_ref().map(|n| &n.value)))
+                            .flatten();
+                        let transform =
+                            rendered::transform(o, m.transform.as_ref(), r.target_namespace.is_some(), argo);
                         for ri in oi..end {
                             insts.push(Instance {
                                 fi: fi as u32,

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use super::certainty::Wanted;
 use super::{ObjId, World};
 use crate::catalog::controllers::{self, created_class, implementation};
-use crate::model::{Body, GATEWAY_GROUP, GroupKind, Object, is_placeholder};
+use crate::model::{Body, GATEWAY_GROUP, GroupKind, HELM_CHART_ITEM, Object, is_placeholder};
 
 /// What a generator makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,6 +65,9 @@ pub static RULES: &[Rule] = &[
     // argoproj/argo-cd `pkg/apis/application/v1alpha1/types.go`: a Helm source's objects go to
     // `spec.destination.namespace`.
     Rule { group: "argoproj.io", kind: "Application", makes: helm_release },
+    // A kustomization's `helmCharts` item of app-template (`model::helm_chart_items`): its
+    // objects go where the kustomization puts them, as the item's own.
+    Rule { group: HELM_CHART_ITEM.0, kind: HELM_CHART_ITEM.1, makes: helm_release },
     // grafana/grafana-operator `controllers/model/resources.go` `GetGrafanaService`:
     // `<name>-service` in the Grafana's namespace.
     Rule { group: "grafana.integreatly.org", kind: "Grafana", makes: grafana },
@@ -416,9 +419,13 @@ fn helm_charts(world: &World) -> Vec<Generator> {
         let unit = here.first().map_or(0, |m| m.unit);
         let applied_ns = here.iter().find_map(|m| m.transform.as_ref()?.namespace.clone());
         for c in &k.helm_charts {
+            let release = c.release_name.as_deref().unwrap_or(&c.name.value);
+            // An item rendered here is its own generator (`RULES`).
+            if f.objects.iter().any(|o| (o.group(), o.kind()) == HELM_CHART_ITEM && o.name.value == release) {
+                continue;
+            }
             let written = k.namespace.as_ref().map(|n| n.value.clone()).or_else(|| c.namespace.clone());
             let namespace = written.or_else(|| applied_ns.clone()).filter(|n| !is_placeholder(n));
-            let release = c.release_name.as_deref().unwrap_or(&c.name.value);
             let file = world.shown_path(&f.path);
             out.push(Generator {
                 label: format!("the Helm chart `{}` (release `{release}`) of `{file}`", c.name.value).into(),

@@ -10,14 +10,16 @@
 //!   (a kustomization's, a Flux Kustomization's `targetNamespace`) reaches the rendered objects
 //!   through the release, but never past its `targetNamespace`. kustomize's name affixes and its
 //!   "one identity twice" check are about the files it applies, not what Helm renders from them.
+//! - A kustomization's `helmCharts` item (`model::helm_chart_items`) is rendered by kustomize
+//!   itself: what it renders is transformed as the kustomization's files are.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::instance_namespace;
-use super::units::{Transform, Units};
+use super::units::{Applier, Transform, Units};
 use crate::model::app_template::CHART;
-use crate::model::{Body, ChartRef, Helm, Object, Release, Str};
+use crate::model::{Body, ChartRef, HELM_CHART_ITEM, Helm, Object, Release, Str};
 use crate::source::SourceFile;
 
 /// The chart sources serving app-template: (kind, namespace when known, name).
@@ -56,12 +58,28 @@ pub(super) fn kept(r: &Release, o: &Object, t: Option<&Transform>, sources: &Cha
     }
 }
 
-/// The transform of a rendered object: its release's namespace unless the release fixes its
-/// own (`targetNamespace`), and nothing else.
-pub(super) fn transform(t: Option<&Transform>, fixed_namespace: bool) -> Option<Arc<Transform>> {
+/// The transform of an object release `o` rendered, applied with `t`. A kustomization's
+/// `helmCharts` item renders inside the build: its kustomizations' transformers reach what
+/// the chart renders as they reach their files. A Helm release renders in the cluster: its
+/// release's namespace unless the release fixes its own (`targetNamespace`), and nothing else.
+/// An Argo CD Application's Helm source is applied by the Application itself (`argo`).
+pub(super) fn transform(
+    o: &Object,
+    t: Option<&Arc<Transform>>,
+    fixed_namespace: bool,
+    argo: Option<Arc<Applier>>,
+) -> Option<Arc<Transform>> {
+    if (o.group(), o.kind()) == HELM_CHART_ITEM {
+        return t.cloned();
+    }
+    let t = t.map(|t| &**t);
     // Cloned, not built: what else a unit does to its files' text (a Flux substitution of
     // `${VAR}`) reaches the values the chart reads.
     let mut r = t?.clone();
+    if argo.is_some() {
+        r.applied_by = argo;
+        r.default_namespace = None;
+    }
     if fixed_namespace {
         r.namespace = None;
     }

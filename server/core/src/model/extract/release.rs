@@ -22,6 +22,7 @@ pub(super) fn helm_release(root: &Node, group: &str, kind: &str) -> Option<HelmR
                 .and_then(|s| s.at(&["chart", "spec", "chart"]).or_else(|| s.at(&["chartRef", "name"])))
                 .and_then(Node::as_str)
                 .map(str_of),
+            rendered: None,
         }),
         // argo-cd `pkg/apis/application/v1alpha1/types.go`: a source is Helm when it names a
         // `chart` (a Helm repository) or carries `helm` parameters; `spec.sources` holds several.
@@ -33,6 +34,7 @@ pub(super) fn helm_release(root: &Node, group: &str, kind: &str) -> Option<HelmR
             Some(HelmRelease {
                 namespace: str_at(spec.get("destination"), "namespace").map(str_of),
                 chart: str_at(Some(helm), "chart").map(str_of),
+                rendered: None,
             })
         }
         _ => None,

@@ -30,7 +30,8 @@
 //!   has no parameter for kept as written; with `goTemplate`, Go templates (`{{.path.basename}}`).
 //!
 //! Helm sources (a chart repository's `chart`, a local chart) are rendered by nobody here: what
-//! they make is the open world's. An ApplicationSet whose paths the files do not tell (a
+//! they make is the open world's; but for app-template with its values in the file, which
+//! `model::app_template` renders after the Application (applied by it, `argo_files`). An ApplicationSet whose paths the files do not tell (a
 //! parameter only the cluster knows, a template function) or a plugin source
 //! leaves what is applied open: no file is then said to be applied by nothing.
 
@@ -87,6 +88,7 @@ pub(super) fn apply(b: &mut Builder, k: &Kustomize) -> Argo {
                 && let Some(GitOps::Argo(spec)) = other.gitops.as_deref()
             {
                 apps.push(App { fi, object: o, spec });
+                b.units.argo_files.insert(f.path.clone(), b.rel[fi].as_str().into());
             }
         }
     }

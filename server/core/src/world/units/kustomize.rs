@@ -145,6 +145,12 @@ impl<'a> Kustomize<'a> {
         let shared = Arc::new(t.clone());
         let dir = parent(&self.rel[k]).to_owned();
         let start = out.len();
+        // What its `helmCharts` render (the kustomization file's own objects,
+        // `model::helm_chart_items`): the chart writes `namespace: {{ .Release.Namespace }}`,
+        // so only a namespace the kustomizations set replaces it, never an applier's default.
+        if !self.files[k].objects.is_empty() {
+            out.push((k, Arc::new(Transform { default_namespace: None, ..t.clone() }), false));
+        }
         for e in kz.resources.iter().chain(&kz.components) {
             if is_remote(&e.value) {
                 continue;

@@ -269,6 +269,9 @@ pub struct Units {
     isolated: bool,
     /// Files where kubebuilder writes its samples: a scaffold there is not applied.
     samples: HashSet<Arc<str>>,
+    /// Files holding Argo CD Applications, with their path relative to the root: what an
+    /// Application's Helm source renders is applied by it.
+    argo_files: HashMap<Arc<str>, Arc<str>>,
 }
 
 impl Default for Units {
@@ -280,6 +283,7 @@ impl Default for Units {
             in_case_folders: HashMap::new(),
             isolated: false,
             samples: HashSet::new(),
+            argo_files: HashMap::new(),
         }
     }
 }
@@ -304,6 +308,20 @@ impl Units {
     /// scaffold (docs/semantics.md §4.8).
     pub fn is_inert(&self, path: &str, o: &crate::model::Object) -> bool {
         intent::inert(o, self.samples.contains(path))
+    }
+
+    /// The Argo CD Application `o` of file `path` as what applies the objects its Helm source
+    /// renders (in its destination namespace).
+    pub fn argo_applier(&self, path: &str, o: &Object, namespace: Option<&Str>) -> Option<Arc<Applier>> {
+        let file = self.argo_files.get(path)?.clone();
+        let own = o.namespace.as_ref().map_or("argocd", |n| n.value.as_str());
+        Some(Arc::new(Applier {
+            kind: ApplierKind::ArgoApplication,
+            name: format!("{own}/{}", o.name.value).into(),
+            file,
+            namespace: namespace.cloned(),
+            generated_by: None,
+        }))
     }
 
     pub fn unit(&self, i: u32) -> &Unit {
