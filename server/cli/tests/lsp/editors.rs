@@ -89,6 +89,42 @@ fn the_code_lens_command_offers_every_policy() {
     assert_eq!(shown["params"]["selection"], last["range"]);
 }
 
+/// The lens on a Service counts the policies `explain --target Service/...` shows for it: on the
+/// demo's storefront, the three Gateway-level defaults its route carries (auth, backend
+/// defaults, rate limits), not the listener's ClientTrafficPolicy, which governs no request to
+/// the Service (issue 41). Its locations are those three policies' documents.
+#[test]
+fn a_service_lens_counts_what_explain_shows_for_it() {
+    let mut s = TestServer::builder().fixture("demo").start();
+    s.open_disk("shop/services.yaml");
+    let lenses =
+        s.request("textDocument/codeLens", json!({"textDocument": {"uri": s.uri("shop/services.yaml")}})).unwrap();
+    // Service storefront: its document starts on line 2 (after the file's comment).
+    let lens = lenses.as_array().unwrap().iter().find(|l| l["range"]["start"]["line"] == 1).unwrap().clone();
+    assert_eq!(lens["command"]["title"], "3 policies affect this");
+    let lines: Vec<(String, u64)> = lens["command"]["arguments"][2]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let uri = l["uri"].as_str().unwrap();
+            (uri[uri.rfind("/policies/").unwrap()..].to_owned(), l["range"]["start"]["line"].as_u64().unwrap())
+        })
+        .collect();
+    // edge-backend-defaults, edge-ratelimits, edge-auth: the documents of `name:` lines 34, 60
+    // and 83 of policies/edge.yaml.
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(lines.iter().all(|(f, _)| f == "/policies/edge.yaml"), "{lines:?}");
+    let explained =
+        s.request("policylens/explain", json!({"target": "Service/shop/storefront", "format": "text"})).unwrap();
+    let text = explained["text"].as_str().unwrap();
+    for kind in ["AuthPolicy.kuadrant.io", "BackendTrafficPolicy.gateway.envoyproxy.io", "RateLimitPolicy.kuadrant.io"]
+    {
+        assert!(text.contains(&format!("\n{kind}\n")), "{kind} in:\n{text}");
+    }
+    assert!(!text.contains("ClientTrafficPolicy"), "{text}");
+}
+
 /// The indexing progress lasts until the files read are analysed (a hover waits for that
 /// analysis, seconds at 100k objects): its last report says so, and the status says
 /// `analysing` in between.
