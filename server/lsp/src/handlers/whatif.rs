@@ -123,12 +123,13 @@ pub fn execute(view: &View, arguments: &[Value]) -> Result<Value> {
 pub fn edit_hover(view: &View, path: &Arc<str>, offset: u32) -> Option<String> {
     let doc = view.open.get(path)?;
     let now = &view.snap;
-    let text = now.source(path)?.text().to_owned();
+    // Only a hover on a policy reads the disk: every other hover answers without I/O.
+    let &policy = diff::policies_at(now, path, offset).first()?;
+    let text = now.source(path)?.text();
     let disk = std::fs::read_to_string(&**path).ok()?;
     if disk == text {
         return None;
     }
-    let &policy = diff::policies_at(now, path, offset).first()?;
     let saved = doc.saved.get(&disk, |s| s.same_except(now, path), || now.with_file(path, disk.clone()));
     let mut report = diff::edit(&saved, now, path, policy)?;
     report.map_files(&|f| shown(view, f));
